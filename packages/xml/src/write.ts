@@ -1,0 +1,128 @@
+import { toElementName, type XmlShape } from './names.ts';
+
+export const DEFAULT_NAMESPACE = 'http://ws.plimus.com';
+
+export interface ToXmlOptions {
+  /** Written as xmlns on the root; default 'http://ws.plimus.com'; '' writes no xmlns. */
+  namespace?: string;
+  /**
+   * Renders a number, e.g. an amount with its currency's decimals; default String(value).
+   * `parent` is the object holding `key` (for an array of numbers, the object holding the array).
+   */
+  formatNumber?: (key: string, value: number, parent: Record<string, unknown>) => string;
+}
+
+interface Writer {
+  wrapped: ReadonlyMap<string, string>;
+  upperCase: ReadonlySet<string>;
+  formatNumber: NonNullable<ToXmlOptions['formatNumber']>;
+}
+
+/**
+ * Renders a JSON-shaped object as an XML document. Key order is kept; null and undefined are
+ * omitted; arrays become repeated elements unless the shape wraps them. Values that JSON could
+ * not carry either (NaN, functions, class instances, nested arrays) are a TypeError: they are
+ * bugs in the caller, never client input.
+ */
+export function toXml(value: Record<string, unknown>, shape: XmlShape, options: ToXmlOptions = {}): string {
+  const writer: Writer = {
+    wrapped: new Map(Object.entries(shape.wrapped ?? {})),
+    upperCase: new Set(shape.upperCaseValues ?? []),
+    formatNumber: options.formatNumber ?? ((_key, number) => String(number)),
+  };
+  const namespace = options.namespace ?? DEFAULT_NAMESPACE;
+  const xmlns = namespace === '' ? '' : ` xmlns="${escapeXml(namespace)}"`;
+  if (!isPlainObject(value)) throw new TypeError('toXml expects a plain object');
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${element(shape.root + xmlns, shape.root, writeFields(value, writer))}`;
+}
+
+function writeFields(object: Record<string, unknown>, writer: Writer): string {
+  let out = '';
+  for (const [key, value] of Object.entries(object)) {
+    if (value === undefined || value === null) continue;
+    const name = toElementName(key);
+    const itemName = writer.wrapped.get(key);
+    if (itemName !== undefined) {
+      if (!Array.isArray(value)) throw new TypeError(`${key} must be an array`);
+      out += element(name, name, writeItems(itemName, key, value, object, writer));
+    } else if (Array.isArray(value)) {
+      out += writeItems(name, key, value, object, writer);
+    } else {
+      out += writeValue(name, key, value, object, writer);
+    }
+  }
+  return out;
+}
+
+function writeItems(
+  name: string,
+  key: string,
+  items: unknown[],
+  parent: Record<string, unknown>,
+  writer: Writer,
+): string {
+  let out = '';
+  for (const item of items) {
+    if (item === undefined || item === null) continue;
+    // <a>1</a><a>2</a> can hold a list, not a list of lists: refuse rather than flatten.
+    if (Array.isArray(item)) throw new TypeError(`${key} contains a nested array`);
+    out += writeValue(name, key, item, parent, writer);
+  }
+  return out;
+}
+
+function writeValue(
+  name: string,
+  key: string,
+  value: unknown,
+  parent: Record<string, unknown>,
+  writer: Writer,
+): string {
+  if (isPlainObject(value)) return element(name, name, writeFields(value, writer));
+  return element(name, name, escapeXml(leafText(key, value, parent, writer)));
+}
+
+function leafText(key: string, value: unknown, parent: Record<string, unknown>, writer: Writer): string {
+  switch (typeof value) {
+    case 'string':
+      return writer.upperCase.has(key) ? value.toUpperCase() : value;
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'number':
+      if (!Number.isFinite(value)) throw new TypeError(`${key} is not a finite number`);
+      return writer.formatNumber(key, value, parent);
+    default:
+      throw new TypeError(`${key} has a value of type ${typeof value}, which has no XML form`);
+  }
+}
+
+function element(open: string, name: string, content: string): string {
+  return content === '' ? `<${open}/>` : `<${open}>${content}</${name}>`;
+}
+
+const ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&apos;',
+  '\r': '&#13;', // a literal CR would be normalised away by the reader's XML parser
+};
+
+// Characters XML 1.0 cannot carry at all, not even as references.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
+const NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
+
+/** Escapes text or an attribute value; characters XML cannot hold become U+FFFD. */
+function escapeXml(text: string): string {
+  return text
+    .toWellFormed()
+    .replace(NOT_XML_CHAR, '\uFFFD')
+    .replace(/[&<>"'\r]/g, (char) => ESCAPES[char] ?? char);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
