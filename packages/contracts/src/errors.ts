@@ -1,0 +1,98 @@
+/**
+ * The closed catalogue of errors the public interface can answer with. Codes and names taken from the
+ * original gateway keep merchants' client libraries working; the 10xxx/200xx codes marked "ours" fill
+ * the interface's gaps (decisions.md).
+ */
+export const errorCatalogue = {
+  INVALID_TRANSACTION_TYPE: { code: 7, status: 400 },
+  INVALID_HTTP_METHOD: { code: 85, status: 405 },
+  INVALID_API_VERSION: { code: 10000, status: 400 },
+  VALIDATION_GENERAL_FAILURE: { code: 10001, status: 400 },
+  UNAUTHORIZED: { code: 10401, status: 401 },
+  RESOURCE_NOT_FOUND: { code: 10404, status: 404 }, // ours: unknown route
+  REQUEST_ENTITY_TOO_LARGE: { code: 10413, status: 413 }, // ours
+  UNSUPPORTED_MEDIA_TYPE: { code: 10415, status: 415 }, // ours
+  INTERNAL_ERROR: { code: 10500, status: 500 }, // ours
+  DO_NOT_HONOR: { code: 14002, status: 400 },
+  INSUFFICIENT_FUNDS: { code: 14002, status: 400 },
+  EXPIRED_CARD: { code: 14002, status: 400 },
+  CVV_ERROR: { code: 14002, status: 400 },
+  CARD_LOST_OR_STOLEN: { code: 14002, status: 400 },
+  CALL_ISSUER: { code: 14002, status: 400 },
+  AUTHORIZATION_EXPIRED: { code: 14002, status: 400 },
+  AUTHORIZATION_NOT_FOUND: { code: 14002, status: 400 },
+  AUTHORIZATION_AMOUNT_ALREADY_REVERSED: { code: 14002, status: 400 },
+  AMOUNT_EXCEEDED_MAXIMUM_ALLOWED_FRACTION_DIGITS: { code: 14021, status: 400 },
+  TRANSACTION_NOT_FOUND: { code: 20001, status: 404 },
+  SHOPPER_NOT_FOUND: { code: 20002, status: 404 },
+  TRANSACTION_ALREADY_CAPTURED: { code: 20010, status: 400 },
+  REFUND_AMOUNT_EXCEEDS_BALANCE: { code: 20011, status: 400 },
+  INVALID_PAYMENT_DETAILS: { code: 20012, status: 400 },
+  SAME_IDEMPOTENCY_KEY_WAS_ALREADY_IN_USE_WITH_PREVIOUS_DIFFERENT_REQUEST: { code: 60101, status: 422 },
+  REQUEST_WITH_SAME_IDEMPOTENCY_KEY_ALREADY_IN_PROGRESS: { code: 60102, status: 409 },
+  IDEMPOTENCY_KEY_MAX_LENGTH_LIMIT_EXCEEDED: { code: 60103, status: 400 },
+  INVALID_IDEMPOTENCY_KEY: { code: 60104, status: 400 },
+} as const satisfies Record<string, { code: number; status: number }>;
+
+export type ErrorName = keyof typeof errorCatalogue;
+
+export interface InvalidProperty {
+  name: string;
+  messageValue?: string;
+}
+
+/** One entry of the public error body: `{"message":[ErrorMessage, ...]}`. */
+export interface ErrorMessage {
+  errorName: ErrorName;
+  code: number;
+  description: string;
+  invalidProperty?: InvalidProperty;
+}
+
+export interface ErrorBody {
+  message: ErrorMessage[];
+}
+
+export function isErrorName(name: unknown): name is ErrorName {
+  return typeof name === 'string' && Object.hasOwn(errorCatalogue, name);
+}
+
+/**
+ * An error the domain means to show the client. Its description is written for the merchant and must
+ * never carry card data; anything else thrown is rendered as INTERNAL_ERROR without its message.
+ */
+export class DomainError extends Error {
+  readonly errorName: ErrorName;
+  readonly invalidProperty: InvalidProperty | undefined;
+
+  constructor(errorName: ErrorName, description: string, invalidProperty?: InvalidProperty) {
+    super(description);
+    this.name = 'DomainError';
+    this.errorName = errorName;
+    this.invalidProperty = invalidProperty;
+  }
+
+  get status(): number {
+    return errorCatalogue[this.errorName].status;
+  }
+
+  toMessage(): ErrorMessage {
+    return errorMessage(this.errorName, this.message, this.invalidProperty);
+  }
+}
+
+export function errorMessage(
+  errorName: ErrorName,
+  description: string,
+  invalidProperty?: InvalidProperty,
+): ErrorMessage {
+  const message: ErrorMessage = { errorName, code: errorCatalogue[errorName].code, description };
+  if (invalidProperty) message.invalidProperty = invalidProperty;
+  return message;
+}
+
+/** The HTTP status for a body of several messages: the first message decides. */
+export function statusOf(body: ErrorBody): number {
+  const first = body.message[0];
+  return first ? errorCatalogue[first.errorName].status : 500;
+}

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { currencyExponent, fractionDigits, isCurrency } from './money.ts';
+
+/**
+ * Lenient inputs: JSON clients send numbers or numeric strings, XML documents only strings, so every
+ * number and boolean accepts both and is normalised once here.
+ */
+
+const decimalText = /^\d{1,12}(?:\.\d+)?$/;
+
+/** A positive amount as canonical decimal text ("010.50" -> "10.50"); fraction digits are checked per currency. */
+export const amountInput = z.union([z.number(), z.string()]).transform((value, ctx) => {
+  const text = typeof value === 'number' ? String(value) : value.trim();
+  if (!decimalText.test(text) || !(Number(text) > 0)) {
+    ctx.addIssue({ code: 'custom', message: 'must be a positive decimal amount' });
+    return z.NEVER;
+  }
+  return text.replace(/^0+(?=\d)/, '');
+});
+
+export const currencyInput = z
+  .string()
+  .trim()
+  .refine((code) => isCurrency(code), 'must be a supported ISO 4217 currency code');
+
+/** Adds the 14021 issue when an amount has more fraction digits than its currency allows. */
+export function checkAmountFitsCurrency(
+  amount: string | undefined,
+  currency: string | undefined,
+  ctx: z.RefinementCtx,
+  path: PropertyKey[] = ['amount'],
+): void {
+  if (amount === undefined || currency === undefined || !isCurrency(currency)) return;
+  const allowed = currencyExponent(currency);
+  if (fractionDigits(amount) > allowed) {
+    ctx.addIssue({
+      code: 'custom',
+      path,
+      message: `${currency} amounts allow at most ${allowed} fraction digits`,
+      params: { errorName: 'AMOUNT_EXCEEDED_MAXIMUM_ALLOWED_FRACTION_DIGITS' },
+    });
+  }
+}
+
+export const positiveIntegerInput = z
+  .union([
+    z.number(),
+    z
+      .string()
+      .trim()
+      .regex(/^\d{1,15}$/, 'must be a positive integer'),
+  ])
+  .transform(Number)
+  .pipe(
+    z
+      .number()
+      .int('must be a positive integer')
+      .positive('must be a positive integer')
+      .max(Number.MAX_SAFE_INTEGER),
+  );
+
+export const booleanInput = z.union([
+  z.boolean(),
+  z.enum(['true', 'false']).transform((text) => text === 'true'),
+]);
+
+export function text(max: number) {
+  return z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+}
+
+export const optionalText = (max: number) => text(max).optional();

@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { creditCardInput } from './card-input.ts';
+import { currencyInput, optionalText, positiveIntegerInput, text } from './primitives.ts';
+import type { CardResponse } from './transactions.ts';
+
+export const billingContactInfoInput = z.object({
+  firstName: optionalText(100),
+  lastName: optionalText(100),
+  address1: optionalText(200),
+  address2: optionalText(200),
+  city: optionalText(100),
+  state: optionalText(50),
+  zip: optionalText(20),
+  country: optionalText(2),
+});
+
+export const creditCardInfoInput = z
+  .object({
+    billingContactInfo: billingContactInfoInput.optional(),
+    creditCard: creditCardInput.optional(),
+    pfToken: text(100).optional(),
+  })
+  .superRefine((source, ctx) => {
+    if (!source.creditCard === !source.pfToken) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['creditCard'],
+        message: 'send exactly one of creditCard or pfToken',
+      });
+    }
+  });
+
+const shopperFields = {
+  firstName: optionalText(100),
+  lastName: optionalText(100),
+  email: z.email('must be an email address').max(200).optional(),
+  country: optionalText(2),
+  state: optionalText(50),
+  city: optionalText(100),
+  address: optionalText(200),
+  address2: optionalText(200),
+  zip: optionalText(20),
+  phone: optionalText(40),
+  companyName: optionalText(200),
+  shopperCurrency: currencyInput.optional(),
+  merchantShopperId: optionalText(50),
+  softDescriptor: optionalText(20),
+  paymentSources: z.object({ creditCardInfo: z.array(creditCardInfoInput).max(20).optional() }).optional(),
+};
+
+export const createShopperInput = z.object({
+  ...shopperFields,
+  firstName: text(100),
+  lastName: text(100),
+});
+
+export const updateShopperInput = z.object({ vaultedShopperId: positiveIntegerInput, ...shopperFields });
+export const shopperIdInput = z.object({ vaultedShopperId: positiveIntegerInput });
+export const merchantShopperIdInput = z.object({ merchantShopperId: text(50) });
+
+export type CreateShopperInput = z.input<typeof createShopperInput>;
+export type UpdateShopperInput = z.input<typeof updateShopperInput>;
+export type ShopperFields = Omit<z.output<typeof updateShopperInput>, 'vaultedShopperId' | 'paymentSources'>;
+
+export interface VaultedShopper extends Partial<Record<keyof ShopperFields, string>> {
+  vaultedShopperId: number;
+  paymentSources: {
+    creditCardInfo: Array<{
+      billingContactInfo?: z.output<typeof billingContactInfoInput>;
+      creditCard: CardResponse;
+    }>;
+  };
+  lastPaymentInfo?: {
+    paymentMethod: 'CC';
+    creditCard: Pick<CardResponse, 'cardLastFourDigits' | 'cardType'>;
+  };
+}

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { cardNumberInput, securityCodeInput } from './card-input.ts';
+import { brandOf, securityCodeLength } from './cards.ts';
+import { text } from './primitives.ts';
+
+/** Hosted payment fields: the shopper's browser binds card data to a token with the token as credential. */
+export const bindTokenInput = z
+  .object({
+    token: text(100),
+    ccNumber: cardNumberInput,
+    cvv: securityCodeInput,
+    expDate: z
+      .string()
+      .trim()
+      .regex(/^(0[1-9]|1[0-2])\/\d{4}$/, 'must be MM/YYYY'),
+  })
+  .superRefine((card, ctx) => {
+    const expected = securityCodeLength(brandOf(card.ccNumber));
+    if (card.cvv.length !== expected) {
+      ctx.addIssue({ code: 'custom', path: ['cvv'], message: `must be ${expected} digits for this card` });
+    }
+  });
+
+export type BindTokenInput = z.input<typeof bindTokenInput>;
+
+export interface BoundToken {
+  ccType: string;
+  last4Digits: string;
+  issuingCountry: string;
+}
+
+export const tokenLifetimeMinutes = 60;

@@ -1,0 +1,156 @@
+import { z } from 'zod';
+import { creditCardInput } from './card-input.ts';
+import type { CardBrand } from './cards.ts';
+import { DomainError } from './errors.ts';
+import {
+  amountInput,
+  checkAmountFitsCurrency,
+  currencyInput,
+  optionalText,
+  positiveIntegerInput,
+  text,
+} from './primitives.ts';
+
+/** POST /transactions creates payments; PUT /transactions changes them. Clients send the same body shape to
+ * both, so the verb is checked against the body's type before anything else (decisions.md). */
+export const createTypes = ['AUTH_CAPTURE', 'AUTH_ONLY'] as const;
+export const updateTypes = ['CAPTURE', 'AUTH_REVERSAL'] as const;
+export type CreateType = (typeof createTypes)[number];
+export type UpdateType = (typeof updateTypes)[number];
+
+export function checkTransactionType(body: unknown, method: 'POST' | 'PUT'): void {
+  const type =
+    typeof body === 'object' && body !== null
+      ? (body as Record<string, unknown>).cardTransactionType
+      : undefined;
+  const allowed: readonly string[] = method === 'POST' ? createTypes : updateTypes;
+  if (typeof type === 'string' && allowed.includes(type)) return;
+  if (typeof type === 'string' && [...createTypes, ...updateTypes].includes(type as CreateType)) {
+    throw new DomainError(
+      'INVALID_HTTP_METHOD',
+      `${type} is sent with ${method === 'POST' ? 'PUT' : 'POST'}`,
+    );
+  }
+  throw new DomainError(
+    'INVALID_TRANSACTION_TYPE',
+    `cardTransactionType must be one of ${allowed.join(', ')}`,
+    {
+      name: 'cardTransactionType',
+      ...(typeof type === 'string' ? { messageValue: type } : {}),
+    },
+  );
+}
+
+export const cardHolderInfoInput = z.object({
+  firstName: optionalText(100),
+  lastName: optionalText(100),
+  zip: optionalText(20),
+  email: optionalText(200),
+  country: optionalText(2),
+});
+
+export const merchantTransactionIdInput = text(50);
+const softDescriptorInput = text(20).regex(/^[\w .,*'&-]+$/, 'has characters a statement cannot show');
+
+export const createTransactionInput = z
+  .object({
+    cardTransactionType: z.enum(createTypes),
+    amount: amountInput,
+    currency: currencyInput,
+    creditCard: creditCardInput.optional(),
+    pfToken: text(100).optional(),
+    vaultedShopperId: positiveIntegerInput.optional(),
+    cardHolderInfo: cardHolderInfoInput.optional(),
+    softDescriptor: softDescriptorInput.optional(),
+    merchantTransactionId: merchantTransactionIdInput.optional(),
+  })
+  .superRefine((request, ctx) => {
+    checkAmountFitsCurrency(request.amount, request.currency, ctx);
+    if (request.creditCard && request.pfToken) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['pfToken'],
+        message: 'send either creditCard or pfToken, not both',
+      });
+    }
+    if (!request.creditCard && !request.pfToken && request.vaultedShopperId === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['creditCard'],
+        message: 'one of creditCard, pfToken or vaultedShopperId is required',
+      });
+    }
+  });
+
+export const updateTransactionInput = z
+  .object({
+    cardTransactionType: z.enum(updateTypes),
+    transactionId: text(50).optional(),
+    merchantTransactionId: merchantTransactionIdInput.optional(),
+    amount: amountInput.optional(),
+  })
+  .superRefine((request, ctx) => {
+    if (request.transactionId === undefined && request.merchantTransactionId === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['transactionId'],
+        message: 'transactionId or merchantTransactionId is required',
+      });
+    }
+  });
+
+export const transactionIdInput = z.object({ transactionId: text(50) });
+
+export const refundInput = z.object({
+  transactionId: text(50),
+  amount: amountInput.optional(),
+  reason: optionalText(255),
+});
+
+export type CreateTransactionInput = z.input<typeof createTransactionInput>;
+export type UpdateTransactionInput = z.input<typeof updateTransactionInput>;
+export type RefundInput = z.input<typeof refundInput>;
+
+export type CardTransactionType = CreateType | 'CAPTURE' | 'AUTH_REVERSAL';
+
+export interface CardResponse {
+  cardLastFourDigits: string;
+  cardType: CardBrand;
+  cardSubType: 'CREDIT' | 'DEBIT';
+  cardCategory: string;
+  expirationMonth: string;
+  expirationYear: string;
+}
+
+export interface ProcessingInfo {
+  processingStatus: 'success';
+  cvvResponseCode: string;
+  authorizationCode: string;
+  avsResponseCodeZip: string;
+  avsResponseCodeAddress: string;
+  avsResponseCodeName: string;
+  networkTransactionId: string;
+}
+
+/** The public card transaction body (JSON shape; the XML is derived from it). */
+export interface CardTransaction {
+  cardTransactionType: CardTransactionType;
+  transactionId: string;
+  merchantTransactionId?: string;
+  softDescriptor?: string;
+  amount: number;
+  currency: string;
+  cardHolderInfo?: { firstName?: string; lastName?: string; zip?: string; email?: string; country?: string };
+  vaultedShopperId: number;
+  creditCard: CardResponse;
+  processingInfo: ProcessingInfo;
+}
+
+export interface Refund {
+  refundTransactionId: string;
+  transactionId: string;
+  amount: number;
+  currency: string;
+  reason?: string;
+  refundStatus: 'SUCCESS';
+}
