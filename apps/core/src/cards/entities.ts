@@ -1,0 +1,47 @@
+import { defineEntity, type InferEntity, p } from '@mikro-orm/postgresql';
+import type { CreateType, CardTransaction as PublicTransaction } from '@paywire/contracts';
+import { Shopper, StoredCard } from '../shoppers/entities.ts';
+
+export type TransactionStatus = 'AUTHORIZED' | 'CAPTURED' | 'REVERSED';
+export type ProcessingCodes = Omit<PublicTransaction['processingInfo'], 'processingStatus'>;
+
+export const CardTransaction = defineEntity({
+  name: 'CardTransaction',
+  properties: {
+    id: p.bigint('number').primary().autoincrement(),
+    merchantId: p.integer(),
+    merchantTransactionId: p.string().length(50).nullable(),
+    shopper: () => p.manyToOne(Shopper),
+    card: () => p.manyToOne(StoredCard),
+    type: p.string().length(20).$type<CreateType>(),
+    status: p.string().length(20).$type<TransactionStatus>(),
+    currency: p.string().length(3),
+    amountMinor: p.bigint('number'),
+    capturedMinor: p.bigint('number').default(0),
+    refundedMinor: p.bigint('number').default(0),
+    softDescriptor: p.string().length(20).nullable(),
+    cardHolder: p.json<PublicTransaction['cardHolderInfo']>().nullable(),
+    processing: p.json<ProcessingCodes>(),
+    /** When the authorization happened by the merchant's clock: the reversal window counts from here. */
+    authorizedAt: p.datetime(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  },
+});
+export type CardTransaction = InferEntity<typeof CardTransaction>;
+
+export const Refund = defineEntity({
+  name: 'Refund',
+  properties: {
+    id: p.bigint('number').primary().autoincrement(),
+    merchantId: p.integer(),
+    transaction: () => p.manyToOne(CardTransaction),
+    amountMinor: p.bigint('number'),
+    reason: p.string().length(255).nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export type Refund = InferEntity<typeof Refund>;

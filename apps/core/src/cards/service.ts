@@ -1,0 +1,325 @@
+import { type EntityManager, LockMode, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
+import {
+  brandOf,
+  type CardBrand,
+  type createTransactionInput,
+  currencyExponent,
+  DomainError,
+  fractionDigits,
+  minorToAmount,
+  type Refund as PublicRefund,
+  type CardTransaction as PublicTransaction,
+  type refundInput,
+  toMinorUnits,
+  type updateTransactionInput,
+} from '@paywire/contracts';
+import type { z } from 'zod';
+import { merchantNow } from '../clock/clock.ts';
+import type { MerchantContext } from '../context.ts';
+import type { StoredCard } from '../shoppers/entities.ts';
+import {
+  type CardMaterial,
+  cardResponse,
+  defaultCard,
+  findShopper,
+  newShopper,
+  vaultCard,
+} from '../shoppers/service.ts';
+import { consumeToken } from '../tokens/service.ts';
+import type { DeclineReason } from './acquirer.ts';
+import { CardTransaction, Refund } from './entities.ts';
+
+type CreateTransaction = z.output<typeof createTransactionInput>;
+type UpdateTransaction = z.output<typeof updateTransactionInput>;
+type RefundRequest = z.output<typeof refundInput>;
+
+const reversalWindowSeconds = 8 * 86400;
+
+const declineDescriptions: Record<DeclineReason, string> = {
+  DO_NOT_HONOR: 'the card issuer declined the transaction',
+  INSUFFICIENT_FUNDS: 'the card has insufficient funds',
+  EXPIRED_CARD: 'the card has expired',
+  CVV_ERROR: 'the security code does not match',
+  CARD_LOST_OR_STOLEN: 'the card is reported lost or stolen',
+  CALL_ISSUER: 'the card issuer asks to be called',
+};
+
+/** The public state of a transaction: what it is now, and the amount that state is about. */
+function present(transaction: CardTransaction, card: StoredCard): PublicTransaction {
+  const { status, type, processing } = transaction;
+  const state =
+    status === 'REVERSED'
+      ? 'AUTH_REVERSAL'
+      : status === 'CAPTURED' && type === 'AUTH_ONLY'
+        ? 'CAPTURE'
+        : type;
+  const amountMinor = state === 'CAPTURE' ? transaction.capturedMinor : transaction.amountMinor;
+  return {
+    cardTransactionType: state,
+    transactionId: String(transaction.id),
+    ...(transaction.merchantTransactionId
+      ? { merchantTransactionId: transaction.merchantTransactionId }
+      : {}),
+    ...(transaction.softDescriptor ? { softDescriptor: transaction.softDescriptor } : {}),
+    amount: minorToAmount(amountMinor, transaction.currency),
+    currency: transaction.currency,
+    ...(transaction.cardHolder ? { cardHolderInfo: transaction.cardHolder } : {}),
+    vaultedShopperId: transaction.shopper.id,
+    creditCard: cardResponse(card),
+    processingInfo: {
+      processingStatus: 'success',
+      cvvResponseCode: processing.cvvResponseCode,
+      avsResponseCodeZip: processing.avsResponseCodeZip,
+      avsResponseCodeAddress: processing.avsResponseCodeAddress,
+      avsResponseCodeName: processing.avsResponseCodeName,
+      authorizationCode: processing.authorizationCode,
+      networkTransactionId: processing.networkTransactionId,
+    },
+  };
+}
+
+/** The card to charge and where it lives in the vault, creating the shopper for a first-time payer. */
+async function paymentSource(ctx: MerchantContext, em: EntityManager, input: CreateTransaction, now: Date) {
+  const shopper = input.vaultedShopperId
+    ? await findShopper(em, ctx.merchantId, input.vaultedShopperId)
+    : newShopper(em, ctx.merchantId, { ...input.cardHolderInfo, softDescriptor: input.softDescriptor });
+  let material: CardMaterial | undefined;
+  if (input.creditCard) material = { number: input.creditCard.cardNumber, ...input.creditCard };
+  else if (input.pfToken) material = await consumeToken(ctx, em, input.pfToken, now);
+  if (material) {
+    const billing = input.cardHolderInfo && {
+      firstName: input.cardHolderInfo.firstName,
+      lastName: input.cardHolderInfo.lastName,
+      zip: input.cardHolderInfo.zip,
+    };
+    return { shopper, material, stored: await vaultCard(ctx, em, shopper, material, billing) };
+  }
+  const stored = await defaultCard(em, shopper);
+  return { shopper, stored, material: { ...stored, number: ctx.vault.open(stored.sealedNumber) } };
+}
+
+async function flushTransaction(em: EntityManager, merchantTransactionId: string | undefined): Promise<void> {
+  try {
+    await em.flush();
+  } catch (error) {
+    if (error instanceof UniqueConstraintViolationException) {
+      throw new DomainError(
+        'VALIDATION_GENERAL_FAILURE',
+        'merchantTransactionId: is already used by another transaction',
+        {
+          name: 'merchantTransactionId',
+          messageValue: merchantTransactionId ?? '',
+        },
+      );
+    }
+    throw error;
+  }
+}
+
+/** AUTH_CAPTURE and AUTH_ONLY: one database transaction; a decline writes nothing. */
+export async function createTransaction(
+  ctx: MerchantContext,
+  input: CreateTransaction,
+): Promise<PublicTransaction> {
+  return ctx.em.transactional(async (em) => {
+    const now = await merchantNow(em, ctx.merchantId, ctx.mode);
+    const { shopper, material, stored } = await paymentSource(ctx, em, input, now);
+    const amountMinor = toMinorUnits(input.amount, input.currency);
+    const result = await ctx.acquirer.authorize({
+      amountMinor,
+      currency: input.currency,
+      card: { ...material, brand: brandOf(material.number) as CardBrand },
+      ...(input.cardHolderInfo ? { cardHolder: input.cardHolderInfo } : {}),
+      now,
+    });
+    if (!result.approved) throw new DomainError(result.reason, declineDescriptions[result.reason]);
+    const { approved: _, ...processing } = result;
+    const capture = input.cardTransactionType === 'AUTH_CAPTURE';
+    const transaction = em.create(CardTransaction, {
+      merchantId: ctx.merchantId,
+      merchantTransactionId: input.merchantTransactionId ?? null,
+      shopper,
+      card: stored,
+      type: input.cardTransactionType,
+      status: capture ? 'CAPTURED' : 'AUTHORIZED',
+      currency: input.currency,
+      amountMinor,
+      capturedMinor: capture ? amountMinor : 0,
+      softDescriptor: input.softDescriptor ?? null,
+      cardHolder: input.cardHolderInfo ?? null,
+      processing,
+      authorizedAt: now,
+    });
+    await flushTransaction(em, input.merchantTransactionId);
+    return present(transaction, stored);
+  });
+}
+
+/** Finds and locks the transaction, so concurrent captures, reversals and refunds of it run one at a time. */
+async function lockTransaction(
+  em: EntityManager,
+  merchantId: number,
+  by: { transactionId?: string | undefined; merchantTransactionId?: string | undefined },
+): Promise<CardTransaction | null> {
+  const where =
+    by.transactionId !== undefined
+      ? /^\d{1,18}$/.test(by.transactionId)
+        ? { id: Number(by.transactionId) }
+        : undefined
+      : { merchantTransactionId: by.merchantTransactionId };
+  if (!where) return null;
+  return em.findOne(
+    CardTransaction,
+    { ...where, merchantId },
+    { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['card', 'shopper'] },
+  );
+}
+
+function requireOpenAuthorization(transaction: CardTransaction): void {
+  if (transaction.status === 'CAPTURED')
+    throw new DomainError(
+      'TRANSACTION_ALREADY_CAPTURED',
+      `transaction ${transaction.id} is already captured`,
+    );
+  if (transaction.status === 'REVERSED') {
+    throw new DomainError(
+      'AUTHORIZATION_AMOUNT_ALREADY_REVERSED',
+      `the authorization ${transaction.id} is already reversed`,
+    );
+  }
+}
+
+function amountInMinor(amount: string, currency: string): number {
+  if (fractionDigits(amount) > currencyExponent(currency)) {
+    throw new DomainError(
+      'AMOUNT_EXCEEDED_MAXIMUM_ALLOWED_FRACTION_DIGITS',
+      `${currency} amounts allow at most ${currencyExponent(currency)} fraction digits`,
+      { name: 'amount', messageValue: amount },
+    );
+  }
+  return toMinorUnits(amount, currency);
+}
+
+async function reverse(ctx: MerchantContext, em: EntityManager, transaction: CardTransaction): Promise<void> {
+  requireOpenAuthorization(transaction);
+  const now = await merchantNow(em, ctx.merchantId, ctx.mode);
+  if (now.getTime() - transaction.authorizedAt.getTime() > reversalWindowSeconds * 1000) {
+    throw new DomainError(
+      'AUTHORIZATION_EXPIRED',
+      'the authorization is more than 8 days old and can no longer be reversed',
+    );
+  }
+  await ctx.acquirer.reverse(transaction.processing.networkTransactionId);
+  transaction.status = 'REVERSED';
+}
+
+/** CAPTURE (full or partial) and AUTH_REVERSAL of an AUTH_ONLY authorization. */
+export async function updateTransaction(
+  ctx: MerchantContext,
+  input: UpdateTransaction,
+): Promise<PublicTransaction> {
+  return ctx.em.transactional(async (em) => {
+    const transaction = await lockTransaction(em, ctx.merchantId, input);
+    if (!transaction)
+      throw new DomainError(
+        'AUTHORIZATION_NOT_FOUND',
+        'no authorization matches the transactionId or merchantTransactionId',
+      );
+    if (input.cardTransactionType === 'AUTH_REVERSAL') {
+      await reverse(ctx, em, transaction);
+    } else {
+      requireOpenAuthorization(transaction);
+      const amountMinor =
+        input.amount === undefined
+          ? transaction.amountMinor
+          : amountInMinor(input.amount, transaction.currency);
+      if (amountMinor > transaction.amountMinor) {
+        throw new DomainError('VALIDATION_GENERAL_FAILURE', 'amount: exceeds the authorized amount', {
+          name: 'amount',
+          messageValue: input.amount ?? '',
+        });
+      }
+      await ctx.acquirer.capture(transaction.processing.networkTransactionId, amountMinor);
+      transaction.status = 'CAPTURED';
+      transaction.capturedMinor = amountMinor;
+    }
+    await em.flush();
+    return present(transaction, transaction.card);
+  });
+}
+
+export async function getTransaction(
+  ctx: MerchantContext,
+  transactionId: string,
+): Promise<PublicTransaction> {
+  const id = /^\d{1,18}$/.test(transactionId) ? Number(transactionId) : undefined;
+  const transaction =
+    id &&
+    (await ctx.em.findOne(
+      CardTransaction,
+      { id, merchantId: ctx.merchantId },
+      { populate: ['card', 'shopper'] },
+    ));
+  if (!transaction)
+    throw new DomainError('TRANSACTION_NOT_FOUND', `transaction ${transactionId} was not found`);
+  return present(transaction, transaction.card);
+}
+
+/**
+ * Refunds what was captured, in parts or whole, never beyond it. An authorization not yet captured has
+ * nothing to refund: refunding it voids it (decisions.md).
+ */
+export async function refundTransaction(ctx: MerchantContext, input: RefundRequest): Promise<PublicRefund> {
+  return ctx.em.transactional(async (em) => {
+    const transaction = await lockTransaction(em, ctx.merchantId, input);
+    if (!transaction)
+      throw new DomainError('TRANSACTION_NOT_FOUND', `transaction ${input.transactionId} was not found`);
+    const { currency } = transaction;
+    let amountMinor: number;
+    if (transaction.status === 'AUTHORIZED') {
+      amountMinor = transaction.amountMinor;
+      if (input.amount !== undefined && amountInMinor(input.amount, currency) !== amountMinor) {
+        throw new DomainError(
+          'REFUND_AMOUNT_EXCEEDS_BALANCE',
+          'an uncaptured authorization can only be voided whole',
+        );
+      }
+      await reverse(ctx, em, transaction);
+    } else if (transaction.status === 'REVERSED') {
+      throw new DomainError(
+        'AUTHORIZATION_AMOUNT_ALREADY_REVERSED',
+        `the authorization ${transaction.id} was reversed; nothing was captured`,
+      );
+    } else {
+      const balance = transaction.capturedMinor - transaction.refundedMinor;
+      amountMinor = input.amount === undefined ? balance : amountInMinor(input.amount, currency);
+      if (amountMinor > balance || balance === 0) {
+        throw new DomainError(
+          'REFUND_AMOUNT_EXCEEDS_BALANCE',
+          `the refundable balance is ${minorToAmount(balance, currency)} ${currency}`,
+          {
+            name: 'amount',
+            ...(input.amount ? { messageValue: input.amount } : {}),
+          },
+        );
+      }
+      await ctx.acquirer.refund(transaction.processing.networkTransactionId, amountMinor);
+      transaction.refundedMinor += amountMinor;
+    }
+    const refund = em.create(Refund, {
+      merchantId: ctx.merchantId,
+      transaction,
+      amountMinor,
+      reason: input.reason ?? null,
+    });
+    await em.flush();
+    return {
+      refundTransactionId: String(refund.id),
+      transactionId: String(transaction.id),
+      amount: minorToAmount(amountMinor, currency),
+      currency,
+      ...(input.reason ? { reason: input.reason } : {}),
+      refundStatus: 'SUCCESS',
+    };
+  });
+}

@@ -1,0 +1,28 @@
+import { DomainError, type SandboxClock } from '@paywire/contracts';
+import type { MerchantContext } from '../context.ts';
+import { merchantNow } from './clock.ts';
+
+function sandboxOnly(ctx: MerchantContext): void {
+  if (ctx.mode !== 'sandbox')
+    throw new DomainError('RESOURCE_NOT_FOUND', 'the sandbox clock exists in sandbox mode only');
+}
+
+async function read(ctx: MerchantContext): Promise<SandboxClock> {
+  const now = await merchantNow(ctx.em, ctx.merchantId, ctx.mode);
+  return { now: now.toISOString(), offsetSeconds: Math.round((now.getTime() - Date.now()) / 1000) };
+}
+
+export async function getClock(ctx: MerchantContext): Promise<SandboxClock> {
+  sandboxOnly(ctx);
+  return read(ctx);
+}
+
+/** Moves the merchant's clock forward; time never runs backwards for a merchant. */
+export async function advanceClock(ctx: MerchantContext, seconds: number): Promise<SandboxClock> {
+  sandboxOnly(ctx);
+  await ctx.em.execute('update merchant set clock_offset_seconds = clock_offset_seconds + ? where id = ?', [
+    seconds,
+    ctx.merchantId,
+  ]);
+  return read(ctx);
+}

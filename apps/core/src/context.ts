@@ -1,0 +1,23 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Acquirer } from './cards/acquirer.ts';
+import type { CardVault } from './security/card-vault.ts';
+
+export type Mode = 'sandbox' | 'live';
+
+/** What every procedure may use. Built once at start; no global singletons. */
+export interface CoreServices {
+  orm: MikroORM;
+  acquirer: Acquirer;
+  vault: CardVault;
+  mode: Mode;
+}
+
+/** One call: its own entity manager, and the merchant the facade authenticated (null for public calls). */
+export interface CallContext extends CoreServices {
+  em: EntityManager;
+  merchantId: number | null;
+}
+
+export interface MerchantContext extends CallContext {
+  merchantId: number;
+}

@@ -1,0 +1,29 @@
+import { Migrator } from '@mikro-orm/migrations';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { CardTransaction, Refund } from '../cards/entities.ts';
+import { Merchant } from '../merchants/entities.ts';
+import { Shopper, StoredCard } from '../shoppers/entities.ts';
+import { PaymentFieldsToken } from '../tokens/entities.ts';
+import { Foundation } from './migrations/0001-foundation.ts';
+
+export const entities = [Merchant, Shopper, StoredCard, CardTransaction, Refund, PaymentFieldsToken];
+
+/** Committed migrations, in order. The schema only ever changes through these, never by sync at boot. */
+const migrationsList = [{ name: '0001-foundation', class: Foundation }];
+
+export async function openDatabase(databaseUrl: string, poolSize: number): Promise<MikroORM> {
+  return MikroORM.init({
+    clientUrl: databaseUrl,
+    entities,
+    pool: { min: 0, max: poolSize },
+    debug: false,
+    ensureDatabase: false,
+    extensions: [Migrator],
+    migrations: { migrationsList, snapshot: false, silent: true, transactional: true, allOrNothing: true },
+  });
+}
+
+export async function migrate(orm: MikroORM): Promise<string[]> {
+  const applied = await orm.migrator.up();
+  return applied.map((migration) => migration.name);
+}

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+
+/** Core's configuration: the only place core reads the environment. */
+const schema = z.object({
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
+  CORE_HOST: z.string().default('127.0.0.1'),
+  CORE_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
+  PAYWIRE_MODE: z.enum(['sandbox', 'live']).default('sandbox'),
+  CARD_ENCRYPTION_KEY: z
+    .string()
+    .transform((value) => Buffer.from(value, 'base64'))
+    .refine((key) => key.length === 32, 'must be 32 bytes, base64-encoded'),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(16),
+  LOG_REQUESTS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
+});
+
+export type CoreEnv = z.output<typeof schema>;
+
+export function loadCoreEnv(source: NodeJS.ProcessEnv = process.env): CoreEnv {
+  const parsed = schema.safeParse(source);
+  if (!parsed.success) {
+    const problems = parsed.error.issues
+      .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+      .join('; ');
+    throw new Error(`invalid core configuration: ${problems}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,17 @@
+import { PgBoss } from 'pg-boss';
+
+/**
+ * pg-boss, in its own schema of our database. Jobs that must follow a write are sent through the
+ * writing transaction (pg-boss's `db` option), so none is lost and none follows a rolled-back write.
+ */
+export async function startJobs(databaseUrl: string, onError: (error: unknown) => void): Promise<PgBoss> {
+  const boss = new PgBoss({
+    connectionString: databaseUrl,
+    schema: 'pgboss',
+    max: 4,
+    application_name: 'paywire-core-jobs',
+  });
+  boss.on('error', onError);
+  await boss.start();
+  return boss;
+}

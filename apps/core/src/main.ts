@@ -1,0 +1,28 @@
+import { loadCoreEnv } from './env.ts';
+import { startCore } from './server.ts';
+
+/** The core process: `node apps/core/src/main.ts`. Expects a migrated database (see migrate.ts). */
+const env = loadCoreEnv();
+const core = await startCore({
+  databaseUrl: env.DATABASE_URL,
+  host: env.CORE_HOST,
+  port: env.CORE_PORT,
+  mode: env.PAYWIRE_MODE,
+  cardEncryptionKey: env.CARD_ENCRYPTION_KEY,
+  poolSize: env.DATABASE_POOL_SIZE,
+});
+process.stdout.write(
+  `${JSON.stringify({ level: 'info', service: 'core', message: 'listening', url: core.url, mode: env.PAYWIRE_MODE })}\n`,
+);
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    core.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
+}

@@ -1,0 +1,17 @@
+import { cardsRouter } from './cards/router.ts';
+import { clockRouter } from './clock/router.ts';
+import { merchantsRouter } from './merchants/router.ts';
+import { shoppersRouter } from './shoppers/router.ts';
+import { tokensRouter } from './tokens/router.ts';
+import { createCallerFactory, router } from './trpc.ts';
+
+export const appRouter = router({
+  cards: cardsRouter,
+  shoppers: shoppersRouter,
+  tokens: tokensRouter,
+  clock: clockRouter,
+  merchants: merchantsRouter,
+});
+
+export type AppRouter = typeof appRouter;
+export const createCaller = createCallerFactory(appRouter);

@@ -1,0 +1,97 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { createHTTPServer } from '@trpc/server/adapters/standalone';
+import type { PgBoss } from 'pg-boss';
+import type { Acquirer } from './cards/acquirer.ts';
+import { sandboxAcquirer } from './cards/sandbox-acquirer.ts';
+import type { CallContext, CoreServices, Mode } from './context.ts';
+import { openDatabase } from './db/orm.ts';
+import { startJobs } from './jobs/boss.ts';
+import { appRouter } from './router.ts';
+import { createCardVault } from './security/card-vault.ts';
+import { isExpected } from './trpc.ts';
+
+export interface CoreOptions {
+  databaseUrl: string;
+  host?: string;
+  port: number;
+  mode: Mode;
+  cardEncryptionKey: Buffer;
+  poolSize?: number;
+  acquirer?: Acquirer;
+  logError?: (message: string, fields: Record<string, unknown>) => void;
+}
+
+export interface RunningCore {
+  /** The tRPC endpoint, e.g. http://127.0.0.1:8081/trpc */
+  url: string;
+  services: CoreServices & { jobs: PgBoss };
+  close(): Promise<void>;
+}
+
+/** The header through which the facade names the merchant it authenticated. */
+export const merchantHeader = 'x-paywire-merchant';
+
+function merchantOf(request: IncomingMessage): number | null {
+  const value = request.headers[merchantHeader];
+  return typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : null;
+}
+
+const defaultLogError = (message: string, fields: Record<string, unknown>) =>
+  process.stderr.write(
+    `${JSON.stringify({ time: new Date().toISOString(), level: 'error', service: 'core', message, ...fields })}\n`,
+  );
+
+/** Opens the database (already migrated), starts the job runner, and serves the tRPC router over HTTP. */
+export async function startCore(options: CoreOptions): Promise<RunningCore> {
+  const logError = options.logError ?? defaultLogError;
+  const orm: MikroORM = await openDatabase(options.databaseUrl, options.poolSize ?? 16);
+  const jobs = await startJobs(options.databaseUrl, (error) =>
+    logError('job runner error', { error: String(error) }),
+  );
+  const services = {
+    orm,
+    jobs,
+    acquirer: options.acquirer ?? sandboxAcquirer,
+    vault: createCardVault(options.cardEncryptionKey),
+    mode: options.mode,
+  };
+  const server: Server = createHTTPServer({
+    router: appRouter,
+    basePath: '/trpc/',
+    maxBodySize: 2 * 1024 * 1024,
+    createContext: ({ req }): CallContext => ({
+      ...services,
+      em: orm.em.fork(),
+      merchantId: merchantOf(req),
+    }),
+    onError: ({ error, path }) => {
+      if (!isExpected(error) && error.code !== 'UNAUTHORIZED' && error.code !== 'NOT_FOUND') {
+        const cause = error.cause instanceof Error ? error.cause : error;
+        logError('procedure failed', {
+          path,
+          code: error.code,
+          error: cause.name,
+          detail: cause.message,
+          stack: cause.stack,
+        });
+      }
+    },
+  });
+  server.keepAliveTimeout = 65_000; // longer than the facade's idle sockets live, so reuse never races a close
+  await new Promise<void>((resolve) => server.listen(options.port, options.host ?? '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${options.host ?? '127.0.0.1'}:${port}/trpc`,
+    services,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await jobs.stop({ graceful: true, timeout: 5000 });
+      await orm.close();
+    },
+  };
+}

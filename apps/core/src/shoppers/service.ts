@@ -1,0 +1,227 @@
+import { type EntityManager, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
+import {
+  brandOf,
+  type CardBrand,
+  type CardResponse,
+  type createShopperInput,
+  DomainError,
+  type ShopperFields,
+  type updateShopperInput,
+  type VaultedShopper,
+} from '@paywire/contracts';
+import type { z } from 'zod';
+import { merchantNow } from '../clock/clock.ts';
+import type { MerchantContext } from '../context.ts';
+import { consumeToken } from '../tokens/service.ts';
+import { type BillingContact, Shopper, StoredCard } from './entities.ts';
+
+/** Card data in the clear, only in memory and only for the length of one call. */
+export interface CardMaterial {
+  number: string;
+  securityCode?: string | undefined;
+  expirationMonth: string;
+  expirationYear: string;
+}
+
+type CreateShopper = z.output<typeof createShopperInput>;
+type UpdateShopper = z.output<typeof updateShopperInput>;
+type CreditCardInfo = NonNullable<NonNullable<CreateShopper['paymentSources']>['creditCardInfo']>[number];
+
+const fieldNames = [
+  'firstName',
+  'lastName',
+  'email',
+  'country',
+  'state',
+  'city',
+  'address',
+  'address2',
+  'zip',
+  'phone',
+  'companyName',
+  'shopperCurrency',
+  'merchantShopperId',
+  'softDescriptor',
+] as const satisfies ReadonlyArray<keyof ShopperFields>;
+
+export function cardResponse(card: StoredCard): CardResponse {
+  return {
+    cardLastFourDigits: card.lastFour,
+    cardType: card.brand as CardBrand,
+    cardSubType: card.cardSubType as CardResponse['cardSubType'],
+    cardCategory: card.cardCategory,
+    expirationMonth: card.expirationMonth,
+    expirationYear: card.expirationYear,
+  };
+}
+
+/** Keeps a card in the shopper's vault, once per card number: a known card gets its new expiry and billing. */
+export async function vaultCard(
+  ctx: MerchantContext,
+  em: EntityManager,
+  shopper: Shopper,
+  card: CardMaterial,
+  billingContact?: BillingContact,
+): Promise<StoredCard> {
+  const fingerprint = ctx.vault.fingerprint(card.number);
+  const known = shopper.id === undefined ? null : await em.findOne(StoredCard, { shopper, fingerprint });
+  if (known) {
+    known.expirationMonth = card.expirationMonth;
+    known.expirationYear = card.expirationYear;
+    if (billingContact) known.billingContact = billingContact;
+    return known;
+  }
+  const brand = brandOf(card.number) as CardBrand; // contracts refuse numbers of no known brand
+  const profile = ctx.acquirer.profile({ number: card.number, brand });
+  return em.create(StoredCard, {
+    merchantId: ctx.merchantId,
+    shopper,
+    fingerprint,
+    sealedNumber: ctx.vault.seal(card.number),
+    brand,
+    lastFour: card.number.slice(-4),
+    expirationMonth: card.expirationMonth,
+    expirationYear: card.expirationYear,
+    cardSubType: profile.cardSubType,
+    cardCategory: profile.cardCategory,
+    billingContact: billingContact ?? null,
+  });
+}
+
+export async function findShopper(em: EntityManager, merchantId: number, id: number): Promise<Shopper> {
+  const shopper = await em.findOne(Shopper, { id, merchantId });
+  if (!shopper)
+    throw new DomainError('SHOPPER_NOT_FOUND', `vaulted shopper ${id} was not found`, {
+      name: 'vaultedShopperId',
+      messageValue: String(id),
+    });
+  return shopper;
+}
+
+/** The card a returning shopper is charged with when the request names none: the newest one. */
+export async function defaultCard(em: EntityManager, shopper: Shopper): Promise<StoredCard> {
+  const card = await em.findOne(StoredCard, { shopper }, { orderBy: { id: 'desc' } });
+  if (!card)
+    throw new DomainError('INVALID_PAYMENT_DETAILS', 'the vaulted shopper has no card to charge', {
+      name: 'vaultedShopperId',
+    });
+  return card;
+}
+
+export function newShopper(em: EntityManager, merchantId: number, fields: Partial<ShopperFields>): Shopper {
+  return em.create(Shopper, { merchantId, ...pickFields(fields) });
+}
+
+function pickFields(fields: Partial<ShopperFields>): Partial<Record<(typeof fieldNames)[number], string>> {
+  return Object.fromEntries(
+    fieldNames.filter((name) => fields[name] !== undefined).map((name) => [name, fields[name]]),
+  );
+}
+
+async function addPaymentSources(
+  ctx: MerchantContext,
+  em: EntityManager,
+  shopper: Shopper,
+  sources: CreditCardInfo[],
+  now: Date,
+) {
+  for (const [index, source] of sources.entries()) {
+    const card = source.creditCard
+      ? { number: source.creditCard.cardNumber, ...source.creditCard }
+      : await consumeToken(
+          ctx,
+          em,
+          source.pfToken ?? '',
+          now,
+          `paymentSources.creditCardInfo.${index}.pfToken`,
+        );
+    await vaultCard(ctx, em, shopper, card, source.billingContactInfo);
+  }
+}
+
+/** Flushes, turning a reused merchantShopperId into a validation error rather than a 500. */
+async function flushShopper(em: EntityManager, merchantShopperId: string | null | undefined): Promise<void> {
+  try {
+    await em.flush();
+  } catch (error) {
+    if (error instanceof UniqueConstraintViolationException) {
+      throw new DomainError(
+        'VALIDATION_GENERAL_FAILURE',
+        'merchantShopperId: is already used by another shopper',
+        {
+          name: 'merchantShopperId',
+          messageValue: merchantShopperId ?? '',
+        },
+      );
+    }
+    throw error;
+  }
+}
+
+export async function presentShopper(em: EntityManager, shopper: Shopper): Promise<VaultedShopper> {
+  const cards = await em.find(StoredCard, { shopper }, { orderBy: { id: 'asc' } });
+  const [last] = await em.execute<{ card_id: string }[]>(
+    'select card_id from card_transaction where shopper_id = ? order by id desc limit 1',
+    [shopper.id],
+  );
+  const lastCard = last && cards.find((card) => card.id === Number(last.card_id));
+  const fields = Object.fromEntries(
+    fieldNames.filter((name) => shopper[name] != null).map((name) => [name, shopper[name]]),
+  );
+  return {
+    vaultedShopperId: shopper.id,
+    ...fields,
+    paymentSources: {
+      creditCardInfo: cards.map((card) => ({
+        ...(card.billingContact ? { billingContactInfo: card.billingContact } : {}),
+        creditCard: cardResponse(card),
+      })),
+    },
+    ...(lastCard
+      ? {
+          lastPaymentInfo: {
+            paymentMethod: 'CC' as const,
+            creditCard: { cardLastFourDigits: lastCard.lastFour, cardType: lastCard.brand as CardBrand },
+          },
+        }
+      : {}),
+  };
+}
+
+export async function createShopper(ctx: MerchantContext, input: CreateShopper): Promise<VaultedShopper> {
+  return ctx.em.transactional(async (em) => {
+    const now = await merchantNow(em, ctx.merchantId, ctx.mode);
+    const shopper = newShopper(em, ctx.merchantId, input);
+    await addPaymentSources(ctx, em, shopper, input.paymentSources?.creditCardInfo ?? [], now);
+    await flushShopper(em, input.merchantShopperId);
+    return presentShopper(em, shopper);
+  });
+}
+
+export async function updateShopper(ctx: MerchantContext, input: UpdateShopper): Promise<VaultedShopper> {
+  return ctx.em.transactional(async (em) => {
+    const now = await merchantNow(em, ctx.merchantId, ctx.mode);
+    const shopper = await findShopper(em, ctx.merchantId, input.vaultedShopperId);
+    em.assign(shopper, pickFields(input));
+    await addPaymentSources(ctx, em, shopper, input.paymentSources?.creditCardInfo ?? [], now);
+    await flushShopper(em, input.merchantShopperId);
+    return presentShopper(em, shopper);
+  });
+}
+
+export async function getShopper(ctx: MerchantContext, id: number): Promise<VaultedShopper> {
+  return presentShopper(ctx.em, await findShopper(ctx.em, ctx.merchantId, id));
+}
+
+export async function getShopperByMerchantId(
+  ctx: MerchantContext,
+  merchantShopperId: string,
+): Promise<VaultedShopper> {
+  const shopper = await ctx.em.findOne(Shopper, { merchantId: ctx.merchantId, merchantShopperId });
+  if (!shopper)
+    throw new DomainError(
+      'SHOPPER_NOT_FOUND',
+      `no vaulted shopper has merchantShopperId ${merchantShopperId}`,
+    );
+  return presentShopper(ctx.em, shopper);
+}

@@ -1,0 +1,76 @@
+import { randomBytes } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  type BoundToken,
+  type bindTokenInput,
+  brandOf,
+  type CardBrand,
+  DomainError,
+  tokenLifetimeMinutes,
+} from '@paywire/contracts';
+import type { z } from 'zod';
+import { addSeconds, merchantNow } from '../clock/clock.ts';
+import type { CallContext, MerchantContext } from '../context.ts';
+import type { CardMaterial } from '../shoppers/service.ts';
+import { PaymentFieldsToken } from './entities.ts';
+
+const unusable = (property: string) =>
+  new DomainError(
+    'INVALID_PAYMENT_DETAILS',
+    'the payment fields token is unknown, expired, used or has no card',
+    { name: property },
+  );
+
+export async function createToken(ctx: MerchantContext): Promise<string> {
+  const now = await merchantNow(ctx.em, ctx.merchantId, ctx.mode);
+  const token = randomBytes(24).toString('base64url'); // 192 bits, URL-safe
+  ctx.em.create(PaymentFieldsToken, {
+    token,
+    merchantId: ctx.merchantId,
+    expiresAt: addSeconds(now, tokenLifetimeMinutes * 60),
+  });
+  await ctx.em.flush();
+  return token;
+}
+
+/** The shopper's browser binds card data; the token itself is the credential. Rebinding replaces the card. */
+export async function bindToken(
+  ctx: CallContext,
+  input: z.output<typeof bindTokenInput>,
+): Promise<BoundToken> {
+  return ctx.em.transactional(async (em) => {
+    const token = await em.findOne(PaymentFieldsToken, { token: input.token });
+    const now = token && (await merchantNow(em, token.merchantId, ctx.mode));
+    if (!token || !now || token.usedAt || token.expiresAt <= now) throw unusable('token');
+    const [month, year] = input.expDate.split('/') as [string, string];
+    const card: CardMaterial = {
+      number: input.ccNumber,
+      securityCode: input.cvv,
+      expirationMonth: month,
+      expirationYear: year,
+    };
+    token.sealedCard = ctx.vault.seal(JSON.stringify(card));
+    const brand = brandOf(input.ccNumber) as CardBrand;
+    return {
+      ccType: brand,
+      last4Digits: input.ccNumber.slice(-4),
+      issuingCountry: ctx.acquirer.profile({ number: input.ccNumber, brand }).issuingCountry,
+    };
+  });
+}
+
+/** Takes the card out of a token for one transaction: the token is spent and its sealed card (with CVV) erased. */
+export async function consumeToken(
+  ctx: MerchantContext,
+  em: EntityManager,
+  value: string,
+  now: Date,
+  property = 'pfToken',
+): Promise<CardMaterial> {
+  const token = await em.findOne(PaymentFieldsToken, { token: value, merchantId: ctx.merchantId });
+  if (!token?.sealedCard || token.usedAt || token.expiresAt <= now) throw unusable(property);
+  const card = JSON.parse(ctx.vault.open(token.sealedCard)) as CardMaterial;
+  token.usedAt = now;
+  token.sealedCard = null;
+  return card;
+}
