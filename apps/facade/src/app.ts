@@ -1,0 +1,79 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import bodyParser from 'koa-bodyparser';
+import type { CoreClient } from './core-client.ts';
+import { basicAuth } from './http/auth.ts';
+import { renderErrors } from './http/errors.ts';
+import { requestFormat } from './http/format.ts';
+import { checkApiVersion } from './http/version.ts';
+import type { Logger } from './log.ts';
+import { clockRoutes } from './routes/clock.ts';
+import { shopperRoutes } from './routes/shoppers.ts';
+import type { MerchantState } from './routes/state.ts';
+import { publicTokenRoutes, tokenRoutes } from './routes/tokens.ts';
+import { transactionRoutes } from './routes/transactions.ts';
+
+export interface FacadeOptions {
+  core: CoreClient;
+  log: Logger;
+  xmlNamespace: string;
+  authCacheSeconds: number;
+}
+
+const bodyLimit = '1mb';
+const basePath = '/services/2';
+
+/** The public /services/2 interface: HTTP only, every capability through core's procedures. */
+export function createFacade({ core, log, xmlNamespace, authCacheSeconds }: FacadeOptions): Koa {
+  const app = new Koa();
+  app.context.xmlNamespace = xmlNamespace;
+  app.silent = true; // renderErrors logs what is unexpected; Koa's default logger would print the rest too
+
+  const publicRoutes = new Router({ prefix: basePath });
+  publicTokenRoutes(publicRoutes, core);
+  const merchantRoutes = new Router<MerchantState>({ prefix: basePath });
+  transactionRoutes(merchantRoutes, core);
+  shopperRoutes(merchantRoutes, core);
+  tokenRoutes(merchantRoutes, core);
+  clockRoutes(merchantRoutes, core);
+
+  app.use(async (ctx, next) => {
+    const started = performance.now();
+    await next();
+    log.info('request', {
+      method: ctx.method,
+      path: ctx.path,
+      status: ctx.status,
+      ms: Math.round(performance.now() - started),
+    });
+  });
+  app.use(renderErrors(log));
+  // Every route also answers with a trailing slash (decisions.md); an empty trailing '?' never reaches the path.
+  app.use(async (ctx, next) => {
+    if (ctx.path.length > 1 && ctx.path.endsWith('/')) ctx.path = ctx.path.replace(/\/+$/, '') || '/';
+    await next();
+  });
+  app.use(checkApiVersion);
+  app.use(async (ctx, next) => {
+    requestFormat(ctx); // 415 for a body in a format we do not read, before anything parses it
+    await next();
+  });
+  app.use(
+    bodyParser({
+      enableTypes: ['json', 'xml'],
+      jsonLimit: bodyLimit,
+      xmlLimit: bodyLimit,
+      strict: true,
+    } as bodyParser.Options),
+  );
+  app.use(publicRoutes.routes());
+  app.use(basicAuth((username, password) => authenticate(core, username, password), authCacheSeconds));
+  app.use(merchantRoutes.routes());
+  app.use(merchantRoutes.allowedMethods());
+  return app;
+}
+
+async function authenticate(core: CoreClient, username: string, password: string): Promise<number | null> {
+  const { merchantId } = await core.merchants.authenticate.mutate({ username, password });
+  return merchantId;
+}

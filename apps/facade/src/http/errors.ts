@@ -1,0 +1,70 @@
+import {
+  DomainError,
+  type ErrorBody,
+  type ErrorName,
+  errorMessage,
+  statusOf,
+  ValidationFailure,
+} from '@paywire/contracts';
+import { XmlInputError } from '@paywire/xml';
+import { TRPCClientError } from '@trpc/client';
+import type { Middleware } from 'koa';
+import type { Logger } from '../log.ts';
+import { xmlShapes } from '../xml-shapes.ts';
+import { respond } from './respond.ts';
+
+const single = (name: ErrorName, description: string, property?: string): ErrorBody => ({
+  message: [errorMessage(name, description, property ? { name: property } : undefined)],
+});
+
+interface HttpError {
+  status?: number;
+  expose?: boolean;
+  type?: string;
+}
+
+/** The public body for anything thrown while serving a request; undefined means unexpected. */
+function errorBody(error: unknown): ErrorBody | undefined {
+  if (error instanceof DomainError) return { message: [error.toMessage()] };
+  if (error instanceof ValidationFailure) return { message: error.messages };
+  if (error instanceof XmlInputError)
+    return single('VALIDATION_GENERAL_FAILURE', `body: ${error.message}`, error.property ?? 'body');
+  if (error instanceof TRPCClientError) return (error.data as { paywire?: ErrorBody } | undefined)?.paywire;
+  const { status, type } = (error ?? {}) as HttpError;
+  if (status === 413) return single('REQUEST_ENTITY_TOO_LARGE', 'the request body exceeds 1 MiB');
+  if (status === 415) return single('UNSUPPORTED_MEDIA_TYPE', 'the request body encoding is not supported');
+  // koa-bodyparser's parse failures: a SyntaxError with status 400, or a raw-body error with a type.
+  if (status === 400) {
+    const what =
+      error instanceof SyntaxError ? 'is not valid JSON' : `could not be read (${type ?? 'bad request'})`;
+    return single('VALIDATION_GENERAL_FAILURE', `body: ${what}`, 'body');
+  }
+  return undefined;
+}
+
+/**
+ * First in the chain: every failure leaves in the interface's error shape and the request's format.
+ * Unexpected errors are logged with their cause and answered without internals (Koa's expose rule).
+ */
+export function renderErrors(log: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new DomainError('RESOURCE_NOT_FOUND', `no resource at ${ctx.method} ${ctx.path}`);
+      }
+      if (ctx.status === 405 && ctx.body === undefined) {
+        throw new DomainError('INVALID_HTTP_METHOD', `${ctx.method} is not allowed on ${ctx.path}`);
+      }
+    } catch (error) {
+      let body = errorBody(error);
+      if (!body) {
+        log.error('unexpected error', { method: ctx.method, path: ctx.path, error });
+        body = single('INTERNAL_ERROR', 'an unexpected error occurred; it has been logged');
+      }
+      const status = statusOf(body);
+      if (status === 401) ctx.set('WWW-Authenticate', 'Basic realm="Paywire", charset="UTF-8"');
+      respond(ctx, status, body, xmlShapes.messages);
+    }
+  };
+}

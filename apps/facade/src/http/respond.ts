@@ -1,0 +1,45 @@
+import { currencyExponent, DomainError, isCurrency } from '@paywire/contracts';
+import { fromXml, toXml, type XmlShape } from '@paywire/xml';
+import type { Context } from 'koa';
+import { requestFormat, responseFormat } from './format.ts';
+
+const moneyKeys = new Set(['amount']);
+
+/** XML amounts carry the currency's decimals ("10.50", "1000" for JPY); JSON numbers cannot. */
+function formatNumber(key: string, value: number, parent: Record<string, unknown>): string {
+  const currency = parent.currency;
+  if (moneyKeys.has(key) && typeof currency === 'string' && isCurrency(currency)) {
+    return value.toFixed(currencyExponent(currency));
+  }
+  return String(value);
+}
+
+declare module 'koa' {
+  interface DefaultContext {
+    /** The XML namespace of responses, from the facade's configuration. */
+    xmlNamespace: string;
+  }
+}
+
+export function respond(ctx: Context, status: number, body: object, shape: XmlShape): void {
+  ctx.status = status;
+  if (responseFormat(ctx) === 'xml') {
+    ctx.type = 'application/xml';
+    ctx.body = toXml(body as Record<string, unknown>, shape, { formatNumber, namespace: ctx.xmlNamespace });
+  } else {
+    ctx.type = 'application/json';
+    ctx.body = JSON.stringify(body);
+  }
+}
+
+/** The request body in the resource's JSON shape, whichever format it came in. */
+export function readBody(ctx: Context, shape: XmlShape): Record<string, unknown> {
+  const format = requestFormat(ctx);
+  const body: unknown = ctx.request.body;
+  if (format === 'xml') return fromXml(String(body), shape);
+  if (format === undefined) return {};
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new DomainError('VALIDATION_GENERAL_FAILURE', 'body: must be a JSON object', { name: 'body' });
+  }
+  return body as Record<string, unknown>;
+}

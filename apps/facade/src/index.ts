@@ -1,0 +1,3 @@
+export { createFacade, type FacadeOptions } from './app.ts';
+export { createCoreClient } from './core-client.ts';
+export { createLogger } from './log.ts';
