@@ -1,0 +1,17 @@
+import { z } from 'zod';
+
+/** What `npm start` and `npm run merchant` read from the environment. */
+const schema = z.object({
+  DATABASE_URL: z.string().optional(),
+  EMBEDDED_POSTGRES_PORT: z.coerce.number().int().default(54330),
+  PAYWIRE_DATA_DIR: z.string().default('.data'),
+  PAYWIRE_MODE: z.enum(['sandbox', 'live']).default('sandbox'),
+  PORT: z.coerce.number().int().default(8080),
+  CORE_PORT: z.coerce.number().int().default(8081),
+  CARD_ENCRYPTION_KEY: z.string().optional(),
+  SANDBOX_API_USERNAME: z.string().min(1).default('sandbox'),
+  SANDBOX_API_PASSWORD: z.string().min(8).default('sandbox-password'),
+});
+
+export type LauncherEnv = z.output<typeof schema>;
+export const loadLauncherEnv = (): LauncherEnv => schema.parse(process.env);

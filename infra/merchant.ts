@@ -1,0 +1,25 @@
+import { parseArgs } from 'node:util';
+import { provideDatabase } from './database.ts';
+import { loadLauncherEnv } from './launcher-env.ts';
+import { saveMerchant } from './merchants.ts';
+
+/** npm run merchant -- create --username U --password P */
+const usage = 'usage: npm run merchant -- create --username <name> --password <password (8+ characters)>';
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { username: { type: 'string' }, password: { type: 'string' } },
+});
+
+if (positionals[0] !== 'create' || !values.username || !values.password || values.password.length < 8) {
+  process.stderr.write(`${usage}\n`);
+  process.exit(2);
+}
+
+const env = loadLauncherEnv();
+const { server, databaseUrl } = await provideDatabase(env);
+try {
+  const id = await saveMerchant(databaseUrl, values.username, values.password);
+  process.stdout.write(`merchant ${values.username} saved (id ${id})\n`);
+} finally {
+  await server.stop();
+}
