@@ -14,7 +14,11 @@ function serialise(value: unknown): unknown {
   return value;
 }
 
-export function createLogger(service: string, enabled = true): Logger {
+export function createLogger(
+  service: string,
+  enabled = true,
+  sink: (line: string) => void = (line) => process.stdout.write(line),
+): Logger {
   const write = (level: string, message: string, fields: Record<string, unknown> = {}) => {
     if (!enabled && level === 'info') return;
     const entry = Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, serialise(value)]));

@@ -1,0 +1,30 @@
+import { defineConfig } from 'vitest/config';
+
+/** One run, one PostgreSQL (test/global-setup.ts); each e2e file makes its own database on it. */
+export default defineConfig({
+  test: {
+    globalSetup: ['./test/global-setup.ts'],
+    maxWorkers: 2,
+    testTimeout: 20_000,
+    hookTimeout: 60_000,
+    teardownTimeout: 20_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts'],
+          exclude: ['**/*.integration.test.ts', '**/node_modules/**'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/**/*.test.ts', '**/*.integration.test.ts'],
+          exclude: ['**/node_modules/**', 'test/bench/**'],
+        },
+      },
+    ],
+  },
+});
