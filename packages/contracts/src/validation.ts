@@ -23,8 +23,9 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 function describe(issue: z.core.$ZodIssue, value: unknown): string {
-  if (value === undefined && issue.code === 'invalid_type') return 'is required';
+  if (value === undefined && issue.code !== 'custom') return 'is required';
   if (issue.code === 'invalid_type') return `must be a ${issue.expected}`;
+  if (issue.code === 'invalid_union') return 'has the wrong type';
   return issue.message.replace(/^Invalid input: /, '');
 }
 

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import type { AuthorizationRequest } from './acquirer.ts';
+import { sandboxAcquirer } from './sandbox-acquirer.ts';
+
+const now = new Date('2026-11-23T00:00:00Z');
+const request = (
+  card: Partial<AuthorizationRequest['card']>,
+  amountMinor = 1000,
+  currency = 'USD',
+): AuthorizationRequest => ({
+  amountMinor,
+  currency,
+  now,
+  card: {
+    number: '4263982640269299',
+    securityCode: '837',
+    expirationMonth: '12',
+    expirationYear: '2030',
+    brand: 'VISA',
+    ...card,
+  },
+});
+
+describe('sandbox acquirer', () => {
+  it('approves the test cards with codes', async () => {
+    const result = await sandboxAcquirer.authorize(request({}));
+    expect(result).toMatchObject({ approved: true, cvvResponseCode: 'MA' });
+    if (result.approved) expect(result.authorizationCode).toMatch(/^\d{6}$/);
+  });
+
+  it.each([
+    [{ number: '4917484589897107' }, 1000, 'DO_NOT_HONOR'],
+    [{ number: '378282246310005', brand: 'AMEX' as const }, 1000, 'DO_NOT_HONOR'],
+    [{ number: '6011000991300009', brand: 'DISCOVER' as const }, 1000, 'DO_NOT_HONOR'],
+    [{ number: '3530111333300000', brand: 'JCB' as const }, 1000, 'DO_NOT_HONOR'],
+    [{ expirationMonth: '10', expirationYear: '2026' }, 1000, 'EXPIRED_CARD'],
+    [{}, 1051, 'INSUFFICIENT_FUNDS'],
+    [{ securityCode: '000' }, 1000, 'CVV_ERROR'],
+  ])('declines %o for %i minor units with %s', async (card, amountMinor, reason) => {
+    expect(await sandboxAcquirer.authorize(request(card, amountMinor))).toEqual({ approved: false, reason });
+  });
+
+  it('reads ".51" in the currency’s own decimals: 51 yen is not 0.51', async () => {
+    expect((await sandboxAcquirer.authorize(request({}, 51, 'JPY'))).approved).toBe(true);
+  });
+
+  it('reports not-checked CVV when none was sent', async () => {
+    expect(await sandboxAcquirer.authorize(request({ securityCode: undefined }))).toMatchObject({
+      cvvResponseCode: 'NC',
+    });
+  });
+});
