@@ -22,9 +22,7 @@ export function createLogger(
   const write = (level: string, message: string, fields: Record<string, unknown> = {}) => {
     if (!enabled && level === 'info') return;
     const entry = Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, serialise(value)]));
-    process.stdout.write(
-      `${JSON.stringify({ time: new Date().toISOString(), level, service, message, ...entry })}\n`,
-    );
+    sink(`${JSON.stringify({ time: new Date().toISOString(), level, service, message, ...entry })}\n`);
   };
   return {
     info: (message, fields) => write('info', message, fields),

@@ -24,7 +24,8 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 
 function describe(issue: z.core.$ZodIssue, value: unknown): string {
   if (value === undefined && issue.code !== 'custom') return 'is required';
-  if (issue.code === 'invalid_type') return `must be a ${issue.expected}`;
+  if (issue.code === 'invalid_type')
+    return `must be ${/^[aeiou]/.test(issue.expected) ? 'an' : 'a'} ${issue.expected}`;
   if (issue.code === 'invalid_union') return 'has the wrong type';
   return issue.message.replace(/^Invalid input: /, '');
 }
@@ -34,12 +35,14 @@ export function issuesToMessages(issues: readonly z.core.$ZodIssue[], input: unk
   return issues.map((issue) => {
     const name = issue.path.map(String).join('.') || 'body';
     const value = valueAt(input, issue.path);
-    const leaf = String(issue.path.at(-1) ?? '');
     const errorName =
       issue.code === 'custom' && isErrorName(issue.params?.errorName)
         ? issue.params.errorName
         : 'VALIDATION_GENERAL_FAILURE';
-    const echo = ['string', 'number', 'boolean'].includes(typeof value) && !sensitiveProperties.has(leaf);
+    const echo =
+      ['string', 'number', 'boolean'].includes(typeof value) &&
+      !issue.path.some((segment) => sensitiveProperties.has(String(segment))) &&
+      !/\d{12}/.test(String(value)); // a card number in the wrong place is still a card number
     return errorMessage(errorName, `${name}: ${describe(issue, value)}`, {
       name,
       ...(echo ? { messageValue: String(value).slice(0, 100) } : {}),

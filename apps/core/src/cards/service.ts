@@ -44,6 +44,15 @@ const declineDescriptions: Record<DeclineReason, string> = {
   CALL_ISSUER: 'the card issuer asks to be called',
 };
 
+const cardHolderFields = ['firstName', 'lastName', 'zip', 'email', 'country'] as const;
+
+/** jsonb keeps keys in its own order; XML clients expect the documented one on every read. */
+function cardHolderInOrder(holder: NonNullable<PublicTransaction['cardHolderInfo']>) {
+  return Object.fromEntries(
+    cardHolderFields.filter((field) => holder[field] !== undefined).map((field) => [field, holder[field]]),
+  );
+}
+
 /** The public state of a transaction: what it is now, and the amount that state is about. */
 function present(transaction: CardTransaction, card: StoredCard): PublicTransaction {
   const { status, type, processing } = transaction;
@@ -63,7 +72,7 @@ function present(transaction: CardTransaction, card: StoredCard): PublicTransact
     ...(transaction.softDescriptor ? { softDescriptor: transaction.softDescriptor } : {}),
     amount: minorToAmount(amountMinor, transaction.currency),
     currency: transaction.currency,
-    ...(transaction.cardHolder ? { cardHolderInfo: transaction.cardHolder } : {}),
+    ...(transaction.cardHolder ? { cardHolderInfo: cardHolderInOrder(transaction.cardHolder) } : {}),
     vaultedShopperId: transaction.shopper.id,
     creditCard: cardResponse(card),
     processingInfo: {
@@ -102,7 +111,10 @@ async function flushTransaction(em: EntityManager, merchantTransactionId: string
   try {
     await em.flush();
   } catch (error) {
-    if (error instanceof UniqueConstraintViolationException) {
+    if (
+      error instanceof UniqueConstraintViolationException &&
+      error.message.includes('merchant_transaction_id_unique')
+    ) {
       throw new DomainError(
         'VALIDATION_GENERAL_FAILURE',
         'merchantTransactionId: is already used by another transaction',

@@ -62,9 +62,13 @@ export async function vaultCard(
   shopper: Shopper,
   card: CardMaterial,
   billingContact?: BillingContact,
+  /** Cards vaulted earlier in the same request, not yet in the database: a card sent twice is kept once. */
+  vaultedNow?: Map<string, StoredCard>,
 ): Promise<StoredCard> {
   const fingerprint = ctx.vault.fingerprint(card.number);
-  const known = shopper.id === undefined ? null : await em.findOne(StoredCard, { shopper, fingerprint });
+  const known =
+    vaultedNow?.get(fingerprint) ??
+    (shopper.id === undefined ? null : await em.findOne(StoredCard, { shopper, fingerprint }));
   if (known) {
     known.expirationMonth = card.expirationMonth;
     known.expirationYear = card.expirationYear;
@@ -73,7 +77,7 @@ export async function vaultCard(
   }
   const brand = brandOf(card.number) as CardBrand; // contracts refuse numbers of no known brand
   const profile = ctx.acquirer.profile({ number: card.number, brand });
-  return em.create(StoredCard, {
+  const stored = em.create(StoredCard, {
     merchantId: ctx.merchantId,
     shopper,
     fingerprint,
@@ -86,6 +90,8 @@ export async function vaultCard(
     cardCategory: profile.cardCategory,
     billingContact: billingContact ?? null,
   });
+  vaultedNow?.set(fingerprint, stored);
+  return stored;
 }
 
 export async function findShopper(em: EntityManager, merchantId: number, id: number): Promise<Shopper> {
@@ -125,6 +131,7 @@ async function addPaymentSources(
   sources: CreditCardInfo[],
   now: Date,
 ) {
+  const vaultedNow = new Map<string, StoredCard>();
   for (const [index, source] of sources.entries()) {
     const card = source.creditCard
       ? { number: source.creditCard.cardNumber, ...source.creditCard }
@@ -135,7 +142,7 @@ async function addPaymentSources(
           now,
           `paymentSources.creditCardInfo.${index}.pfToken`,
         );
-    await vaultCard(ctx, em, shopper, card, source.billingContactInfo);
+    await vaultCard(ctx, em, shopper, card, source.billingContactInfo, vaultedNow);
   }
 }
 

@@ -6,6 +6,7 @@ import {
   brandOf,
   type CardBrand,
   DomainError,
+  isExpired,
   tokenLifetimeMinutes,
 } from '@paywire/contracts';
 import type { z } from 'zod';
@@ -43,6 +44,13 @@ export async function bindToken(
     const now = token && (await merchantNow(em, token.merchantId, ctx.mode));
     if (!token || !now || token.usedAt || token.expiresAt <= now) throw unusable('token');
     const [month, year] = input.expDate.split('/') as [string, string];
+    // The hosted fields page shows this inline; a sale would only be declined later.
+    if (isExpired(Number(month), Number(year), now)) {
+      throw new DomainError('VALIDATION_GENERAL_FAILURE', 'expDate: the card has expired', {
+        name: 'expDate',
+        messageValue: input.expDate,
+      });
+    }
     const card: CardMaterial = {
       number: input.ccNumber,
       securityCode: input.cvv,
