@@ -56,11 +56,13 @@ export const creditCardInput = z
 
 export type CreditCardInput = z.output<typeof creditCardInput>;
 
-/** Paths whose values are card data: never echoed in an error's messageValue. */
+/** Properties that hold card data, or objects that do: values under them are never echoed in an error. */
 export const sensitiveProperties = new Set([
+  'creditCard',
   'cardNumber',
   'securityCode',
   'ccNumber',
   'cvv',
+  'wallet',
   'encodedPaymentToken',
 ]);
