@@ -1,7 +1,9 @@
 import { z } from 'zod';
 
+import { text } from './primitives.ts';
+
 export const credentialsInput = z.object({
-  username: z.string().min(1).max(100),
+  username: text(100),
   password: z.string().min(1).max(200),
 });
 

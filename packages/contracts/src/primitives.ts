@@ -64,8 +64,14 @@ export const booleanInput = z.union([
   z.enum(['true', 'false']).transform((text) => text === 'true'),
 ]);
 
+/** Non-empty trimmed text. NUL is refused here: PostgreSQL cannot store it, so it must never reach core. */
 export function text(max: number) {
-  return z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+  return z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(max, `must be at most ${max} characters`)
+    .refine((value) => !value.includes('\u0000'), 'must not contain NUL characters');
 }
 
 export const optionalText = (max: number) => text(max).optional();

@@ -25,8 +25,10 @@ export function basicAuth(authenticate: Authenticate, ttlSeconds: number): Middl
     if (known && known.expiresAt > Date.now()) return known;
     const decoded = Buffer.from(encoded, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
-    const merchantId =
-      colon < 1 ? Promise.resolve(null) : authenticate(decoded.slice(0, colon), decoded.slice(colon + 1));
+    const usable = colon > 0 && !decoded.includes('\u0000'); // no username, or one no merchant can have
+    const merchantId = usable
+      ? authenticate(decoded.slice(0, colon), decoded.slice(colon + 1))
+      : Promise.resolve(null);
     const verdict = { merchantId, expiresAt: Date.now() + ttlSeconds * 1000 };
     verdicts.delete(key);
     if (verdicts.size >= maxEntries) verdicts.delete(verdicts.keys().next().value as string);

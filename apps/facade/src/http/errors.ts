@@ -53,6 +53,7 @@ export function renderErrors(log: Logger): Middleware {
       if (ctx.status === 404 && ctx.body === undefined) {
         throw new DomainError('RESOURCE_NOT_FOUND', `no resource at ${ctx.method} ${ctx.path}`);
       }
+      if (ctx.method === 'OPTIONS' && ctx.status === 200 && ctx.body == null) ctx.status = 204; // Allow says it all
       if (ctx.status === 405 && ctx.body === undefined) {
         throw new DomainError('INVALID_HTTP_METHOD', `${ctx.method} is not allowed on ${ctx.path}`);
       }
