@@ -48,9 +48,10 @@ export async function startStack(options: { mode?: 'sandbox' | 'live' } = {}): P
   });
   const facade = createFacade({
     core: createCoreClient(core.url),
-    log: createLogger('facade', true, (line) => logs.push(line)),
+    log: createLogger('facade', (line) => logs.push(line)),
     xmlNamespace: 'http://ws.plimus.com',
     authCacheSeconds: 60,
+    logRequests: true,
   });
   const http = facade.listen(0, '127.0.0.1');
   await new Promise((resolve) => http.once('listening', resolve));

@@ -11,10 +11,6 @@ const schema = z.object({
     .transform((value) => Buffer.from(value, 'base64'))
     .refine((key) => key.length === 32, 'must be 32 bytes, base64-encoded'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(16),
-  LOG_REQUESTS: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((value) => value === 'true'),
 });
 
 export type CoreEnv = z.output<typeof schema>;

@@ -18,13 +18,15 @@ export interface FacadeOptions {
   log: Logger;
   xmlNamespace: string;
   authCacheSeconds: number;
+  /** One log line per request (method, path, status, time); off for benchmarks. */
+  logRequests: boolean;
 }
 
 const bodyLimit = '1mb';
 const basePath = '/services/2';
 
 /** The public /services/2 interface: HTTP only, every capability through core's procedures. */
-export function createFacade({ core, log, xmlNamespace, authCacheSeconds }: FacadeOptions): Koa {
+export function createFacade({ core, log, xmlNamespace, authCacheSeconds, logRequests }: FacadeOptions): Koa {
   const app = new Koa();
   app.context.xmlNamespace = xmlNamespace;
   app.silent = true; // renderErrors logs what is unexpected; Koa's default logger would print the rest too
@@ -37,16 +39,14 @@ export function createFacade({ core, log, xmlNamespace, authCacheSeconds }: Faca
   tokenRoutes(merchantRoutes, core);
   clockRoutes(merchantRoutes, core);
 
-  app.use(async (ctx, next) => {
-    const started = performance.now();
-    await next();
-    log.info('request', {
-      method: ctx.method,
-      path: ctx.path,
-      status: ctx.status,
-      ms: Math.round(performance.now() - started),
+  if (logRequests) {
+    app.use(async (ctx, next) => {
+      const started = performance.now();
+      await next();
+      const ms = Math.round(performance.now() - started);
+      log.info('request', { method: ctx.method, path: ctx.path, status: ctx.status, ms });
     });
-  });
+  }
   app.use(renderErrors(log));
   // Every route also answers with a trailing slash (decisions.md); an empty trailing '?' never reaches the path.
   app.use(async (ctx, next) => {

@@ -16,11 +16,9 @@ function serialise(value: unknown): unknown {
 
 export function createLogger(
   service: string,
-  enabled = true,
   sink: (line: string) => void = (line) => process.stdout.write(line),
 ): Logger {
   const write = (level: string, message: string, fields: Record<string, unknown> = {}) => {
-    if (!enabled && level === 'info') return;
     const entry = Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, serialise(value)]));
     sink(`${JSON.stringify({ time: new Date().toISOString(), level, service, message, ...entry })}\n`);
   };

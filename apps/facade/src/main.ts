@@ -5,12 +5,13 @@ import { createLogger } from './log.ts';
 
 /** The facade process: `node apps/facade/src/main.ts`. Stateless; talks to core only. */
 const env = loadFacadeEnv();
-const log = createLogger('facade', env.LOG_REQUESTS);
+const log = createLogger('facade');
 const app = createFacade({
   core: createCoreClient(env.CORE_URL),
   log,
   xmlNamespace: env.XML_NAMESPACE,
   authCacheSeconds: env.AUTH_CACHE_SECONDS,
+  logRequests: env.LOG_REQUESTS,
 });
 const server = app.listen(env.PORT, env.HOST, () =>
   log.info('listening', { port: env.PORT, host: env.HOST }),

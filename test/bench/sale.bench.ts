@@ -1,0 +1,108 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon, { type Result } from 'autocannon';
+import { migrateDatabase } from '../../infra/database.ts';
+import { saveMerchant } from '../../infra/merchants.ts';
+import { startEmbeddedPostgres } from '../../infra/postgres.ts';
+
+/**
+ * AUTH_CAPTURE sales, JSON, 32 connections, 10 s: the full service (facade and core as two processes,
+ * as npm start runs them) beside a bare Koa + pg endpoint doing the same inserts on the same database.
+ * Usage: npm run bench
+ */
+const connections = 32;
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const ports = { bare: 18090, core: 18081, facade: 18080 };
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'paywire-bench-'));
+chmodSync(dataDir, 0o755);
+const postgres = await startEmbeddedPostgres({
+  dataDir: path.join(dataDir, 'pg'),
+  port: 18432,
+  durable: true,
+});
+const children: ChildProcess[] = [];
+
+function start(script: string, args: string[], env: Record<string, string> = {}): Promise<void> {
+  const child = spawn(process.execPath, [path.join(root, script), ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('listening')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+}
+
+async function load(url: string, authorization?: string): Promise<Result> {
+  const body = JSON.stringify({
+    cardTransactionType: 'AUTH_CAPTURE',
+    amount: 25.5,
+    currency: 'USD',
+    cardHolderInfo: { firstName: 'Ada', lastName: 'Lovelace', zip: '02139' },
+    creditCard: {
+      cardNumber: '4263982640269299',
+      securityCode: '837',
+      expirationMonth: '02',
+      expirationYear: '2031',
+    },
+  });
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    ...(authorization ? { authorization } : {}),
+  };
+  await autocannon({ url, connections, duration: 2, method: 'POST', headers, body }); // warm-up
+  return autocannon({ url, connections, duration: seconds, method: 'POST', headers, body });
+}
+
+const row = (name: string, result: Result) =>
+  `| ${name} | ${Math.round(result.requests.average)} | ${result.latency.p50} | ${result.latency.p99} | ${result.non2xx + result.errors} |`;
+
+try {
+  await postgres.ensureDatabase('bench');
+  const databaseUrl = postgres.databaseUrl('bench');
+  await migrateDatabase(databaseUrl);
+  const password = randomBytes(12).toString('base64url');
+  const merchantId = await saveMerchant(databaseUrl, 'bench', password);
+  const authorization = `Basic ${Buffer.from(`bench:${password}`).toString('base64')}`;
+
+  await start('test/bench/bare-server.ts', [databaseUrl, String(ports.bare), String(merchantId)]);
+  await start('apps/core/src/main.ts', [], {
+    DATABASE_URL: databaseUrl,
+    CORE_PORT: String(ports.core),
+    CARD_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  });
+  await start('apps/facade/src/main.ts', [], {
+    PORT: String(ports.facade),
+    HOST: '127.0.0.1',
+    CORE_URL: `http://127.0.0.1:${ports.core}/trpc`,
+    LOG_REQUESTS: 'false',
+  });
+
+  const bare = await load(`http://127.0.0.1:${ports.bare}/sale`);
+  const full = await load(`http://127.0.0.1:${ports.facade}/services/2/transactions`, authorization);
+  process.stdout.write(
+    [
+      `AUTH_CAPTURE sale, JSON, ${connections} connections, ${seconds} s, durable PostgreSQL (embedded), ${new Date().toISOString()}`,
+      '| endpoint | requests/s | p50 ms | p99 ms | errors |',
+      '|---|---|---|---|---|',
+      row('bare Koa + pg (same inserts)', bare),
+      row('Paywire full path (facade -> tRPC -> core)', full),
+      `full / bare throughput: ${((full.requests.average / bare.requests.average) * 100).toFixed(1)}%`,
+      '',
+    ].join('\n'),
+  );
+} finally {
+  for (const child of children) child.kill('SIGTERM');
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  await postgres.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
