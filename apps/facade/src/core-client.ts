@@ -1,4 +1,5 @@
 import type { AppRouter } from '@paywire/core';
+import { keepAliveFetch } from './core-transport.ts';
 import { createTRPCClient, httpLink } from '@trpc/client';
 
 export type CoreClient = ReturnType<typeof createCoreClient>;
@@ -15,6 +16,7 @@ export function createCoreClient(url: string) {
     links: [
       httpLink({
         url,
+        fetch: keepAliveFetch(256) as unknown as typeof fetch,
         headers: ({ op }) => {
           const merchantId = op.context.merchantId;
           return typeof merchantId === 'number' ? { [merchantHeader]: String(merchantId) } : {};
