@@ -1,6 +1,6 @@
 import type { AppRouter } from '@paywire/core';
-import { keepAliveFetch } from './core-transport.ts';
 import { createTRPCClient, httpLink } from '@trpc/client';
+import { keepAliveFetch } from './core-transport.ts';
 
 export type CoreClient = ReturnType<typeof createCoreClient>;
 
@@ -9,7 +9,7 @@ const merchantHeader = 'x-paywire-merchant';
 
 /**
  * One client for all requests. httpLink, not the batch link: a batch carries one header set, and calls of
- * different merchants must never share one. Node's fetch keeps the connections to core alive.
+ * different merchants must never share one. Connections to core are pooled and kept alive.
  */
 export function createCoreClient(url: string) {
   return createTRPCClient<AppRouter>({
