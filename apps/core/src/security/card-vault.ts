@@ -1,4 +1,11 @@
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  createSecretKey,
+  hkdfSync,
+  randomBytes,
+} from 'node:crypto';
 
 /**
  * Card data at rest: AES-256-GCM under a key from the environment. A separate key derived from the
@@ -14,7 +21,9 @@ const version = 'v1';
 
 export function createCardVault(secret: Buffer): CardVault {
   if (secret.length !== 32) throw new Error('the card encryption key must be 32 bytes');
-  const derive = (purpose: string) => Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), purpose, 32));
+  // KeyObjects made once: a raw Buffer key is re-imported by every cipher and HMAC call.
+  const derive = (purpose: string) =>
+    createSecretKey(Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), purpose, 32)));
   const encryptionKey = derive('paywire card encryption');
   const fingerprintKey = derive('paywire card fingerprint');
 
