@@ -1,4 +1,5 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { IdempotentRequest } from '@paywire/contracts';
 import type { Acquirer } from './cards/acquirer.ts';
 import type { CardVault } from './security/card-vault.ts';
 
@@ -16,6 +17,8 @@ export interface CoreServices {
 export interface CallContext extends CoreServices {
   em: EntityManager;
   merchantId: number | null;
+  /** Set when the caller sent an idempotency key with a mutation. */
+  idempotency: IdempotentRequest | null;
 }
 
 export interface MerchantContext extends CallContext {

@@ -1,16 +1,18 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { type IdempotentRequest, internalHeaders } from '@paywire/contracts';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
 import type { PgBoss } from 'pg-boss';
 import type { Acquirer } from './cards/acquirer.ts';
 import { sandboxAcquirer } from './cards/sandbox-acquirer.ts';
 import type { CallContext, CoreServices, Mode } from './context.ts';
 import { openDatabase } from './db/orm.ts';
+import { isExpected } from './errors.ts';
+import { scheduleSweep } from './idempotency/sweep.ts';
 import { startJobs } from './jobs/boss.ts';
 import { appRouter } from './router.ts';
 import { createCardVault } from './security/card-vault.ts';
-import { isExpected } from './trpc.ts';
 
 export interface CoreOptions {
   databaseUrl: string;
@@ -30,12 +32,16 @@ export interface RunningCore {
   close(): Promise<void>;
 }
 
-/** The header through which the facade names the merchant it authenticated. */
-export const merchantHeader = 'x-paywire-merchant';
-
 function merchantOf(request: IncomingMessage): number | null {
-  const value = request.headers[merchantHeader];
+  const value = request.headers[internalHeaders.merchant];
   return typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : null;
+}
+
+function idempotencyOf(request: IncomingMessage): IdempotentRequest | null {
+  const key = request.headers[internalHeaders.idempotencyKey];
+  const fingerprint = request.headers[internalHeaders.fingerprint];
+  if (typeof key !== 'string') return null;
+  return typeof fingerprint === 'string' ? { key, fingerprint } : { key };
 }
 
 const defaultLogError = (message: string, fields: Record<string, unknown>) =>
@@ -57,6 +63,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     vault: createCardVault(options.cardEncryptionKey),
     mode: options.mode,
   };
+  await scheduleSweep(jobs, () => orm.em.fork());
   const server: Server = createHTTPServer({
     router: appRouter,
     basePath: '/trpc/',
@@ -65,6 +72,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
       ...services,
       em: orm.em.fork(),
       merchantId: merchantOf(req),
+      idempotency: idempotencyOf(req),
     }),
     onError: ({ error, path }) => {
       if (!isExpected(error) && error.code !== 'UNAUTHORIZED' && error.code !== 'NOT_FOUND') {

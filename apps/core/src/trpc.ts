@@ -1,34 +1,9 @@
-import {
-  DomainError,
-  type ErrorBody,
-  errorMessage,
-  issuesToMessages,
-  statusOf,
-  ValidationFailure,
-} from '@paywire/contracts';
+import { statusOf } from '@paywire/contracts';
 import { initTRPC, TRPCError } from '@trpc/server';
-import { ZodError } from 'zod';
+import { middlewareMarker } from '@trpc/server/unstable-core-do-not-import';
 import type { CallContext } from './context.ts';
-
-/** The public error body for whatever a procedure threw; causes our code did not expect become INTERNAL_ERROR. */
-export function publicErrorBody(error: TRPCError, input: unknown): ErrorBody {
-  const { cause } = error;
-  if (cause instanceof DomainError) return { message: [cause.toMessage()] };
-  if (cause instanceof ValidationFailure) return { message: cause.messages };
-  if (cause instanceof ZodError) return { message: issuesToMessages(cause.issues, input) };
-  if (error.code === 'UNAUTHORIZED')
-    return { message: [errorMessage('UNAUTHORIZED', 'no authenticated merchant')] };
-  if (error.code === 'NOT_FOUND') return { message: [errorMessage('RESOURCE_NOT_FOUND', error.message)] };
-  return { message: [errorMessage('INTERNAL_ERROR', 'an unexpected error occurred; it has been logged')] };
-}
-
-export function isExpected(error: TRPCError): boolean {
-  return (
-    error.cause instanceof DomainError ||
-    error.cause instanceof ValidationFailure ||
-    error.cause instanceof ZodError
-  );
-}
+import { publicErrorBody } from './errors.ts';
+import { runIdempotently } from './idempotency/middleware.ts';
 
 const t = initTRPC.context<CallContext>().create({
   // Clients read `data.paywire`, the interface's own error body; the HTTP status follows it. Stacks and
@@ -48,9 +23,23 @@ export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure;
 
-/** Procedures that act for a merchant: the facade passes the merchant it authenticated. */
-export const merchantProcedure = t.procedure.use(({ ctx, next }) => {
+const actingForMerchant = t.procedure.use(({ ctx, next }) => {
   if (ctx.merchantId === null)
     throw new TRPCError({ code: 'UNAUTHORIZED', message: 'no authenticated merchant' });
   return next({ ctx: { ...ctx, merchantId: ctx.merchantId } });
+});
+
+/**
+ * Procedures that act for a merchant: the facade passes the merchant it authenticated. A mutation that
+ * carries an idempotency key runs exactly once per key (idempotency/middleware.ts): one mechanism for
+ * every present and future write.
+ */
+export const merchantProcedure = actingForMerchant.use(({ ctx, next, type, path, getRawInput }) => {
+  const { idempotency } = ctx;
+  if (type !== 'mutation' || !idempotency) return next();
+  return runIdempotently({ ...ctx, idempotency }, path, getRawInput, {
+    proceed: (em) => next({ ctx: { em } }),
+    // tRPC has no public way for a middleware to answer without its resolver; a replay must not run it.
+    replay: (data) => ({ ok: true as const, data, marker: middlewareMarker }),
+  });
 });

@@ -5,6 +5,7 @@ import type { CoreClient } from './core-client.ts';
 import { basicAuth } from './http/auth.ts';
 import { renderErrors } from './http/errors.ts';
 import { requestFormat } from './http/format.ts';
+import { idempotencyKey } from './http/idempotency.ts';
 import { checkApiVersion } from './http/version.ts';
 import type { Logger } from './log.ts';
 import { clockRoutes } from './routes/clock.ts';
@@ -68,6 +69,7 @@ export function createFacade({ core, log, xmlNamespace, authCacheSeconds, logReq
   );
   app.use(publicRoutes.routes());
   app.use(basicAuth((username, password) => authenticate(core, username, password), authCacheSeconds));
+  app.use(idempotencyKey);
   app.use(merchantRoutes.routes());
   app.use(merchantRoutes.allowedMethods());
   return app;

@@ -2,6 +2,8 @@ export * from './card-input.ts';
 export * from './cards.ts';
 export * from './clock.ts';
 export * from './errors.ts';
+export * from './idempotency.ts';
+export * from './internal-headers.ts';
 export * from './merchants.ts';
 export * from './money.ts';
 export * from './primitives.ts';

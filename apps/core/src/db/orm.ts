@@ -1,15 +1,28 @@
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { CardTransaction, Refund } from '../cards/entities.ts';
+import { IdempotencyRecord } from '../idempotency/entities.ts';
 import { Merchant } from '../merchants/entities.ts';
 import { Shopper, StoredCard } from '../shoppers/entities.ts';
 import { PaymentFieldsToken } from '../tokens/entities.ts';
 import { Foundation } from './migrations/0001-foundation.ts';
+import { Idempotency } from './migrations/0002-idempotency.ts';
 
-export const entities = [Merchant, Shopper, StoredCard, CardTransaction, Refund, PaymentFieldsToken];
+export const entities = [
+  Merchant,
+  Shopper,
+  StoredCard,
+  CardTransaction,
+  Refund,
+  PaymentFieldsToken,
+  IdempotencyRecord,
+];
 
 /** Committed migrations, in order. The schema only ever changes through these, never by sync at boot. */
-const migrationsList = [{ name: '0001-foundation', class: Foundation }];
+const migrationsList = [
+  { name: '0001-foundation', class: Foundation },
+  { name: '0002-idempotency', class: Idempotency },
+];
 
 export async function openDatabase(databaseUrl: string, poolSize: number): Promise<MikroORM> {
   return MikroORM.init({

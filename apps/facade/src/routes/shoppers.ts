@@ -16,23 +16,18 @@ const shape = xmlShapes.vaultedShopper;
 export function shopperRoutes(router: Router<MerchantState>, core: CoreClient): void {
   router.post('/vaulted-shoppers', async (ctx) => {
     const input = validate(createShopperInput, readBody(ctx, shape));
-    respond(ctx, 200, await core.shoppers.create.mutate(input, asMerchant(ctx.state.merchantId)), shape);
+    respond(ctx, 200, await core.shoppers.create.mutate(input, asMerchant(ctx.state)), shape);
   });
 
   // Before '/vaulted-shoppers/:vaultedShopperId', which would otherwise take 'merchant' for an id.
   router.get('/vaulted-shoppers/merchant/:merchantShopperId', async (ctx) => {
     const input = validate(merchantShopperIdInput, ctx.params);
-    respond(
-      ctx,
-      200,
-      await core.shoppers.getByMerchantShopperId.query(input, asMerchant(ctx.state.merchantId)),
-      shape,
-    );
+    respond(ctx, 200, await core.shoppers.getByMerchantShopperId.query(input, asMerchant(ctx.state)), shape);
   });
 
   router.get('/vaulted-shoppers/:vaultedShopperId', async (ctx) => {
     const input = validate(shopperIdInput, ctx.params);
-    respond(ctx, 200, await core.shoppers.get.query(input, asMerchant(ctx.state.merchantId)), shape);
+    respond(ctx, 200, await core.shoppers.get.query(input, asMerchant(ctx.state)), shape);
   });
 
   router.put('/vaulted-shoppers/:vaultedShopperId', async (ctx) => {
@@ -40,6 +35,6 @@ export function shopperRoutes(router: Router<MerchantState>, core: CoreClient): 
       ...readBody(ctx, shape),
       vaultedShopperId: ctx.params.vaultedShopperId,
     });
-    respond(ctx, 200, await core.shoppers.update.mutate(input, asMerchant(ctx.state.merchantId)), shape);
+    respond(ctx, 200, await core.shoppers.update.mutate(input, asMerchant(ctx.state)), shape);
   });
 }

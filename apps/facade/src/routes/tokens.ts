@@ -8,7 +8,7 @@ import type { MerchantState } from './state.ts';
 export function tokenRoutes(router: Router<MerchantState>, core: CoreClient): void {
   // 201 with the token as the last segment of Location, and no body (interface.md, endpoint 3).
   router.post('/payment-fields-tokens', async (ctx) => {
-    const { token } = await core.tokens.create.mutate(undefined, asMerchant(ctx.state.merchantId));
+    const { token } = await core.tokens.create.mutate(undefined, asMerchant(ctx.state));
     ctx.status = 201;
     ctx.set('Location', `${ctx.protocol}://${ctx.host}/services/2/payment-fields-tokens/${token}`);
     ctx.body = '';

@@ -19,7 +19,7 @@ export function transactionRoutes(router: Router<MerchantState>, core: CoreClien
     const body = readBody(ctx, shape);
     checkTransactionType(body, 'POST');
     const input = validate(createTransactionInput, body);
-    respond(ctx, 200, await core.cards.create.mutate(input, asMerchant(ctx.state.merchantId)), shape);
+    respond(ctx, 200, await core.cards.create.mutate(input, asMerchant(ctx.state)), shape);
   });
 
   // Capture and auth reversal.
@@ -27,13 +27,13 @@ export function transactionRoutes(router: Router<MerchantState>, core: CoreClien
     const body = readBody(ctx, shape);
     checkTransactionType(body, 'PUT');
     const input = validate(updateTransactionInput, body);
-    respond(ctx, 200, await core.cards.update.mutate(input, asMerchant(ctx.state.merchantId)), shape);
+    respond(ctx, 200, await core.cards.update.mutate(input, asMerchant(ctx.state)), shape);
   });
 
   router.get('/transactions/:transactionId', async (ctx) => {
     const transaction = await core.cards.get.query(
       { transactionId: ctx.params.transactionId ?? '' },
-      asMerchant(ctx.state.merchantId),
+      asMerchant(ctx.state),
     );
     respond(ctx, 200, transaction, shape);
   });
@@ -41,18 +41,13 @@ export function transactionRoutes(router: Router<MerchantState>, core: CoreClien
   // The original's two refund forms: query parameters answering 204, or a body answering the refund.
   router.put('/transactions/:transactionId/refund', async (ctx) => {
     const input = validate(refundInput, { ...ctx.query, transactionId: ctx.params.transactionId });
-    await core.cards.refund.mutate(input, asMerchant(ctx.state.merchantId));
+    await core.cards.refund.mutate(input, asMerchant(ctx.state));
     ctx.status = 204;
   });
 
   router.post('/transactions/refund/:transactionId', async (ctx) => {
     const body = readBody(ctx, xmlShapes.refund);
     const input = validate(refundInput, { ...body, transactionId: ctx.params.transactionId });
-    respond(
-      ctx,
-      200,
-      await core.cards.refund.mutate(input, asMerchant(ctx.state.merchantId)),
-      xmlShapes.refund,
-    );
+    respond(ctx, 200, await core.cards.refund.mutate(input, asMerchant(ctx.state)), xmlShapes.refund);
   });
 }

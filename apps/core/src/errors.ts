@@ -1,0 +1,42 @@
+import {
+  DomainError,
+  type ErrorBody,
+  errorMessage,
+  issuesToMessages,
+  ValidationFailure,
+} from '@paywire/contracts';
+import type { TRPCError } from '@trpc/server';
+import { ZodError } from 'zod';
+
+/** A failure stored under an idempotency key, answered again exactly as the first time. */
+export class ReplayedFailure extends Error {
+  readonly body: ErrorBody;
+
+  constructor(body: ErrorBody) {
+    super(body.message[0]?.description ?? 'replayed failure');
+    this.name = 'ReplayedFailure';
+    this.body = body;
+  }
+}
+
+/** The public error body for whatever a procedure threw; causes our code did not expect become INTERNAL_ERROR. */
+export function publicErrorBody(error: TRPCError, input: unknown): ErrorBody {
+  const { cause } = error;
+  if (cause instanceof DomainError) return { message: [cause.toMessage()] };
+  if (cause instanceof ValidationFailure) return { message: cause.messages };
+  if (cause instanceof ReplayedFailure) return cause.body;
+  if (cause instanceof ZodError) return { message: issuesToMessages(cause.issues, input) };
+  if (error.code === 'UNAUTHORIZED')
+    return { message: [errorMessage('UNAUTHORIZED', 'no authenticated merchant')] };
+  if (error.code === 'NOT_FOUND') return { message: [errorMessage('RESOURCE_NOT_FOUND', error.message)] };
+  return { message: [errorMessage('INTERNAL_ERROR', 'an unexpected error occurred; it has been logged')] };
+}
+
+/** A failure the domain decided on (a decline, a rule): the answer, not an accident. */
+export function isDomainFailure(error: TRPCError): boolean {
+  return error.cause instanceof DomainError || error.cause instanceof ValidationFailure;
+}
+
+export function isExpected(error: TRPCError): boolean {
+  return isDomainFailure(error) || error.cause instanceof ReplayedFailure || error.cause instanceof ZodError;
+}

@@ -1,0 +1,20 @@
+import { defineEntity, type InferEntity, p } from '@mikro-orm/postgresql';
+import type { ErrorBody } from '@paywire/contracts';
+
+/** What a keyed call answered: replayed as is while the record lives. */
+export type StoredOutcome = { ok: true; data: unknown } | { ok: false; body: ErrorBody };
+
+export const IdempotencyRecord = defineEntity({
+  name: 'IdempotencyRecord',
+  properties: {
+    merchantId: p.integer().primary(),
+    key: p.string().length(64).primary(),
+    fingerprint: p.string().length(64),
+    procedure: p.string().length(100),
+    outcome: p.json<StoredOutcome>(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    /** By the merchant's clock, like everything time-based. */
+    expiresAt: p.datetime(),
+  },
+});
+export type IdempotencyRecord = InferEntity<typeof IdempotencyRecord>;
