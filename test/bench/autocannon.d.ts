@@ -17,8 +17,15 @@ declare module 'autocannon' {
     non2xx: number;
     '2xx': number;
   }
+  interface RequestSpec {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    setupRequest?: (request: RequestSpec) => RequestSpec;
+  }
   export interface Options {
     url: string;
+    requests?: RequestSpec[];
     connections?: number;
     duration?: number;
     method?: string;

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -42,7 +42,7 @@ function start(script: string, args: string[], env: Record<string, string> = {})
   });
 }
 
-async function load(url: string, authorization?: string): Promise<Result> {
+async function load(url: string, authorization?: string, keyed = false): Promise<Result> {
   const body = JSON.stringify({
     cardTransactionType: 'AUTH_CAPTURE',
     amount: 25.5,
@@ -59,8 +59,20 @@ async function load(url: string, authorization?: string): Promise<Result> {
     'content-type': 'application/json',
     ...(authorization ? { authorization } : {}),
   };
-  await autocannon({ url, connections, duration: 2, method: 'POST', headers, body }); // warm-up
-  return autocannon({ url, connections, duration: seconds, method: 'POST', headers, body });
+  // A fresh Idempotency-Key per request: every sale runs, and every one pays for its key record.
+  const requests = keyed
+    ? [
+        {
+          setupRequest: (request: { headers?: Record<string, string> }) => ({
+            ...request,
+            headers: { ...request.headers, 'idempotency-key': randomUUID() },
+          }),
+        },
+      ]
+    : undefined;
+  const options = { url, connections, method: 'POST', headers, body, ...(requests ? { requests } : {}) };
+  await autocannon({ ...options, duration: 2 }); // warm-up
+  return autocannon({ ...options, duration: seconds });
 }
 
 const row = (name: string, result: Result) =>
@@ -89,6 +101,7 @@ try {
 
   const bare = await load(`http://127.0.0.1:${ports.bare}/sale`);
   const full = await load(`http://127.0.0.1:${ports.facade}/services/2/transactions`, authorization);
+  const keyed = await load(`http://127.0.0.1:${ports.facade}/services/2/transactions`, authorization, true);
   process.stdout.write(
     [
       `AUTH_CAPTURE sale, JSON, ${connections} connections, ${seconds} s, durable PostgreSQL (embedded), ${new Date().toISOString()}`,
@@ -96,7 +109,9 @@ try {
       '|---|---|---|---|---|',
       row('bare Koa + pg (same inserts)', bare),
       row('Paywire full path (facade -> tRPC -> core)', full),
+      row('Paywire full path, fresh Idempotency-Key per request', keyed),
       `full / bare throughput: ${((full.requests.average / bare.requests.average) * 100).toFixed(1)}%`,
+      `idempotency overhead: ${((1 - keyed.requests.average / full.requests.average) * 100).toFixed(1)}% throughput`,
       '',
     ].join('\n'),
   );

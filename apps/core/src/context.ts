@@ -1,6 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { IdempotentRequest } from '@paywire/contracts';
 import type { Acquirer } from './cards/acquirer.ts';
+import type { ClockMemo } from './clock/clock.ts';
 import type { CardVault } from './security/card-vault.ts';
 
 export type Mode = 'sandbox' | 'live';
@@ -19,6 +20,7 @@ export interface CallContext extends CoreServices {
   merchantId: number | null;
   /** Set when the caller sent an idempotency key with a mutation. */
   idempotency: IdempotentRequest | null;
+  clockMemo: ClockMemo;
 }
 
 export interface MerchantContext extends CallContext {

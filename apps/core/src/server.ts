@@ -73,6 +73,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
       em: orm.em.fork(),
       merchantId: merchantOf(req),
       idempotency: idempotencyOf(req),
+      clockMemo: {},
     }),
     onError: ({ error, path }) => {
       if (!isExpected(error) && error.code !== 'UNAUTHORIZED' && error.code !== 'NOT_FOUND') {

@@ -14,8 +14,9 @@ import {
   type updateTransactionInput,
 } from '@paywire/contracts';
 import type { z } from 'zod';
-import { merchantNow } from '../clock/clock.ts';
+import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
+import { inTransaction } from '../db/transaction.ts';
 import type { StoredCard } from '../shoppers/entities.ts';
 import {
   type CardMaterial,
@@ -133,8 +134,8 @@ export async function createTransaction(
   ctx: MerchantContext,
   input: CreateTransaction,
 ): Promise<PublicTransaction> {
-  return ctx.em.transactional(async (em) => {
-    const now = await merchantNow(em, ctx.merchantId, ctx.mode);
+  return inTransaction(ctx.em, async (em) => {
+    const now = await callNow(ctx, em);
     const { shopper, material, stored } = await paymentSource(ctx, em, input, now);
     const amountMinor = toMinorUnits(input.amount, input.currency);
     const result = await ctx.acquirer.authorize({
@@ -214,7 +215,7 @@ function amountInMinor(amount: string, currency: string): number {
 
 async function reverse(ctx: MerchantContext, em: EntityManager, transaction: CardTransaction): Promise<void> {
   requireOpenAuthorization(transaction);
-  const now = await merchantNow(em, ctx.merchantId, ctx.mode);
+  const now = await callNow(ctx, em);
   if (now.getTime() - transaction.authorizedAt.getTime() > reversalWindowSeconds * 1000) {
     throw new DomainError(
       'AUTHORIZATION_EXPIRED',
@@ -230,7 +231,7 @@ export async function updateTransaction(
   ctx: MerchantContext,
   input: UpdateTransaction,
 ): Promise<PublicTransaction> {
-  return ctx.em.transactional(async (em) => {
+  return inTransaction(ctx.em, async (em) => {
     const transaction = await lockTransaction(em, ctx.merchantId, input);
     if (!transaction)
       throw new DomainError(
@@ -282,7 +283,7 @@ export async function getTransaction(
  * nothing to refund: refunding it voids it (decisions.md).
  */
 export async function refundTransaction(ctx: MerchantContext, input: RefundRequest): Promise<PublicRefund> {
-  return ctx.em.transactional(async (em) => {
+  return inTransaction(ctx.em, async (em) => {
     const transaction = await lockTransaction(em, ctx.merchantId, input);
     if (!transaction)
       throw new DomainError('TRANSACTION_NOT_FOUND', `transaction ${input.transactionId} was not found`);

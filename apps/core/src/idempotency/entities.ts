@@ -11,7 +11,8 @@ export const IdempotencyRecord = defineEntity({
     key: p.string().length(64).primary(),
     fingerprint: p.string().length(64),
     procedure: p.string().length(100),
-    outcome: p.json<StoredOutcome>(),
+    /** JSON text of a StoredOutcome, byte for byte as first answered. */
+    outcome: p.text(),
     createdAt: p.datetime().onCreate(() => new Date()),
     /** By the merchant's clock, like everything time-based. */
     expiresAt: p.datetime(),

@@ -8,8 +8,9 @@ import {
 } from '@paywire/contracts';
 import type { TRPCError } from '@trpc/server';
 import { TRPCError as TRPCErrorClass } from '@trpc/server';
-import { addSeconds, merchantNow } from '../clock/clock.ts';
+import { addSeconds, callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
+import { inTransaction } from '../db/transaction.ts';
 import { isDomainFailure, publicErrorBody, ReplayedFailure } from '../errors.ts';
 import { IdempotencyRecord, type StoredOutcome } from './entities.ts';
 
@@ -57,7 +58,7 @@ export async function runIdempotently<R extends Result>(
   const key = checkIdempotencyKey(ctx.idempotency.key);
   const fingerprint = fingerprintOf(ctx.idempotency, path, await getRawInput());
   const { merchantId } = ctx;
-  return ctx.em.transactional(async (em) => {
+  return inTransaction(ctx.em, async (em) => {
     const [lock] = await em.execute<{ locked: boolean }[]>(
       'select pg_try_advisory_xact_lock(?, hashtext(?)) as locked',
       [merchantId, key],
@@ -68,7 +69,7 @@ export async function runIdempotently<R extends Result>(
         'a request with this Idempotency-Key is still in progress',
       );
     }
-    const now = await merchantNow(em, merchantId, ctx.mode);
+    const now = await callNow(ctx, em);
     const stored = await em.findOne(IdempotencyRecord, { merchantId, key });
     if (stored && stored.expiresAt > now) {
       if (stored.fingerprint !== fingerprint) {
@@ -77,10 +78,10 @@ export async function runIdempotently<R extends Result>(
           'this Idempotency-Key was used with a different request',
         );
       }
-      if (stored.outcome.ok) return run.replay(stored.outcome.data);
-      throw new TRPCErrorClass({ code: 'BAD_REQUEST', cause: new ReplayedFailure(stored.outcome.body) });
+      const answer = JSON.parse(stored.outcome) as StoredOutcome;
+      if (answer.ok) return run.replay(answer.data);
+      throw new TRPCErrorClass({ code: 'BAD_REQUEST', cause: new ReplayedFailure(answer.body) });
     }
-    if (stored) em.remove(stored); // past retention by the merchant's clock: the key is free again
 
     // The procedure runs in a savepoint: a failure undoes its writes but keeps the record of the answer.
     const result = await em
@@ -96,14 +97,15 @@ export async function runIdempotently<R extends Result>(
       if (result.ok) return result;
       throw result.error; // unexpected: roll everything back, the key stays free for a retry
     }
-    em.create(IdempotencyRecord, {
-      merchantId,
-      key,
+    const answer = {
       fingerprint,
       procedure: path,
-      outcome,
+      outcome: JSON.stringify(outcome),
       expiresAt: addSeconds(now, idempotencyRetentionSeconds),
-    });
+    };
+    // A record past retention by the merchant's clock leaves the key free: its row takes the new answer.
+    if (stored) em.assign(stored, { ...answer, createdAt: new Date() });
+    else em.create(IdempotencyRecord, { merchantId, key, ...answer });
     await em.flush();
     return result;
   });

@@ -10,8 +10,9 @@ import {
   type VaultedShopper,
 } from '@paywire/contracts';
 import type { z } from 'zod';
-import { merchantNow } from '../clock/clock.ts';
+import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
+import { inTransaction } from '../db/transaction.ts';
 import { consumeToken } from '../tokens/service.ts';
 import { type BillingContact, Shopper, StoredCard } from './entities.ts';
 
@@ -196,8 +197,8 @@ export async function presentShopper(em: EntityManager, shopper: Shopper): Promi
 }
 
 export async function createShopper(ctx: MerchantContext, input: CreateShopper): Promise<VaultedShopper> {
-  return ctx.em.transactional(async (em) => {
-    const now = await merchantNow(em, ctx.merchantId, ctx.mode);
+  return inTransaction(ctx.em, async (em) => {
+    const now = await callNow(ctx, em);
     const shopper = newShopper(em, ctx.merchantId, input);
     await addPaymentSources(ctx, em, shopper, input.paymentSources?.creditCardInfo ?? [], now);
     await flushShopper(em, input.merchantShopperId);
@@ -206,8 +207,8 @@ export async function createShopper(ctx: MerchantContext, input: CreateShopper):
 }
 
 export async function updateShopper(ctx: MerchantContext, input: UpdateShopper): Promise<VaultedShopper> {
-  return ctx.em.transactional(async (em) => {
-    const now = await merchantNow(em, ctx.merchantId, ctx.mode);
+  return inTransaction(ctx.em, async (em) => {
+    const now = await callNow(ctx, em);
     const shopper = await findShopper(em, ctx.merchantId, input.vaultedShopperId);
     em.assign(shopper, pickFields(input));
     await addPaymentSources(ctx, em, shopper, input.paymentSources?.creditCardInfo ?? [], now);

@@ -10,7 +10,7 @@ import {
   tokenLifetimeMinutes,
 } from '@paywire/contracts';
 import type { z } from 'zod';
-import { addSeconds, merchantNow } from '../clock/clock.ts';
+import { addSeconds, callNow, merchantNow } from '../clock/clock.ts';
 import type { CallContext, MerchantContext } from '../context.ts';
 import type { CardMaterial } from '../shoppers/service.ts';
 import { PaymentFieldsToken } from './entities.ts';
@@ -23,7 +23,7 @@ const unusable = (property: string) =>
   );
 
 export async function createToken(ctx: MerchantContext): Promise<string> {
-  const now = await merchantNow(ctx.em, ctx.merchantId, ctx.mode);
+  const now = await callNow(ctx, ctx.em);
   const token = randomBytes(24).toString('base64url'); // 192 bits, URL-safe
   ctx.em.create(PaymentFieldsToken, {
     token,

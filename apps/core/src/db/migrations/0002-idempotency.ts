@@ -1,6 +1,9 @@
 import { Migration } from '@mikro-orm/migrations';
 
-/** Idempotency records: one per merchant and key, holding the first answer for 24 hours. */
+/**
+ * Idempotency records: one per merchant and key, holding the first answer for 24 hours. The answer is
+ * kept as JSON text, not jsonb: jsonb reorders keys, and a replay must be the same bytes.
+ */
 export class Idempotency extends Migration {
   override up(): void {
     this.addSql(`create table "idempotency_record" (
@@ -8,7 +11,7 @@ export class Idempotency extends Migration {
       "key" varchar(64) not null,
       "fingerprint" varchar(64) not null,
       "procedure" varchar(100) not null,
-      "outcome" jsonb not null,
+      "outcome" text not null,
       "created_at" timestamptz not null,
       "expires_at" timestamptz not null,
       primary key ("merchant_id", "key"))`);

@@ -1,0 +1,172 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { createCoreClient, createFacade, createLogger } from '@paywire/facade';
+import pg from 'pg';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { migrateDatabase } from '../infra/database.ts';
+import { saveMerchant } from '../infra/merchants.ts';
+import { serverAt } from '../infra/postgres.ts';
+import { saleBody } from './support/http.ts';
+
+/**
+ * Crash test: keyed sales with client retries while core is killed with SIGKILL and restarted, several
+ * times. However the crashes fall, every key must end with exactly one payment, and every answer a key
+ * got must name the same transaction.
+ */
+const keys = 80;
+const clients = 8;
+const kills = 4;
+const corePath = fileURLToPath(new URL('../apps/core/src/main.ts', import.meta.url));
+
+let databaseUrl: string;
+let baseUrl: string;
+let authorization: string;
+let merchantId: number;
+let core: ChildProcess | undefined;
+let closeFacade: () => Promise<void>;
+const coreEnv: Record<string, string> = {};
+
+async function startCoreProcess(): Promise<void> {
+  core = spawn(process.execPath, [corePath], { env: { ...process.env, ...coreEnv }, stdio: 'ignore' });
+  for (let attempt = 0; attempt < 200; attempt++) {
+    try {
+      await fetch(`http://127.0.0.1:${coreEnv.CORE_PORT}/trpc/`);
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  throw new Error('core did not come back within 10 s');
+}
+
+function killCore(): Promise<void> {
+  return new Promise((resolve) => {
+    if (!core || core.exitCode !== null) return resolve();
+    core.once('exit', () => resolve());
+    core.kill('SIGKILL');
+  });
+}
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+beforeAll(async () => {
+  const server = serverAt(inject('postgresAdminUrl'));
+  const name = `paywire_crash_${randomBytes(4).toString('hex')}`;
+  await server.ensureDatabase(name);
+  databaseUrl = server.databaseUrl(name);
+  await migrateDatabase(databaseUrl);
+  merchantId = await saveMerchant(databaseUrl, 'crash', 'crash-password');
+  authorization = `Basic ${Buffer.from('crash:crash-password').toString('base64')}`;
+  Object.assign(coreEnv, {
+    DATABASE_URL: databaseUrl,
+    CORE_PORT: String(await freePort()),
+    CARD_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    DATABASE_POOL_SIZE: '8',
+  });
+  await startCoreProcess();
+  const facade = createFacade({
+    core: createCoreClient(`http://127.0.0.1:${coreEnv.CORE_PORT}/trpc`),
+    log: createLogger('facade', () => {}),
+    xmlNamespace: 'http://ws.plimus.com',
+    authCacheSeconds: 60,
+    logRequests: false,
+  });
+  const http = facade.listen(0, '127.0.0.1');
+  await new Promise((resolve) => http.once('listening', resolve));
+  baseUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}/services/2`;
+  closeFacade = () =>
+    new Promise((resolve) => {
+      http.close(() => resolve());
+      http.closeAllConnections();
+    });
+});
+
+afterAll(async () => {
+  await killCore();
+  await closeFacade?.();
+});
+
+/** Requests that died with core or met a key still held by a killed transaction, then were retried. */
+let interrupted = 0;
+
+/** One key's sale, retried on anything but a final answer; every 200's transaction id is kept. */
+async function sellUntilAnswered(key: string, seen: Map<string, Set<string>>): Promise<number> {
+  const body = JSON.stringify(saleBody({ merchantTransactionId: undefined, amount: 10 }));
+  for (let attempt = 1; attempt <= 300; attempt++) {
+    try {
+      const reply = await fetch(`${baseUrl}/transactions`, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json', 'idempotency-key': key },
+        body,
+      });
+      const answer = (await reply.json()) as { transactionId?: string };
+      if (reply.status === 200 && answer.transactionId) {
+        seen.get(key)?.add(answer.transactionId);
+        return attempt;
+      }
+      if (reply.status !== 500 && reply.status !== 409) throw new Error(`unexpected ${reply.status}`);
+    } catch (error) {
+      if (String(error).includes('unexpected')) throw error;
+    }
+    interrupted++;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`key ${key} never got an answer`);
+}
+
+it('charges each key exactly once while core is killed and restarted', { timeout: 120_000 }, async () => {
+  const all = Array.from({ length: keys }, () => randomUUID());
+  const seen = new Map(all.map((key) => [key, new Set<string>()]));
+  const queue = [...all];
+  let attempts = 0;
+  let loadDone = false;
+
+  const load = Promise.all(
+    Array.from({ length: clients }, async () => {
+      for (let key = queue.shift(); key; key = queue.shift()) {
+        // (await first: `attempts += await …` would read attempts before the wait and lose other clients' counts)
+        const first = await sellUntilAnswered(key, seen);
+        // Ask again for a key already answered: a retry after a lost reply must replay, not charge.
+        const again = Math.random() < 0.5 ? await sellUntilAnswered(key, seen) : 0;
+        attempts += first + again;
+      }
+    }),
+  ).finally(() => {
+    loadDone = true;
+  });
+
+  let killed = 0;
+  while (killed < kills && !loadDone) {
+    await new Promise((resolve) => setTimeout(resolve, 150 + Math.random() * 200));
+    await killCore();
+    killed++;
+    await startCoreProcess();
+  }
+  await load;
+
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  const payments = await db.query<{ count: string }>(
+    'select count(*) from card_transaction where merchant_id = $1',
+    [merchantId],
+  );
+  await db.end();
+
+  console.info(
+    `crash test: ${keys} keys, ${attempts} requests (${interrupted} interrupted and retried), core killed ${killed} times, ${payments.rows[0]?.count} payments`,
+  );
+  expect(killed).toBeGreaterThanOrEqual(2);
+  expect(interrupted).toBeGreaterThan(0); // the kills did land on requests in flight
+  expect(Number(payments.rows[0]?.count)).toBe(keys);
+  for (const ids of seen.values()) expect(ids.size).toBe(1);
+});
