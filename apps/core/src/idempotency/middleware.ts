@@ -59,9 +59,11 @@ export async function runIdempotently<R extends Result>(
   const fingerprint = fingerprintOf(ctx.idempotency, path, await getRawInput());
   const { merchantId } = ctx;
   return inTransaction(ctx.em, async (em) => {
-    const [lock] = await em.execute<{ locked: boolean }[]>(
-      'select pg_try_advisory_xact_lock(?, hashtext(?)) as locked',
-      [merchantId, key],
+    // The merchant's clock rides along with the lock: one round trip fewer for every keyed call.
+    const [lock] = await em.execute<{ locked: boolean; offset: string }[]>(
+      `select pg_try_advisory_xact_lock(?, hashtext(?)) as locked,
+              (select clock_offset_seconds from merchant where id = ?) as "offset"`,
+      [merchantId, key, merchantId],
     );
     if (!lock?.locked) {
       throw new DomainError(
@@ -69,6 +71,7 @@ export async function runIdempotently<R extends Result>(
         'a request with this Idempotency-Key is still in progress',
       );
     }
+    ctx.clockMemo.offsetSeconds = Promise.resolve(Number(lock.offset));
     const now = await callNow(ctx, em);
     const stored = await em.findOne(IdempotencyRecord, { merchantId, key });
     if (stored && stored.expiresAt > now) {
