@@ -44,6 +44,7 @@ export async function startStack(options: { mode?: 'sandbox' | 'live' } = {}): P
     mode: options.mode ?? 'sandbox',
     cardEncryptionKey: randomBytes(32),
     poolSize: 8,
+    ipnRetryDelaySeconds: 1,
     logError: (message, fields) => logs.push(JSON.stringify({ message, ...fields })),
   });
   const facade = createFacade({

@@ -1,7 +1,9 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { IdempotentRequest } from '@paywire/contracts';
+import type { PgBoss } from 'pg-boss';
 import type { Acquirer } from './cards/acquirer.ts';
 import type { ClockMemo } from './clock/clock.ts';
+import type { DeliverySettings } from './ipn/delivery.ts';
 import type { CardVault } from './security/card-vault.ts';
 
 export type Mode = 'sandbox' | 'live';
@@ -12,6 +14,8 @@ export interface CoreServices {
   acquirer: Acquirer;
   vault: CardVault;
   mode: Mode;
+  jobs: PgBoss;
+  ipn: DeliverySettings;
 }
 
 /** One call: its own entity manager, and the merchant the facade authenticated (null for public calls). */

@@ -11,6 +11,12 @@ const schema = z.object({
     .transform((value) => Buffer.from(value, 'base64'))
     .refine((key) => key.length === 32, 'must be 32 bytes, base64-encoded'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(16),
+  IPN_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  /** Unset: allowed in sandbox mode, refused in live mode. */
+  IPN_ALLOW_PRIVATE_TARGETS: z
+    .enum(['true', 'false'])
+    .optional()
+    .transform((value) => (value === undefined ? undefined : value === 'true')),
 });
 
 export type CoreEnv = z.output<typeof schema>;

@@ -10,6 +10,10 @@ const core = await startCore({
   mode: env.PAYWIRE_MODE,
   cardEncryptionKey: env.CARD_ENCRYPTION_KEY,
   poolSize: env.DATABASE_POOL_SIZE,
+  ipnRetryDelaySeconds: env.IPN_RETRY_DELAY_SECONDS,
+  ...(env.IPN_ALLOW_PRIVATE_TARGETS === undefined
+    ? {}
+    : { ipnAllowPrivateTargets: env.IPN_ALLOW_PRIVATE_TARGETS }),
 });
 process.stdout.write(
   `${JSON.stringify({ level: 'info', service: 'core', message: 'listening', url: core.url, mode: env.PAYWIRE_MODE })}\n`,

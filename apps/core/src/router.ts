@@ -1,5 +1,6 @@
 import { cardsRouter } from './cards/router.ts';
 import { clockRouter } from './clock/router.ts';
+import { ipnRouter } from './ipn/router.ts';
 import { merchantsRouter } from './merchants/router.ts';
 import { shoppersRouter } from './shoppers/router.ts';
 import { tokensRouter } from './tokens/router.ts';
@@ -11,6 +12,7 @@ export const appRouter = router({
   tokens: tokensRouter,
   clock: clockRouter,
   merchants: merchantsRouter,
+  ipn: ipnRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -10,6 +10,7 @@ import type { CallContext, CoreServices, Mode } from './context.ts';
 import { openDatabase } from './db/orm.ts';
 import { isExpected } from './errors.ts';
 import { scheduleSweep } from './idempotency/sweep.ts';
+import { startDeliveryWorkers } from './ipn/delivery.ts';
 import { startJobs } from './jobs/boss.ts';
 import { appRouter } from './router.ts';
 import { createCardVault } from './security/card-vault.ts';
@@ -22,13 +23,18 @@ export interface CoreOptions {
   cardEncryptionKey: Buffer;
   poolSize?: number;
   acquirer?: Acquirer;
+  /** IPN retries: the first delay in seconds (default 300); private targets (default: sandbox only). */
+  ipnRetryDelaySeconds?: number;
+  ipnAllowPrivateTargets?: boolean;
+  /** Per delivery attempt, default 10 000 ms (decisions.md). */
+  ipnTimeoutMs?: number;
   logError?: (message: string, fields: Record<string, unknown>) => void;
 }
 
 export interface RunningCore {
   /** The tRPC endpoint, e.g. http://127.0.0.1:8081/trpc */
   url: string;
-  services: CoreServices & { jobs: PgBoss };
+  services: CoreServices;
   close(): Promise<void>;
 }
 
@@ -62,8 +68,14 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     acquirer: options.acquirer ?? sandboxAcquirer,
     vault: createCardVault(options.cardEncryptionKey),
     mode: options.mode,
+    ipn: {
+      retryDelaySeconds: options.ipnRetryDelaySeconds ?? 300,
+      allowPrivateTargets: options.ipnAllowPrivateTargets ?? options.mode === 'sandbox',
+      timeoutMs: options.ipnTimeoutMs ?? 10_000,
+    },
   };
   await scheduleSweep(jobs, () => orm.em.fork());
+  await startDeliveryWorkers(jobs, () => orm.em.fork(), services.ipn);
   const server: Server = createHTTPServer({
     router: appRouter,
     basePath: '/trpc/',

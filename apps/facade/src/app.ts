@@ -9,6 +9,7 @@ import { idempotencyKey } from './http/idempotency.ts';
 import { checkApiVersion } from './http/version.ts';
 import type { Logger } from './log.ts';
 import { clockRoutes } from './routes/clock.ts';
+import { notificationConfigRoutes } from './routes/notification-config.ts';
 import { shopperRoutes } from './routes/shoppers.ts';
 import type { MerchantState } from './routes/state.ts';
 import { publicTokenRoutes, tokenRoutes } from './routes/tokens.ts';
@@ -39,6 +40,7 @@ export function createFacade({ core, log, xmlNamespace, authCacheSeconds, logReq
   shopperRoutes(merchantRoutes, core);
   tokenRoutes(merchantRoutes, core);
   clockRoutes(merchantRoutes, core);
+  notificationConfigRoutes(merchantRoutes, core);
 
   if (logRequests) {
     app.use(async (ctx, next) => {

@@ -7,5 +7,6 @@ export const xmlShapes = {
   vaultedShopper: { root: 'vaulted-shopper', repeated: ['creditCardInfo'] },
   paymentFieldsToken: { root: 'payment-fields-token' },
   sandboxClock: { root: 'sandbox-clock' },
+  notificationConfig: { root: 'notification-config', wrapped: { ipnDestinations: 'ipn-destination' } },
   messages: { root: 'messages', repeated: ['message'] },
 } as const satisfies Record<string, XmlShape>;

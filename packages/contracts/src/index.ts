@@ -4,6 +4,7 @@ export * from './clock.ts';
 export * from './errors.ts';
 export * from './idempotency.ts';
 export * from './internal-headers.ts';
+export * from './ipn.ts';
 export * from './merchants.ts';
 export * from './money.ts';
 export * from './primitives.ts';

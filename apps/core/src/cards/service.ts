@@ -17,6 +17,7 @@ import type { z } from 'zod';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
+import { recordEvent } from '../ipn/events.ts';
 import type { StoredCard } from '../shoppers/entities.ts';
 import {
   type CardMaterial,
@@ -29,6 +30,7 @@ import {
 import { consumeToken } from '../tokens/service.ts';
 import type { DeclineReason } from './acquirer.ts';
 import { CardTransaction, Refund } from './entities.ts';
+import { CardDeclined, cardEventParameters, recordDecline } from './events.ts';
 
 type CreateTransaction = z.output<typeof createTransactionInput>;
 type UpdateTransaction = z.output<typeof updateTransactionInput>;
@@ -137,7 +139,8 @@ export async function createTransaction(
   return inTransaction(ctx.em, async (em) => {
     const now = await callNow(ctx, em);
     const { shopper, material, stored } = await paymentSource(ctx, em, input, now);
-    const amountMinor = toMinorUnits(input.amount, input.currency);
+    const money = { amountMinor: toMinorUnits(input.amount, input.currency), currency: input.currency };
+    const { amountMinor } = money;
     const result = await ctx.acquirer.authorize({
       amountMinor,
       currency: input.currency,
@@ -145,7 +148,20 @@ export async function createTransaction(
       ...(input.cardHolderInfo ? { cardHolder: input.cardHolderInfo } : {}),
       now,
     });
-    if (!result.approved) throw new DomainError(result.reason, declineDescriptions[result.reason]);
+    if (!result.approved) {
+      const parameters = cardEventParameters(
+        stored,
+        shopper.id === undefined ? undefined : shopper,
+        money,
+        now,
+      );
+      throw new CardDeclined(result.reason, declineDescriptions[result.reason], {
+        ...parameters,
+        merchantTransactionId: input.merchantTransactionId ?? '',
+        firstName: input.cardHolderInfo?.firstName ?? shopper.firstName ?? '',
+        lastName: input.cardHolderInfo?.lastName ?? shopper.lastName ?? '',
+      });
+    }
     const { approved: _, ...processing } = result;
     const capture = input.cardTransactionType === 'AUTH_CAPTURE';
     const transaction = em.create(CardTransaction, {
@@ -164,7 +180,16 @@ export async function createTransaction(
       authorizedAt: now,
     });
     await flushTransaction(em, input.merchantTransactionId);
+    await recordEvent(
+      ctx,
+      em,
+      capture ? 'Charge' : 'AuthOnly',
+      cardEventParameters(stored, shopper, money, now, transaction),
+    );
     return present(transaction, stored);
+  }).catch(async (error: unknown) => {
+    if (error instanceof CardDeclined) await recordDecline(ctx, error);
+    throw error;
   });
 }
 
@@ -224,6 +249,22 @@ async function reverse(ctx: MerchantContext, em: EntityManager, transaction: Car
   }
   await ctx.acquirer.reverse(transaction.processing.networkTransactionId);
   transaction.status = 'REVERSED';
+  await recordEvent(
+    ctx,
+    em,
+    'Cancellation',
+    transactionEventParameters(transaction, transaction.amountMinor, now),
+  );
+}
+
+function transactionEventParameters(transaction: CardTransaction, amountMinor: number, now: Date) {
+  return cardEventParameters(
+    transaction.card,
+    transaction.shopper,
+    { amountMinor, currency: transaction.currency },
+    now,
+    transaction,
+  );
 }
 
 /** CAPTURE (full or partial) and AUTH_REVERSAL of an AUTH_ONLY authorization. */
@@ -255,6 +296,12 @@ export async function updateTransaction(
       await ctx.acquirer.capture(transaction.processing.networkTransactionId, amountMinor);
       transaction.status = 'CAPTURED';
       transaction.capturedMinor = amountMinor;
+      await recordEvent(
+        ctx,
+        em,
+        'Charge',
+        transactionEventParameters(transaction, amountMinor, await callNow(ctx, em)),
+      );
     }
     await em.flush();
     return present(transaction, transaction.card);
@@ -318,6 +365,12 @@ export async function refundTransaction(ctx: MerchantContext, input: RefundReque
       }
       await ctx.acquirer.refund(transaction.processing.networkTransactionId, amountMinor);
       transaction.refundedMinor += amountMinor;
+      await recordEvent(
+        ctx,
+        em,
+        'Refund',
+        transactionEventParameters(transaction, amountMinor, await callNow(ctx, em)),
+      );
     }
     const refund = em.create(Refund, {
       merchantId: ctx.merchantId,

@@ -2,11 +2,13 @@ import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { CardTransaction, Refund } from '../cards/entities.ts';
 import { IdempotencyRecord } from '../idempotency/entities.ts';
+import { IpnConfig, IpnDelivery } from '../ipn/entities.ts';
 import { Merchant } from '../merchants/entities.ts';
 import { Shopper, StoredCard } from '../shoppers/entities.ts';
 import { PaymentFieldsToken } from '../tokens/entities.ts';
 import { Foundation } from './migrations/0001-foundation.ts';
 import { Idempotency } from './migrations/0002-idempotency.ts';
+import { Ipn } from './migrations/0003-ipn.ts';
 
 export const entities = [
   Merchant,
@@ -16,12 +18,15 @@ export const entities = [
   Refund,
   PaymentFieldsToken,
   IdempotencyRecord,
+  IpnConfig,
+  IpnDelivery,
 ];
 
 /** Committed migrations, in order. The schema only ever changes through these, never by sync at boot. */
 const migrationsList = [
   { name: '0001-foundation', class: Foundation },
   { name: '0002-idempotency', class: Idempotency },
+  { name: '0003-ipn', class: Ipn },
 ];
 
 export async function openDatabase(databaseUrl: string, poolSize: number): Promise<MikroORM> {

@@ -8,6 +8,8 @@ export const Merchant = defineEntity({
     passwordHash: p.text(),
     /** The sandbox clock: the merchant's time is real time plus this offset. */
     clockOffsetSeconds: p.bigint('number').default(0),
+    /** Signs IPN deliveries (Standard Webhooks) and makes their authKey; made on first use. */
+    ipnSecret: p.string().length(64).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

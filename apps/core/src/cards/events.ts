@@ -1,0 +1,54 @@
+import { type EntityManager, TransactionPropagation } from '@mikro-orm/postgresql';
+import { DomainError, type ErrorName, minorToDecimal } from '@paywire/contracts';
+import type { MerchantContext } from '../context.ts';
+import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
+import type { Shopper, StoredCard } from '../shoppers/entities.ts';
+import type { CardTransaction } from './entities.ts';
+
+/** The IPN parameters of a card event (decisions.md, IPN delivery). */
+export function cardEventParameters(
+  card: StoredCard,
+  shopper: Shopper | undefined,
+  money: { amountMinor: number; currency: string },
+  now: Date,
+  transaction?: CardTransaction,
+): EventParameters {
+  const holder = transaction?.cardHolder;
+  return {
+    referenceNumber: transaction ? String(transaction.id) : '',
+    merchantTransactionId: transaction?.merchantTransactionId ?? '',
+    accountId: shopper?.id,
+    invoiceAmount: minorToDecimal(money.amountMinor, money.currency),
+    currency: money.currency,
+    paymentMethod: 'CC',
+    firstName: holder?.firstName ?? shopper?.firstName ?? '',
+    lastName: holder?.lastName ?? shopper?.lastName ?? '',
+    transactionDate: ipnDate(now),
+    creditCardType: card.brand,
+    creditCardLastFourDigits: card.lastFour,
+    creditCardExpDate: `${card.expirationMonth}/${card.expirationYear}`,
+    cardSubType: card.cardSubType,
+    cardCategory: card.cardCategory,
+  };
+}
+
+/** A processor decline, carrying what its Decline event reports. */
+export class CardDeclined extends DomainError {
+  readonly parameters: EventParameters;
+
+  constructor(reason: ErrorName, description: string, parameters: EventParameters) {
+    super(reason, description);
+    this.parameters = parameters;
+  }
+}
+
+/**
+ * A decline rolls its transaction back (and, for a keyed call, the idempotency savepoint), so its event is
+ * written in a transaction of its own: every decline that happened is reported, and a replayed one never
+ * runs again to be reported twice.
+ */
+export async function recordDecline(ctx: MerchantContext, declined: CardDeclined): Promise<void> {
+  await ctx.em.transactional((em: EntityManager) => recordEvent(ctx, em, 'Decline', declined.parameters), {
+    propagation: TransactionPropagation.REQUIRES_NEW,
+  });
+}

@@ -1,0 +1,76 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { type IpnEvent, sendFlagOf, transactionTypeOf } from '@paywire/contracts';
+import { fromKysely } from 'pg-boss';
+import type { MerchantContext } from '../context.ts';
+import { IpnConfig } from './entities.ts';
+import { ipnSecret } from './secret.ts';
+
+export const deliveryQueue = 'ipn-delivery';
+
+/** The event's own parameters; transactionType, testMode and authKey are added here. */
+export type EventParameters = Record<string, string | number | undefined>;
+
+const pad = (value: number) => String(value).padStart(2, '0');
+
+/** MM/dd/yyyy hh:mm:ss a, in UTC, as the original's IPNs carry it. */
+export function ipnDate(date: Date): string {
+  const hours = date.getUTCHours();
+  const clock = `${pad(hours % 12 || 12)}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())} ${hours < 12 ? 'AM' : 'PM'}`;
+  return `${pad(date.getUTCMonth() + 1)}/${pad(date.getUTCDate())}/${date.getUTCFullYear()} ${clock}`;
+}
+
+/** Attempts before a delivery is given up: about 3 days, or about 12 with ensureNotificationReceipt. */
+const attemptsFor = (ensureReceipt: boolean) => (ensureReceipt ? 20 : 11);
+
+/**
+ * Records an event for every destination whose flag for it is on: a delivery row and its job, written
+ * through the caller's transaction, so they commit with the change they report or not at all.
+ */
+export async function recordEvent(
+  ctx: MerchantContext,
+  em: EntityManager,
+  event: IpnEvent,
+  parameters: EventParameters,
+): Promise<void> {
+  const config = await em.findOne(IpnConfig, { merchantId: ctx.merchantId });
+  const flag = sendFlagOf(event);
+  const targets = config?.destinations.filter((destination) => destination.enabled.includes(flag)) ?? [];
+  if (!config || targets.length === 0) return;
+
+  const secret = await ipnSecret(em, ctx.merchantId);
+  const referenceNumber = String(parameters.referenceNumber ?? '');
+  const body = new URLSearchParams({
+    transactionType: transactionTypeOf(event),
+    ...Object.fromEntries(
+      Object.entries(parameters).map(([name, value]) => [name, value === undefined ? '' : String(value)]),
+    ),
+    testMode: ctx.mode === 'sandbox' ? 'Y' : 'N',
+    authKey: createHash('md5')
+      .update(referenceNumber + secret)
+      .digest('hex'),
+  }).toString();
+
+  const maxAttempts = attemptsFor(config.ensureNotificationReceipt);
+  const transaction = em.getTransactionContext();
+  if (!transaction) throw new Error('an event is recorded in the transaction of the change it reports');
+  const db = fromKysely(transaction);
+  for (const target of targets) {
+    const [row] = await em.execute<{ id: string }[]>(
+      `insert into ipn_delivery (merchant_id, event, reference_number, destination, body, max_attempts)
+       values (?, ?, ?, ?, ?, ?) returning id`,
+      [ctx.merchantId, event, referenceNumber || null, target.ipnUrl, body, maxAttempts],
+    );
+    await ctx.jobs.send(
+      deliveryQueue,
+      { deliveryId: Number(row?.id) },
+      {
+        db,
+        retryLimit: maxAttempts - 1,
+        retryDelay: ctx.ipn.retryDelaySeconds,
+        retryBackoff: true,
+        retryDelayMax: 86_400,
+      },
+    );
+  }
+}
