@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CallOptions, client, type Reply, saleBody } from './support/http.ts';
+import { type CallOptions, client, type Reply, saleBody, xmlDocument } from './support/http.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -52,22 +52,6 @@ const merchantTransactionId = () => `mtx-${randomUUID()}`;
 
 function card(overrides: Record<string, unknown> = {}) {
   return { ...VISA, expirationMonth: '02', expirationYear: '2031', ...overrides };
-}
-
-/** XML document of the interface: namespace on the root, kebab-case elements. */
-function xmlDocument(root: string, fields: Record<string, unknown>): string {
-  const name = (key: string) => key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
-  const render = (object: Record<string, unknown>): string =>
-    Object.entries(object)
-      .map(([key, value]) => {
-        const content =
-          typeof value === 'object' && value !== null
-            ? render(value as Record<string, unknown>)
-            : String(value);
-        return `<${name(key)}>${content}</${name(key)}>`;
-      })
-      .join('');
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<${root} xmlns="${NAMESPACE}">${render(fields)}</${root}>`;
 }
 
 function xmlSale(overrides: Record<string, unknown> = {}): string {

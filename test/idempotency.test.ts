@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sweepExpiredRecords } from '@paywire/core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CallOptions, client, type Reply, saleBody } from './support/http.ts';
+import { type CallOptions, client, type Reply, saleBody, xmlDocument } from './support/http.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -39,22 +39,6 @@ function keyed(key: string, options: CallOptions = {}): CallOptions {
 }
 
 const as = (merchant: TestMerchant, options: CallOptions = {}): CallOptions => ({ ...options, merchant });
-
-/** XML document of the interface: namespace on the root, kebab-case elements. */
-function xmlDocument(root: string, fields: Record<string, unknown>): string {
-  const name = (key: string) => key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
-  const render = (object: Record<string, unknown>): string =>
-    Object.entries(object)
-      .map(([key, value]) => {
-        const content =
-          typeof value === 'object' && value !== null
-            ? render(value as Record<string, unknown>)
-            : String(value);
-        return `<${name(key)}>${content}</${name(key)}>`;
-      })
-      .join('');
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<${root} xmlns="${NAMESPACE}">${render(fields)}</${root}>`;
-}
 
 const sale = (options: CallOptions, body: unknown = saleBody()) => api.post('/transactions', body, options);
 

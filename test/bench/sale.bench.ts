@@ -8,6 +8,7 @@ import autocannon, { type Result } from 'autocannon';
 import { migrateDatabase } from '../../infra/database.ts';
 import { saveMerchant } from '../../infra/merchants.ts';
 import { startEmbeddedPostgres } from '../../infra/postgres.ts';
+import { saleBody } from '../support/http.ts';
 
 /**
  * AUTH_CAPTURE sales, JSON, 32 connections, 10 s: the full service (facade and core as two processes,
@@ -45,18 +46,7 @@ function start(script: string, args: string[], env: Record<string, string> = {})
 }
 
 async function load(url: string, authorization?: string, keyed = false): Promise<Result> {
-  const body = JSON.stringify({
-    cardTransactionType: 'AUTH_CAPTURE',
-    amount: 25.5,
-    currency: 'USD',
-    cardHolderInfo: { firstName: 'Ada', lastName: 'Lovelace', zip: '02139' },
-    creditCard: {
-      cardNumber: '4263982640269299',
-      securityCode: '837',
-      expirationMonth: '02',
-      expirationYear: '2031',
-    },
-  });
+  const body = JSON.stringify(saleBody());
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     ...(authorization ? { authorization } : {}),

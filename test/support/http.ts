@@ -88,3 +88,19 @@ export function saleBody(overrides: Record<string, unknown> = {}) {
     ...overrides,
   };
 }
+
+/** An XML document of the interface: the namespace on the root, kebab-case elements. */
+export function xmlDocument(root: string, fields: Record<string, unknown>): string {
+  const name = (key: string) => key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+  const render = (object: Record<string, unknown>): string =>
+    Object.entries(object)
+      .map(([key, value]) => {
+        const content =
+          typeof value === 'object' && value !== null
+            ? render(value as Record<string, unknown>)
+            : String(value);
+        return `<${name(key)}>${content}</${name(key)}>`;
+      })
+      .join('');
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<${root} xmlns="http://ws.plimus.com">${render(fields)}</${root}>`;
+}

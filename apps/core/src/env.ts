@@ -1,3 +1,4 @@
+import { parseEnvironment } from '@paywire/contracts';
 import { z } from 'zod';
 
 /** Core's configuration: the only place core reads the environment. */
@@ -22,12 +23,5 @@ const schema = z.object({
 export type CoreEnv = z.output<typeof schema>;
 
 export function loadCoreEnv(source: NodeJS.ProcessEnv = process.env): CoreEnv {
-  const parsed = schema.safeParse(source);
-  if (!parsed.success) {
-    const problems = parsed.error.issues
-      .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
-      .join('; ');
-    throw new Error(`invalid core configuration: ${problems}`);
-  }
-  return parsed.data;
+  return parseEnvironment(schema, source, 'core');
 }

@@ -1,3 +1,4 @@
+import { parseEnvironment } from '@paywire/contracts';
 import { z } from 'zod';
 
 /** The facade's configuration: the only place the facade reads the environment. */
@@ -17,12 +18,5 @@ const schema = z.object({
 export type FacadeEnv = z.output<typeof schema>;
 
 export function loadFacadeEnv(source: NodeJS.ProcessEnv = process.env): FacadeEnv {
-  const parsed = schema.safeParse(source);
-  if (!parsed.success) {
-    const problems = parsed.error.issues
-      .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
-      .join('; ');
-    throw new Error(`invalid facade configuration: ${problems}`);
-  }
-  return parsed.data;
+  return parseEnvironment(schema, source, 'facade');
 }

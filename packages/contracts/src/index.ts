@@ -1,6 +1,7 @@
 export * from './card-input.ts';
 export * from './cards.ts';
 export * from './clock.ts';
+export * from './env.ts';
 export * from './errors.ts';
 export * from './idempotency.ts';
 export * from './internal-headers.ts';
