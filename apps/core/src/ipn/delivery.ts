@@ -1,10 +1,12 @@
 import { createHmac } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Job, PgBoss } from 'pg-boss';
 import { IpnDelivery } from './entities.ts';
 import { deliveryQueue } from './events.ts';
 import { ipnSecret } from './secret.ts';
-import { refusedTarget } from './targets.ts';
+import { guardedLookup, refusedAddress } from './targets.ts';
 
 export interface DeliverySettings {
   /** First retry delay; pg-boss doubles it (with jitter) up to a day. */
@@ -23,50 +25,66 @@ export function signature(secret: string, id: string, timestamp: number, body: s
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
-/** Reads at most a bounded part of the receiver's answer; only its status matters. */
-async function drain(response: Response): Promise<void> {
-  const reader = response.body?.getReader();
-  let read = 0;
-  while (reader && read < responseReadLimit) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    read += value.byteLength;
-  }
-  await reader?.cancel();
-}
-
 type Attempt = { ok: true; status: number } | { ok: false; status?: number; error: string; final?: boolean };
 
+/**
+ * One POST. Redirects are not followed (node:http never does) and not acknowledgements; at most a bounded
+ * part of the answer is read, only its status matters; the connection may only reach public addresses
+ * unless private targets are allowed.
+ */
+function send(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  settings: DeliverySettings,
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const transport = target.protocol === 'https:' ? https : http;
+    const request = transport.request(
+      target,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        lookup: guardedLookup(settings.allowPrivateTargets),
+        signal: AbortSignal.timeout(settings.timeoutMs),
+      },
+      (response) => {
+        resolve(response.statusCode ?? 0);
+        let read = 0;
+        response.on('data', (chunk: Buffer) => {
+          read += chunk.byteLength;
+          if (read > responseReadLimit) response.destroy();
+        });
+        response.on('error', () => {});
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
 async function post(delivery: IpnDelivery, secret: string, settings: DeliverySettings): Promise<Attempt> {
-  const refused = await refusedTarget(delivery.destination, settings.allowPrivateTargets).catch(
-    (error: Error) => `cannot resolve: ${error.message}`,
-  );
+  const refused = refusedAddress(delivery.destination, settings.allowPrivateTargets);
   if (refused) return { ok: false, error: refused, final: true };
   const id = `ipn_${delivery.id}`;
   const timestamp = Math.floor(Date.now() / 1000);
+  const headers = {
+    'content-type': 'application/x-www-form-urlencoded',
+    'user-agent': 'Paywire-IPN/1',
+    'webhook-id': id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signature(secret, id, timestamp, delivery.body),
+  };
   try {
-    const response = await fetch(delivery.destination, {
-      method: 'POST',
-      redirect: 'manual', // a redirect is not an acknowledgement, and is never followed
-      signal: AbortSignal.timeout(settings.timeoutMs),
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        'user-agent': 'Paywire-IPN/1',
-        'webhook-id': id,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': signature(secret, id, timestamp, delivery.body),
-      },
-      body: delivery.body,
-    });
-    await drain(response).catch(() => {});
-    return response.status >= 200 && response.status < 300
-      ? { ok: true, status: response.status }
-      : { ok: false, status: response.status, error: `answered ${response.status}` };
+    const status = await send(delivery.destination, headers, delivery.body, settings);
+    return status >= 200 && status < 300
+      ? { ok: true, status }
+      : { ok: false, status, error: `answered ${status}` };
   } catch (error) {
-    return {
-      ok: false,
-      error: (error as Error).name === 'TimeoutError' ? 'timed out' : (error as Error).message,
-    };
+    const { name, message, code } = error as Error & { code?: string };
+    if (code === 'EPRIVATETARGET') return { ok: false, error: message, final: true };
+    return { ok: false, error: name === 'AbortError' || name === 'TimeoutError' ? 'timed out' : message };
   }
 }
 
