@@ -4,7 +4,7 @@ import https from 'node:https';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Job, PgBoss } from 'pg-boss';
 import { IpnDelivery } from './entities.ts';
-import { deliveryQueue } from './events.ts';
+import { deliveryExpirySeconds, deliveryQueue } from './queue.ts';
 import { ipnSecret } from './secret.ts';
 import { guardedLookup, refusedAddress } from './targets.ts';
 
@@ -99,8 +99,10 @@ export async function attemptDelivery(
 ): Promise<void> {
   const delivery = await em.findOne(IpnDelivery, { id: deliveryId });
   if (!delivery || delivery.state === 'delivered') return;
-  const attempt = await post(delivery, await ipnSecret(em, delivery.merchantId), settings);
+  // Counted before the POST: an attempt cut short by a crash still counts, as it does for pg-boss.
   delivery.attempts += 1;
+  await em.flush();
+  const attempt = await post(delivery, await ipnSecret(em, delivery.merchantId), settings);
   delivery.lastStatus = attempt.status ?? null;
   if (attempt.ok) {
     Object.assign(delivery, {
@@ -115,6 +117,7 @@ export async function attemptDelivery(
   const final = attempt.final === true || delivery.attempts >= delivery.maxAttempts;
   delivery.lastError = attempt.error.slice(0, 200);
   delivery.state = final ? 'failed' : 'pending';
+  // The earliest next try: pg-boss adds up to as much again as jitter.
   const backoff = settings.retryDelaySeconds * 2 ** Math.min(16, delivery.attempts - 1);
   delivery.nextTryAt = final ? null : new Date(Date.now() + Math.min(backoff, 86_400) * 1000);
   await em.flush();
@@ -126,10 +129,11 @@ export async function startDeliveryWorkers(
   em: () => EntityManager,
   settings: DeliverySettings,
 ): Promise<void> {
-  await jobs.createQueue(deliveryQueue);
+  await jobs.createQueue(deliveryQueue, { expireInSeconds: deliveryExpirySeconds(settings) });
   await jobs.work<{ deliveryId: number }>(
     deliveryQueue,
-    { batchSize: 1, localConcurrency: 16, pollingIntervalSeconds: 0.5 },
+    // Burst: while deliveries wait, fetch again at once instead of after the polling interval.
+    { batchSize: 1, localConcurrency: 16, pollingIntervalSeconds: 0.5, burstWhenReadyExceeds: 1 },
     async ([job]: Job<{ deliveryId: number }>[]) => {
       if (job) await attemptDelivery(em(), job.data.deliveryId, settings);
     },

@@ -4,9 +4,8 @@ import { type IpnEvent, sendFlagOf, transactionTypeOf } from '@paywire/contracts
 import { fromKysely } from 'pg-boss';
 import type { MerchantContext } from '../context.ts';
 import { IpnConfig } from './entities.ts';
+import { deliveryExpirySeconds, deliveryQueue } from './queue.ts';
 import { ipnSecret } from './secret.ts';
-
-export const deliveryQueue = 'ipn-delivery';
 
 /** The event's own parameters; transactionType, testMode and authKey are added here. */
 export type EventParameters = Record<string, string | number | undefined>;
@@ -70,6 +69,7 @@ export async function recordEvent(
         retryDelay: ctx.ipn.retryDelaySeconds,
         retryBackoff: true,
         retryDelayMax: 86_400,
+        expireInSeconds: deliveryExpirySeconds(ctx.ipn),
       },
     );
   }

@@ -3,7 +3,7 @@ import { fromKysely } from 'pg-boss';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { IpnDelivery } from './entities.ts';
-import { deliveryQueue } from './events.ts';
+import { deliveryExpirySeconds, deliveryQueue } from './queue.ts';
 
 export interface DeliveryLogEntry {
   deliveryId: number;
@@ -57,7 +57,11 @@ export async function redeliver(ctx: MerchantContext, deliveryId: number): Promi
     await em.flush();
     const transaction = em.getTransactionContext();
     if (!transaction) throw new Error('redelivery runs in a transaction');
-    await ctx.jobs.send(deliveryQueue, { deliveryId }, { db: fromKysely(transaction), retryLimit: 0 });
+    await ctx.jobs.send(
+      deliveryQueue,
+      { deliveryId },
+      { db: fromKysely(transaction), retryLimit: 0, expireInSeconds: deliveryExpirySeconds(ctx.ipn) },
+    );
     return entry(delivery);
   });
 }

@@ -10,6 +10,11 @@ export async function startJobs(databaseUrl: string, onError: (error: unknown) =
     schema: 'pgboss',
     max: 4,
     application_name: 'paywire-core-jobs',
+    // A core killed mid-job leaves it active until it expires: look every few seconds, not every minute,
+    // and keep the queue statistics that drive burst fetching fresh.
+    superviseIntervalSeconds: 5,
+    monitorIntervalSeconds: 5,
+    queueCacheIntervalSeconds: 2,
   });
   boss.on('error', onError);
   await boss.start();

@@ -1,0 +1,641 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { type RunningCore, startCore } from '@paywire/core';
+import { createCoreClient, createFacade, createLogger } from '@paywire/facade';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { migrateDatabase } from '../infra/database.ts';
+import { saveMerchant } from '../infra/merchants.ts';
+import { serverAt } from '../infra/postgres.ts';
+import { saleBody } from './support/http.ts';
+import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
+
+/**
+ * Reliable IPN delivery (decisions.md, "IPN delivery"): real sales through the facade produce CHARGE
+ * events, core's delivery workers POST them to receivers on 127.0.0.1, and the outcome is read both at
+ * the receiver and in the `ipn_delivery` rows. Every wait polls with a deadline.
+ */
+
+// ---------------------------------------------------------------------------------------------------------
+// Helpers: bounded polling, a recording receiver, a facade + core stack of our own, database reads.
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `probe` until it returns something truthy; fails after `timeoutMs` naming what it waited for. */
+async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  timeoutMs = 15_000,
+  intervalMs = 50,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`gave up after ${timeoutMs} ms waiting for ${what}`);
+    await pause(intervalMs);
+  }
+}
+
+interface Received {
+  path: string;
+  webhookId: string;
+  webhookTimestamp: string;
+  webhookSignature: string;
+  body: string;
+  form: URLSearchParams;
+  /** Receiver clock when the whole request body had arrived. */
+  at: number;
+  /** 1-based: how many requests with this webhook-id this path has seen, this one included. */
+  nth: number;
+  /** Set when the connection closed before our answer was complete (core gave up on it). */
+  closedEarlyAt?: number;
+}
+
+type Behaviour = (request: Received, response: ServerResponse) => void;
+
+interface Receiver {
+  /** The receiver's origin, e.g. http://127.0.0.1:41234 */
+  origin: string;
+  requests: Received[];
+  /** Requests received whose answer is neither complete nor cut off. */
+  inFlight(): number;
+  on(path: string): Received[];
+  close(): Promise<void>;
+}
+
+async function startReceiver(behaviour: Behaviour): Promise<Receiver> {
+  const requests: Received[] = [];
+  let open = 0;
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const path = new URL(request.url ?? '/', 'http://receiver').pathname;
+      const webhookId = String(request.headers['webhook-id'] ?? '');
+      const received: Received = {
+        path,
+        webhookId,
+        webhookTimestamp: String(request.headers['webhook-timestamp'] ?? ''),
+        webhookSignature: String(request.headers['webhook-signature'] ?? ''),
+        body,
+        form: new URLSearchParams(body),
+        at: Date.now(),
+        nth: requests.filter((seen) => seen.path === path && seen.webhookId === webhookId).length + 1,
+      };
+      requests.push(received);
+      open++;
+      response.on('close', () => {
+        open--;
+        if (!response.writableFinished) received.closedEarlyAt = Date.now();
+      });
+      behaviour(received, response);
+    });
+  });
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    requests,
+    inFlight: () => open,
+    on: (path) => requests.filter((request) => request.path === path),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+const answer = (response: ServerResponse, status: number, headers: Record<string, string> = {}) => {
+  if (!response.destroyed) response.writeHead(status, headers).end();
+};
+
+interface Facade {
+  baseUrl: string;
+  close(): Promise<void>;
+}
+
+async function startFacade(coreUrl: string): Promise<Facade> {
+  const facade = createFacade({
+    core: createCoreClient(coreUrl),
+    log: createLogger('facade', () => {}),
+    xmlNamespace: 'http://ws.plimus.com',
+    authCacheSeconds: 60,
+    logRequests: false,
+  });
+  const http = facade.listen(0, '127.0.0.1');
+  await new Promise((resolve) => http.once('listening', resolve));
+  return {
+    baseUrl: `http://127.0.0.1:${(http.address() as AddressInfo).port}/services/2`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      }),
+  };
+}
+
+async function newDatabase(prefix: string): Promise<string> {
+  const server = serverAt(inject('postgresAdminUrl'));
+  const name = `${prefix}_${randomBytes(5).toString('hex')}`;
+  await server.ensureDatabase(name);
+  const databaseUrl = server.databaseUrl(name);
+  await migrateDatabase(databaseUrl);
+  return databaseUrl;
+}
+
+async function newMerchant(databaseUrl: string): Promise<TestMerchant> {
+  const username = `ipn_${randomBytes(4).toString('hex')}`;
+  const password = randomBytes(12).toString('base64url');
+  const id = await saveMerchant(databaseUrl, username, password);
+  return {
+    id,
+    username,
+    password,
+    authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
+  };
+}
+
+/** POST /notification-config: one destination with sendCharge on. */
+async function configureCharge(baseUrl: string, merchant: TestMerchant, ipnUrl: string): Promise<void> {
+  const reply = await fetch(`${baseUrl}/notification-config`, {
+    method: 'POST',
+    headers: { authorization: merchant.authorization, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      ipnDestinations: [{ ipnUrl, sendCharge: true }],
+      ensureNotificationReceipt: false,
+      receiveAffiliateNotifications: false,
+    }),
+  });
+  expect(reply.status, await reply.text()).toBe(200);
+}
+
+/** An approved AUTH_CAPTURE sale through the facade: its transaction id, the CHARGE's referenceNumber. */
+async function sell(baseUrl: string, merchant: TestMerchant): Promise<string> {
+  const reply = await fetch(`${baseUrl}/transactions`, {
+    method: 'POST',
+    headers: { authorization: merchant.authorization, 'content-type': 'application/json' },
+    body: JSON.stringify(saleBody()),
+  });
+  const text = await reply.text();
+  expect(reply.status, text).toBe(200);
+  return String((JSON.parse(text) as { transactionId: string }).transactionId);
+}
+
+interface DeliveryRow {
+  id: string;
+  event: string;
+  state: string;
+  attempts: number;
+  max_attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  next_try_at: Date | null;
+  delivered_at: Date | null;
+}
+
+async function deliveryOf(db: pg.Pool, referenceNumber: string): Promise<DeliveryRow | undefined> {
+  const { rows } = await db.query<DeliveryRow>(
+    `select id, event, state, attempts, max_attempts, last_status, last_error, next_try_at, delivered_at
+       from ipn_delivery where reference_number = $1`,
+    [referenceNumber],
+  );
+  expect(rows.length).toBeLessThanOrEqual(1);
+  return rows[0];
+}
+
+const delivered = (db: pg.Pool, referenceNumber: string) => async () => {
+  const row = await deliveryOf(db, referenceNumber);
+  return row?.state === 'delivered' ? row : undefined;
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Core in this process (the project's stack: retries from 1 s, the default 10 s attempt timeout).
+
+describe('IPN delivery, core in process', () => {
+  let stack: Stack;
+  let db: pg.Pool;
+  const receivers: Receiver[] = [];
+  const receiver = async (behaviour: Behaviour) => {
+    const started = await startReceiver(behaviour);
+    receivers.push(started);
+    return started;
+  };
+
+  beforeAll(async () => {
+    stack = await startStack();
+    db = new pg.Pool({ connectionString: stack.databaseUrl, max: 2 });
+  });
+
+  afterAll(async () => {
+    await Promise.all(receivers.map((started) => started.close()));
+    await stack?.close();
+    await db?.end();
+  });
+
+  it('retries a failing receiver until it acknowledges, with one webhook-id, signed', {
+    timeout: 25_000,
+  }, async () => {
+    const merchant = await stack.newMerchant();
+    const target = await receiver((request, response) => answer(response, request.nth <= 2 ? 500 : 200));
+    await configureCharge(stack.baseUrl, merchant, `${target.origin}/ipn`);
+    const transactionId = await sell(stack.baseUrl, merchant);
+
+    const row = await waitFor('the CHARGE to be delivered', delivered(db, transactionId), 20_000);
+    expect(row).toMatchObject({
+      event: 'Charge',
+      state: 'delivered',
+      attempts: 3,
+      last_status: 200,
+      last_error: null,
+    });
+    expect(row.next_try_at).toBeNull();
+    expect(row.delivered_at).toBeInstanceOf(Date);
+
+    const attempts = target.on('/ipn');
+    expect(attempts).toHaveLength(3);
+    expect(new Set(attempts.map((attempt) => attempt.webhookId))).toEqual(new Set([`ipn_${row.id}`]));
+    expect(attempts.map((attempt) => attempt.body)).toEqual([
+      attempts[0]?.body,
+      attempts[0]?.body,
+      attempts[0]?.body,
+    ]);
+    // Backoff, not a tight loop: each retry waits at least about the first delay (1 s in this stack).
+    for (let n = 1; n < attempts.length; n++) {
+      expect((attempts[n]?.at ?? 0) - (attempts[n - 1]?.at ?? 0)).toBeGreaterThanOrEqual(900);
+    }
+
+    const form = attempts[0]?.form ?? new URLSearchParams();
+    expect(form.get('transactionType')).toBe('CHARGE');
+    expect(form.get('referenceNumber')).toBe(transactionId);
+    expect(form.get('testMode')).toBe('Y');
+    const { secret } = await createCoreClient(stack.core.url).ipn.secret.query(undefined, {
+      context: { merchantId: merchant.id },
+    });
+    expect(form.get('authKey')).toBe(createHash('md5').update(`${transactionId}${secret}`).digest('hex'));
+    for (const attempt of attempts) {
+      const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+      const expected = createHmac('sha256', key)
+        .update(`${attempt.webhookId}.${attempt.webhookTimestamp}.${attempt.body}`)
+        .digest('base64');
+      expect(attempt.webhookSignature.split(' ')).toContain(`v1,${expected}`);
+    }
+  });
+
+  it('does not follow a redirect and does not take it for an acknowledgement', {
+    timeout: 25_000,
+  }, async () => {
+    const merchant = await stack.newMerchant();
+    let origin = '';
+    const target = await receiver((request, response) => {
+      if (request.path === '/moved') return answer(response, 200);
+      if (request.nth <= 2) return answer(response, 302, { location: `${origin}/moved` });
+      answer(response, 200);
+    });
+    origin = target.origin;
+    await configureCharge(stack.baseUrl, merchant, `${target.origin}/ipn`);
+    const transactionId = await sell(stack.baseUrl, merchant);
+
+    // Attempts are counted when they start; the first one is over when it has left its outcome.
+    const first = await waitFor('the first attempt to be over', async () => {
+      const row = await deliveryOf(db, transactionId);
+      return row && (row.last_error !== null || row.state !== 'pending') ? row : undefined;
+    });
+    if (first.attempts === 1) {
+      expect(first).toMatchObject({ state: 'pending', last_status: 302 });
+    }
+
+    const row = await waitFor('the CHARGE to be delivered', delivered(db, transactionId), 20_000);
+    expect(row).toMatchObject({ state: 'delivered', attempts: 3, last_status: 200 });
+    expect(target.on('/ipn')).toHaveLength(3);
+    expect(target.on('/moved')).toHaveLength(0);
+  });
+
+  it('takes a 200 with a huge body as an acknowledgement without reading it all', {
+    timeout: 25_000,
+  }, async () => {
+    const merchant = await stack.newMerchant();
+    const hugeBytes = 50 * 1024 * 1024;
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    let bytesAccepted = 0;
+    let streamEnded = false;
+    const target = await receiver((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(hugeBytes) });
+      const pump = () => {
+        while (!response.destroyed && bytesAccepted < hugeBytes) {
+          bytesAccepted += chunk.length;
+          if (!response.write(chunk)) return void response.once('drain', pump);
+        }
+        if (!response.destroyed) {
+          streamEnded = true;
+          response.end();
+        }
+      };
+      pump();
+    });
+    await configureCharge(stack.baseUrl, merchant, `${target.origin}/ipn`);
+    const transactionId = await sell(stack.baseUrl, merchant);
+
+    const row = await waitFor('the CHARGE to be delivered', delivered(db, transactionId), 15_000);
+    expect(row).toMatchObject({ state: 'delivered', attempts: 1, last_status: 200 });
+    const [request] = target.on('/ipn');
+    await waitFor('core to drop the huge answer', () => request?.closedEarlyAt !== undefined, 5_000);
+    expect(streamEnded).toBe(false);
+    expect(bytesAccepted).toBeLessThan(hugeBytes / 2);
+    console.info(
+      `huge answer: core let ${(bytesAccepted / 1024 / 1024).toFixed(1)} MB of 50 MB be written, then closed`,
+    );
+
+    // Core still serves: a sale answers promptly and its own CHARGE goes out.
+    const started = Date.now();
+    const next = await sell(stack.baseUrl, merchant);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await waitFor('the next CHARGE to be delivered', delivered(db, next), 10_000);
+  });
+
+  it('keeps retrying a receiver that always fails, backing off, until max attempts', {
+    timeout: 30_000,
+  }, async () => {
+    const merchant = await stack.newMerchant();
+    const target = await receiver((_request, response) => answer(response, 500));
+    await configureCharge(stack.baseUrl, merchant, `${target.origin}/ipn`);
+    const transactionId = await sell(stack.baseUrl, merchant);
+
+    // One snapshot per attempt, once its outcome is recorded (attempts are counted when they start):
+    // polled every 50 ms, retries are at least a second apart.
+    const snapshots = new Map<number, DeliveryRow>();
+    await waitFor(
+      'three failed attempts',
+      async () => {
+        const row = await deliveryOf(db, transactionId);
+        const previous = row && snapshots.get(row.attempts - 1);
+        const settled =
+          row !== undefined &&
+          row.last_error !== null &&
+          (!previous || row.next_try_at?.getTime() !== previous.next_try_at?.getTime());
+        if (row && row.attempts > 0 && settled && !snapshots.has(row.attempts))
+          snapshots.set(row.attempts, row);
+        return snapshots.has(3);
+      },
+      25_000,
+    );
+    const attempts = target.on('/ipn');
+    const seen = [1, 2, 3].map((n) => snapshots.get(n));
+    for (const [index, row] of seen.entries()) {
+      expect(row, `attempt ${index + 1}'s row`).toBeDefined();
+      expect(row).toMatchObject({
+        attempts: index + 1,
+        state: 'pending',
+        max_attempts: 11,
+        last_status: 500,
+        last_error: 'answered 500',
+        delivered_at: null,
+      });
+      expect(row?.next_try_at).toBeInstanceOf(Date);
+    }
+    const nextTries = seen.map((row) => row?.next_try_at?.getTime() ?? 0);
+    // next_try_at moves forward, and by a doubling gap: about 1 s, 2 s, 4 s after each attempt.
+    for (let n = 0; n < 3; n++) {
+      const gap = (nextTries[n] ?? 0) - (attempts[n]?.at ?? 0);
+      expect(gap, `next_try_at after attempt ${n + 1}`).toBeGreaterThan(1000 * 2 ** n - 50);
+      expect(gap, `next_try_at after attempt ${n + 1}`).toBeLessThan(1000 * 2 ** n + 1000);
+    }
+    expect(nextTries[1]).toBeGreaterThan(nextTries[0] ?? 0);
+    expect(nextTries[2]).toBeGreaterThan(nextTries[1] ?? 0);
+    // The retry is not made before the time the row announces.
+    for (let n = 1; n < 3; n++) {
+      expect(attempts[n]?.at ?? 0).toBeGreaterThanOrEqual((nextTries[n - 1] ?? 0) - 100);
+    }
+    expect(new Set(attempts.map((attempt) => attempt.webhookId)).size).toBe(1);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Core in process with a short attempt timeout (startStack has no option for it).
+
+describe('IPN delivery, short attempt timeout', () => {
+  let databaseUrl: string;
+  let core: RunningCore;
+  let facade: Facade;
+  let db: pg.Pool;
+  let target: Receiver | undefined;
+  const coreLogs: string[] = [];
+
+  beforeAll(async () => {
+    databaseUrl = await newDatabase('paywire_ipn_timeout');
+    core = await startCore({
+      databaseUrl,
+      port: 0,
+      mode: 'sandbox',
+      cardEncryptionKey: randomBytes(32),
+      poolSize: 8,
+      ipnRetryDelaySeconds: 1,
+      ipnTimeoutMs: 300,
+      logError: (message, fields) => coreLogs.push(JSON.stringify({ message, ...fields })),
+    });
+    facade = await startFacade(core.url);
+    db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  });
+
+  afterAll(async () => {
+    await target?.close();
+    await facade?.close();
+    await core?.close();
+    await db?.end();
+  });
+
+  it('gives up on an attempt at the timeout and retries until answered in time', {
+    timeout: 20_000,
+  }, async () => {
+    const merchant = await newMerchant(databaseUrl);
+    const timers: NodeJS.Timeout[] = [];
+    target = await startReceiver((request, response) => {
+      if (request.nth === 1)
+        timers.push(setTimeout(() => answer(response, 200), 3_000)); // far past 300 ms
+      else answer(response, 200);
+    });
+    await configureCharge(facade.baseUrl, merchant, `${target.origin}/ipn`);
+    const transactionId = await sell(facade.baseUrl, merchant);
+
+    // Attempts are counted when they start; the first one is over when it has left its outcome.
+    const first = await waitFor('the first attempt to be over', async () => {
+      const row = await deliveryOf(db, transactionId);
+      return row && (row.last_error !== null || row.state !== 'pending') ? row : undefined;
+    });
+    if (first.attempts === 1) {
+      expect(first).toMatchObject({ state: 'pending', last_status: null, last_error: 'timed out' });
+    }
+    const row = await waitFor('the CHARGE to be delivered', delivered(db, transactionId), 15_000);
+    for (const timer of timers) clearTimeout(timer);
+    expect(row).toMatchObject({ state: 'delivered', attempts: 2, last_status: 200 });
+    const attempts = target.on('/ipn');
+    expect(attempts).toHaveLength(2);
+    expect(attempts[0]?.webhookId).toBe(attempts[1]?.webhookId);
+    // The first attempt was cut off by core at about its 300 ms, long before our 3 s answer.
+    const cutAfter = (attempts[0]?.closedEarlyAt ?? Number.POSITIVE_INFINITY) - (attempts[0]?.at ?? 0);
+    expect(cutAfter).toBeGreaterThanOrEqual(200);
+    expect(cutAfter).toBeLessThan(1_500);
+    expect(attempts[1]?.closedEarlyAt).toBeUndefined();
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Core as a child process, killed with SIGKILL while deliveries are in flight, then restarted.
+
+describe('IPN delivery across a core crash', () => {
+  const corePath = fileURLToPath(new URL('../apps/core/src/main.ts', import.meta.url));
+  const coreEnv: Record<string, string> = {};
+  let child: ChildProcess | undefined;
+  let databaseUrl: string;
+  let facade: Facade;
+  let db: pg.Pool;
+  let target: Receiver | undefined;
+
+  async function startCoreProcess(): Promise<void> {
+    const started = spawn(process.execPath, [corePath], {
+      env: { ...process.env, ...coreEnv },
+      stdio: 'ignore',
+    });
+    child = started;
+    await waitFor(
+      'core to listen',
+      async () => {
+        if (started.exitCode !== null) throw new Error(`core exited with ${started.exitCode}`);
+        return fetch(`http://127.0.0.1:${coreEnv.CORE_PORT}/trpc/`).then(
+          () => true,
+          () => false,
+        );
+      },
+      15_000,
+    );
+  }
+
+  function killCore(): Promise<void> {
+    return new Promise((resolve) => {
+      if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGKILL');
+    });
+  }
+
+  async function freePort(): Promise<number> {
+    const { createServer: createNetServer } = await import('node:net');
+    return new Promise((resolve) => {
+      const probe = createNetServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+  }
+
+  beforeAll(async () => {
+    databaseUrl = await newDatabase('paywire_ipn_crash');
+    Object.assign(coreEnv, {
+      DATABASE_URL: databaseUrl,
+      CORE_PORT: String(await freePort()),
+      CARD_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      DATABASE_POOL_SIZE: '8',
+      IPN_RETRY_DELAY_SECONDS: '1',
+    });
+    await startCoreProcess();
+    facade = await startFacade(`http://127.0.0.1:${coreEnv.CORE_PORT}/trpc`);
+    db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  });
+
+  afterAll(async () => {
+    await killCore();
+    await target?.close();
+    await facade?.close();
+    await db?.end();
+  });
+
+  it('delivers every event at least once when core is killed mid-delivery', { timeout: 60_000 }, async () => {
+    const sales = 20;
+    const merchant = await newMerchant(databaseUrl);
+    const timers = new Set<NodeJS.Timeout>();
+    target = await startReceiver((_request, response) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        answer(response, 200);
+      }, 500);
+      timers.add(timer);
+    });
+    await configureCharge(facade.baseUrl, merchant, `${target.origin}/ipn`);
+    const references = await Promise.all(Array.from({ length: sales }, () => sell(facade.baseUrl, merchant)));
+    expect(new Set(references).size).toBe(sales);
+
+    const receiving = target;
+    // Several deliveries open at the receiver (each takes 500 ms to answer), then the kill.
+    await waitFor('deliveries in flight', () => receiving.inFlight() >= 5, 10_000, 10);
+    const inFlightAtKill = receiving.inFlight();
+    await killCore();
+    const receivedBeforeKill = new Set(
+      receiving.requests.map((request) => request.form.get('referenceNumber')),
+    ).size;
+    const { rows: atKill } = await db.query<{ state: string; count: string }>(
+      'select state, count(*) from ipn_delivery where merchant_id = $1 group by state',
+      [merchant.id],
+    );
+    expect(inFlightAtKill).toBeGreaterThan(0); // the kill landed on deliveries in flight
+
+    await startCoreProcess();
+    const startedAgain = Date.now();
+    const receivedAll = () => {
+      const got = new Set(receiving.requests.map((request) => request.form.get('referenceNumber')));
+      return references.every((reference) => got.has(reference));
+    };
+    const allDelivered = async () => {
+      const { rows } = await db.query<{ count: string }>(
+        `select count(*) from ipn_delivery where merchant_id = $1 and state = 'delivered'`,
+        [merchant.id],
+      );
+      return Number(rows[0]?.count) === sales;
+    };
+    try {
+      await waitFor(
+        'every event to be received and every row delivered',
+        async () => receivedAll() && allDelivered(),
+        30_000,
+        100,
+      );
+    } finally {
+      const { rows: now } = await db.query<{ state: string; attempts: number; count: string }>(
+        'select state, attempts, count(*) from ipn_delivery where merchant_id = $1 group by state, attempts order by 1, 2',
+        [merchant.id],
+      );
+      const charges = receiving.requests.filter((request) =>
+        references.includes(request.form.get('referenceNumber') ?? ''),
+      );
+      const { rows: jobs } = await db.query<{ state: string; count: string }>(
+        `select state, count(*) from pgboss.job where name = 'ipn-delivery' group by state order by 1`,
+      );
+      console.info(
+        `IPN crash test: ${sales} CHARGE events, ${inFlightAtKill} deliveries in flight at the SIGKILL, ` +
+          `${receivedBeforeKill} events received before it; rows at the kill ${JSON.stringify(atKill)}; ` +
+          `${charges.length} requests received, ${charges.length - new Set(charges.map((c) => c.form.get('referenceNumber'))).size} duplicates; ` +
+          `${((Date.now() - startedAgain) / 1000).toFixed(1)} s after the restart rows are ${JSON.stringify(now)}, ` +
+          `pg-boss jobs ${JSON.stringify(jobs)}`,
+      );
+      for (const timer of timers) clearTimeout(timer);
+    }
+    const charges = receiving.requests.filter((request) =>
+      references.includes(request.form.get('referenceNumber') ?? ''),
+    );
+    const distinct = new Set(charges.map((request) => request.form.get('referenceNumber')));
+    expect(distinct.size).toBe(sales);
+    console.info(`IPN crash test: duplicates received ${charges.length - sales}`);
+    // A duplicate is the same delivery again: the receiver can dedupe it by webhook-id.
+    for (const reference of references) {
+      const ids = new Set(
+        charges.filter((c) => c.form.get('referenceNumber') === reference).map((c) => c.webhookId),
+      );
+      expect(ids.size).toBe(1);
+    }
+  });
+});
