@@ -2,13 +2,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { createCoreClient, createFacade, createLogger } from '@paywire/facade';
 import pg from 'pg';
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { migrateDatabase } from '../infra/database.ts';
-import { saveMerchant } from '../infra/merchants.ts';
-import { serverAt } from '../infra/postgres.ts';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { saleBody } from './support/http.ts';
+import { newDatabase, newMerchant, startFacade } from './support/stack.ts';
 
 /**
  * Crash test: keyed sales with client retries while core is killed with SIGKILL and restarted, several
@@ -60,13 +57,10 @@ async function freePort(): Promise<number> {
 }
 
 beforeAll(async () => {
-  const server = serverAt(inject('postgresAdminUrl'));
-  const name = `paywire_crash_${randomBytes(4).toString('hex')}`;
-  await server.ensureDatabase(name);
-  databaseUrl = server.databaseUrl(name);
-  await migrateDatabase(databaseUrl);
-  merchantId = await saveMerchant(databaseUrl, 'crash', 'crash-password');
-  authorization = `Basic ${Buffer.from('crash:crash-password').toString('base64')}`;
+  databaseUrl = await newDatabase('paywire_crash');
+  const merchant = await newMerchant(databaseUrl);
+  merchantId = merchant.id;
+  authorization = merchant.authorization;
   Object.assign(coreEnv, {
     DATABASE_URL: databaseUrl,
     CORE_PORT: String(await freePort()),
@@ -74,21 +68,9 @@ beforeAll(async () => {
     DATABASE_POOL_SIZE: '8',
   });
   await startCoreProcess();
-  const facade = createFacade({
-    core: createCoreClient(`http://127.0.0.1:${coreEnv.CORE_PORT}/trpc`),
-    log: createLogger('facade', () => {}),
-    xmlNamespace: 'http://ws.plimus.com',
-    authCacheSeconds: 60,
-    logRequests: false,
-  });
-  const http = facade.listen(0, '127.0.0.1');
-  await new Promise((resolve) => http.once('listening', resolve));
-  baseUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}/services/2`;
-  closeFacade = () =>
-    new Promise((resolve) => {
-      http.close(() => resolve());
-      http.closeAllConnections();
-    });
+  const facade = await startFacade(`http://127.0.0.1:${coreEnv.CORE_PORT}/trpc`);
+  baseUrl = facade.baseUrl;
+  closeFacade = facade.close;
 });
 
 afterAll(async () => {

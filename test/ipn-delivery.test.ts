@@ -4,14 +4,19 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { type RunningCore, startCore } from '@paywire/core';
-import { createCoreClient, createFacade, createLogger } from '@paywire/facade';
+import { createCoreClient } from '@paywire/facade';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { migrateDatabase } from '../infra/database.ts';
-import { saveMerchant } from '../infra/merchants.ts';
-import { serverAt } from '../infra/postgres.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saleBody } from './support/http.ts';
-import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
+import {
+  newDatabase,
+  newMerchant,
+  type Stack,
+  startFacade,
+  startStack,
+  type TestFacade,
+  type TestMerchant,
+} from './support/stack.ts';
 
 /**
  * Reliable IPN delivery (decisions.md, "IPN delivery"): real sales through the facade produce CHARGE
@@ -115,52 +120,6 @@ async function startReceiver(behaviour: Behaviour): Promise<Receiver> {
 const answer = (response: ServerResponse, status: number, headers: Record<string, string> = {}) => {
   if (!response.destroyed) response.writeHead(status, headers).end();
 };
-
-interface Facade {
-  baseUrl: string;
-  close(): Promise<void>;
-}
-
-async function startFacade(coreUrl: string): Promise<Facade> {
-  const facade = createFacade({
-    core: createCoreClient(coreUrl),
-    log: createLogger('facade', () => {}),
-    xmlNamespace: 'http://ws.plimus.com',
-    authCacheSeconds: 60,
-    logRequests: false,
-  });
-  const http = facade.listen(0, '127.0.0.1');
-  await new Promise((resolve) => http.once('listening', resolve));
-  return {
-    baseUrl: `http://127.0.0.1:${(http.address() as AddressInfo).port}/services/2`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        http.close(() => resolve());
-        http.closeAllConnections();
-      }),
-  };
-}
-
-async function newDatabase(prefix: string): Promise<string> {
-  const server = serverAt(inject('postgresAdminUrl'));
-  const name = `${prefix}_${randomBytes(5).toString('hex')}`;
-  await server.ensureDatabase(name);
-  const databaseUrl = server.databaseUrl(name);
-  await migrateDatabase(databaseUrl);
-  return databaseUrl;
-}
-
-async function newMerchant(databaseUrl: string): Promise<TestMerchant> {
-  const username = `ipn_${randomBytes(4).toString('hex')}`;
-  const password = randomBytes(12).toString('base64url');
-  const id = await saveMerchant(databaseUrl, username, password);
-  return {
-    id,
-    username,
-    password,
-    authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
-  };
-}
 
 /** POST /notification-config: one destination with sendCharge on. */
 async function configureCharge(baseUrl: string, merchant: TestMerchant, ipnUrl: string): Promise<void> {
@@ -422,7 +381,7 @@ describe('IPN delivery, core in process', () => {
 describe('IPN delivery, short attempt timeout', () => {
   let databaseUrl: string;
   let core: RunningCore;
-  let facade: Facade;
+  let facade: TestFacade;
   let db: pg.Pool;
   let target: Receiver | undefined;
   const coreLogs: string[] = [];
@@ -493,7 +452,7 @@ describe('IPN delivery across a core crash', () => {
   const coreEnv: Record<string, string> = {};
   let child: ChildProcess | undefined;
   let databaseUrl: string;
-  let facade: Facade;
+  let facade: TestFacade;
   let db: pg.Pool;
   let target: Receiver | undefined;
 

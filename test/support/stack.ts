@@ -26,17 +26,62 @@ export interface Stack {
   close(): Promise<void>;
 }
 
+/** A database of its own on the run's PostgreSQL, migrated. */
+export async function newDatabase(prefix = 'paywire'): Promise<string> {
+  const server = serverAt(inject('postgresAdminUrl'));
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  await server.ensureDatabase(name);
+  const databaseUrl = server.databaseUrl(name);
+  await migrateDatabase(databaseUrl);
+  return databaseUrl;
+}
+
+/** A merchant with random Basic credentials. */
+export async function newMerchant(databaseUrl: string): Promise<TestMerchant> {
+  const username = `merchant_${randomBytes(4).toString('hex')}`;
+  const password = randomBytes(12).toString('base64url');
+  const id = await saveMerchant(databaseUrl, username, password);
+  return {
+    id,
+    username,
+    password,
+    authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
+  };
+}
+
+export interface TestFacade {
+  /** e.g. http://127.0.0.1:41234/services/2 */
+  baseUrl: string;
+  close(): Promise<void>;
+}
+
+/** The facade in this process on a real port, calling core at coreUrl; log lines go to `log`. */
+export async function startFacade(coreUrl: string, log?: (line: string) => void): Promise<TestFacade> {
+  const facade = createFacade({
+    core: createCoreClient(coreUrl),
+    log: createLogger('facade', log ?? (() => {})),
+    xmlNamespace: 'http://ws.plimus.com',
+    authCacheSeconds: 60,
+    logRequests: log !== undefined,
+  });
+  const http = facade.listen(0, '127.0.0.1');
+  await new Promise((resolve) => http.once('listening', resolve));
+  return {
+    baseUrl: `http://127.0.0.1:${(http.address() as AddressInfo).port}/services/2`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      }),
+  };
+}
+
 /**
  * The whole service for one test file: its own database on the run's PostgreSQL, migrated; core and
  * facade in this process but on real HTTP ports, talking over real tRPC; one merchant ready.
  */
 export async function startStack(options: { mode?: 'sandbox' | 'live' } = {}): Promise<Stack> {
-  const server = serverAt(inject('postgresAdminUrl'));
-  const name = `paywire_${randomBytes(6).toString('hex')}`;
-  await server.ensureDatabase(name);
-  const databaseUrl = server.databaseUrl(name);
-  await migrateDatabase(databaseUrl);
-
+  const databaseUrl = await newDatabase();
   const logs: string[] = [];
   const core = await startCore({
     databaseUrl,
@@ -47,41 +92,16 @@ export async function startStack(options: { mode?: 'sandbox' | 'live' } = {}): P
     ipnRetryDelaySeconds: 1,
     logError: (message, fields) => logs.push(JSON.stringify({ message, ...fields })),
   });
-  const facade = createFacade({
-    core: createCoreClient(core.url),
-    log: createLogger('facade', (line) => logs.push(line)),
-    xmlNamespace: 'http://ws.plimus.com',
-    authCacheSeconds: 60,
-    logRequests: true,
-  });
-  const http = facade.listen(0, '127.0.0.1');
-  await new Promise((resolve) => http.once('listening', resolve));
-  const { port } = http.address() as AddressInfo;
-
-  const newMerchant = async (): Promise<TestMerchant> => {
-    const username = `merchant_${randomBytes(4).toString('hex')}`;
-    const password = randomBytes(12).toString('base64url');
-    const id = await saveMerchant(databaseUrl, username, password);
-    return {
-      id,
-      username,
-      password,
-      authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
-    };
-  };
-
+  const facade = await startFacade(core.url, (line) => logs.push(line));
   return {
-    baseUrl: `http://127.0.0.1:${port}/services/2`,
+    baseUrl: facade.baseUrl,
     databaseUrl,
     core,
-    merchant: await newMerchant(),
-    newMerchant,
+    merchant: await newMerchant(databaseUrl),
+    newMerchant: () => newMerchant(databaseUrl),
     logs,
     async close() {
-      await new Promise((resolve) => {
-        http.close(resolve);
-        http.closeAllConnections();
-      });
+      await facade.close();
       await core.close();
     },
   };

@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { type IdempotentRequest, internalHeaders } from '@paywire/contracts';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
-import type { PgBoss } from 'pg-boss';
 import type { Acquirer } from './cards/acquirer.ts';
 import { sandboxAcquirer } from './cards/sandbox-acquirer.ts';
 import type { CallContext, CoreServices, Mode } from './context.ts';
