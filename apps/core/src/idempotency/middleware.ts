@@ -6,8 +6,7 @@ import {
   type IdempotentRequest,
   idempotencyRetentionSeconds,
 } from '@paywire/contracts';
-import type { TRPCError } from '@trpc/server';
-import { TRPCError as TRPCErrorClass } from '@trpc/server';
+import { TRPCError } from '@trpc/server';
 import { addSeconds, callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
@@ -83,7 +82,7 @@ export async function runIdempotently<R extends Result>(
       }
       const answer = JSON.parse(stored.outcome) as StoredOutcome;
       if (answer.ok) return run.replay(answer.data);
-      throw new TRPCErrorClass({ code: 'BAD_REQUEST', cause: new ReplayedFailure(answer.body) });
+      throw new TRPCError({ code: 'BAD_REQUEST', cause: new ReplayedFailure(answer.body) });
     }
 
     // The procedure runs in a savepoint: a failure undoes its writes but keeps the record of the answer.

@@ -132,8 +132,9 @@ export async function startDeliveryWorkers(
   await jobs.createQueue(deliveryQueue, { expireInSeconds: deliveryExpirySeconds(settings) });
   await jobs.work<{ deliveryId: number }>(
     deliveryQueue,
-    // Burst: while deliveries wait, fetch again at once instead of after the polling interval.
-    { batchSize: 1, localConcurrency: 16, pollingIntervalSeconds: 0.5, burstWhenReadyExceeds: 1 },
+    // Idle, 16 workers poll every 2 s (each poll is a query, and idle polling competes with sales); while
+    // deliveries wait they burst, fetching again at once.
+    { batchSize: 1, localConcurrency: 16, pollingIntervalSeconds: 2, burstWhenReadyExceeds: 1 },
     async ([job]: Job<{ deliveryId: number }>[]) => {
       if (job) await attemptDelivery(em(), job.data.deliveryId, settings);
     },

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { type IpnEvent, sendFlagOf, transactionTypeOf } from '@paywire/contracts';
 import { fromKysely } from 'pg-boss';
 import type { MerchantContext } from '../context.ts';
-import { IpnConfig } from './entities.ts';
+import type { StoredDestination } from './entities.ts';
 import { deliveryExpirySeconds, deliveryQueue } from './queue.ts';
 import { ipnSecret } from './secret.ts';
 
@@ -32,7 +32,12 @@ export async function recordEvent(
   event: IpnEvent,
   parameters: EventParameters,
 ): Promise<void> {
-  const config = await em.findOne(IpnConfig, { merchantId: ctx.merchantId });
+  // A plain select, not findOne: this runs in every sale, and hydrating an entity cost a fifth of throughput.
+  const [config] = await em.execute<
+    { destinations: StoredDestination[]; ensure_notification_receipt: boolean }[]
+  >('select destinations, ensure_notification_receipt from ipn_config where merchant_id = ?', [
+    ctx.merchantId,
+  ]);
   const flag = sendFlagOf(event);
   const targets = config?.destinations.filter((destination) => destination.enabled.includes(flag)) ?? [];
   if (!config || targets.length === 0) return;
@@ -50,7 +55,7 @@ export async function recordEvent(
       .digest('hex'),
   }).toString();
 
-  const maxAttempts = attemptsFor(config.ensureNotificationReceipt);
+  const maxAttempts = attemptsFor(config.ensure_notification_receipt);
   const transaction = em.getTransactionContext();
   if (!transaction) throw new Error('an event is recorded in the transaction of the change it reports');
   const db = fromKysely(transaction);
