@@ -12,6 +12,11 @@ export interface XmlShape {
   wrapped?: Readonly<Record<string, string>>;
   /** Keys whose string values are upper-cased when writing ('success' -> 'SUCCESS'). */
   upperCaseValues?: readonly string[];
+  /**
+   * Keys whose numbers are written with exactly this many fraction digits, at any depth, ahead of the
+   * caller's formatNumber: money of a resource whose currency is fixed (`{itemSubTotal: 2}` -> `10.00`).
+   */
+  decimals?: Readonly<Record<string, number>>;
 }
 
 // A JSON key we can write: starts lower-case, letters and digits only (address1, ibanFirstFour).

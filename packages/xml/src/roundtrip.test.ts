@@ -303,4 +303,83 @@ describe('round trip per resource', () => {
     expect(xml).toContain('<iban-first-four>DE89</iban-first-four>');
     expect(fromXml(xml, altTransaction)).toEqual({ ...(asRead(response) as object), amount: '20.00' });
   });
+  it('batch-order response: wrapper/item pairs at several depths, empty wrappers, fixed decimals', () => {
+    const shape: XmlShape = {
+      root: 'batch-order',
+      repeated: ['cartItem'],
+      wrapped: {
+        invoiceContactsInfo: 'invoice-contact-info',
+        creditCardsInfo: 'credit-card-info',
+        sepaDirectDebitsInfo: 'sepa-direct-debit-info',
+        invoices: 'invoice',
+        financialTransactions: 'financial-transaction',
+        skus: 'sku',
+        licenseKeys: 'license-key',
+      },
+      decimals: { itemSubTotal: 2, tax: 2, totalCartCost: 2 },
+    };
+    const body = {
+      shopper: {
+        shopperInfo: {
+          shopperId: 19000001,
+          invoiceContactsInfo: [{ default: true, firstName: 'Jane' }],
+          paymentInfo: {
+            creditCardsInfo: [],
+            sepaDirectDebitsInfo: [{ sepaDirectDebit: { ibanFirstFour: 'DE89', ibanLastFour: '3000' } }],
+          },
+        },
+      },
+      order: {
+        orderId: 30000001,
+        cart: {
+          chargedCurrency: 'EUR',
+          cartItem: [{ sku: { skuId: 2000001, skuName: 'A' }, quantity: 2, itemSubTotal: 20 }],
+          tax: 0,
+          taxRate: 0,
+          totalCartCost: 20,
+        },
+        postSaleInfo: {
+          invoices: [
+            {
+              invoiceId: 40000001,
+              financialTransactions: [
+                {
+                  status: 'PENDING',
+                  amount: 20,
+                  currency: 'EUR',
+                  paypalTransactionData: {},
+                  skus: [{ skuId: 2000001 }],
+                },
+              ],
+            },
+          ],
+        },
+        fulfillment: { licenseKeys: [] },
+      },
+    };
+    const xml = toXml(body, shape, twoDecimals);
+    expect(xml).toContain(
+      '<invoice-contacts-info><invoice-contact-info><default>true</default><first-name>Jane</first-name>' +
+        '</invoice-contact-info></invoice-contacts-info><payment-info><credit-cards-info/>' +
+        '<sepa-direct-debits-info><sepa-direct-debit-info><sepa-direct-debit><iban-first-four>DE89',
+    );
+    expect(xml).toContain(
+      '<cart><charged-currency>EUR</charged-currency><cart-item><sku><sku-id>2000001</sku-id><sku-name>A' +
+        '</sku-name></sku><quantity>2</quantity><item-sub-total>20.00</item-sub-total></cart-item>' +
+        '<tax>0.00</tax><tax-rate>0</tax-rate><total-cart-cost>20.00</total-cart-cost></cart>',
+    );
+    expect(xml).toContain(
+      '<post-sale-info><invoices><invoice><invoice-id>40000001</invoice-id><financial-transactions>' +
+        '<financial-transaction><status>PENDING</status><amount>20.00</amount><currency>EUR</currency>' +
+        '<paypal-transaction-data/><skus><sku><sku-id>2000001</sku-id></sku></skus></financial-transaction>' +
+        '</financial-transactions></invoice></invoices></post-sale-info><fulfillment><license-keys/></fulfillment>',
+    );
+    const read = fromXml(xml, shape) as typeof body;
+    expect(read.order.postSaleInfo.invoices[0]?.financialTransactions[0]?.skus).toEqual([
+      { skuId: '2000001' },
+    ]);
+    expect(read.order.cart.cartItem).toHaveLength(1);
+    expect(read.shopper.shopperInfo.paymentInfo.creditCardsInfo).toEqual([]);
+    expect(read.order.fulfillment.licenseKeys).toEqual([]);
+  });
 });

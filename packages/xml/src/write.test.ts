@@ -85,6 +85,22 @@ describe('toXml', () => {
     expect(toXml({ amount: 0.1 + 0.2 }, transaction)).toContain('<amount>0.30000000000000004</amount>');
   });
 
+  it('writes keys listed in decimals with fixed fraction digits, at any depth, ahead of formatNumber', () => {
+    const shape: XmlShape = { root: 'order', decimals: { itemSubTotal: 2, tax: 2 } };
+    const xml = toXml(
+      { tax: 0, cart: { cartItem: [{ itemSubTotal: 10 }, { itemSubTotal: 0.1 + 0.2 }], taxRate: 0 } },
+      shape,
+      { namespace: '', formatNumber: (key) => `caller:${key}` },
+    );
+    expect(xml).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?>\n<order><tax>0.00</tax><cart><cart-item><item-sub-total>10.00' +
+        '</item-sub-total></cart-item><cart-item><item-sub-total>0.30</item-sub-total></cart-item>' +
+        '<tax-rate>caller:taxRate</tax-rate></cart></order>',
+    );
+    expect(toXml({ tax: 1.5 }, { root: 'r' }, { namespace: '' })).toContain('<tax>1.5</tax>');
+    expect(() => toXml({ tax: Number.NaN }, shape)).toThrow(TypeError);
+  });
+
   it('escapes hostile strings so that the document stays well-formed', () => {
     const hostile = `</description><injected attr="x">&amp;'"]]><!--<![CDATA[`;
     const xml = toXml({ description: hostile }, { root: 'r' });

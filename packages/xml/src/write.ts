@@ -15,6 +15,7 @@ export interface ToXmlOptions {
 interface Writer {
   wrapped: ReadonlyMap<string, string>;
   upperCase: ReadonlySet<string>;
+  decimals: ReadonlyMap<string, number>;
   formatNumber: NonNullable<ToXmlOptions['formatNumber']>;
 }
 
@@ -28,6 +29,7 @@ export function toXml(value: Record<string, unknown>, shape: XmlShape, options: 
   const writer: Writer = {
     wrapped: new Map(Object.entries(shape.wrapped ?? {})),
     upperCase: new Set(shape.upperCaseValues ?? []),
+    decimals: new Map(Object.entries(shape.decimals ?? {})),
     formatNumber: options.formatNumber ?? ((_key, number) => String(number)),
   };
   const namespace = options.namespace ?? DEFAULT_NAMESPACE;
@@ -88,9 +90,11 @@ function leafText(key: string, value: unknown, parent: Record<string, unknown>, 
       return writer.upperCase.has(key) ? value.toUpperCase() : value;
     case 'boolean':
       return value ? 'true' : 'false';
-    case 'number':
+    case 'number': {
       if (!Number.isFinite(value)) throw new TypeError(`${key} is not a finite number`);
-      return writer.formatNumber(key, value, parent);
+      const digits = writer.decimals.get(key);
+      return digits === undefined ? writer.formatNumber(key, value, parent) : value.toFixed(digits);
+    }
     default:
       throw new TypeError(`${key} has a value of type ${typeof value}, which has no XML form`);
   }
