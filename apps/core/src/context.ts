@@ -5,6 +5,7 @@ import type { Acquirer } from './cards/acquirer.ts';
 import type { ClockMemo } from './clock/clock.ts';
 import type { DeliverySettings } from './ipn/delivery.ts';
 import type { CardVault } from './security/card-vault.ts';
+import type { SepaSettings } from './sepa/bank.ts';
 
 export type Mode = 'sandbox' | 'live';
 
@@ -16,6 +17,7 @@ export interface CoreServices {
   mode: Mode;
   jobs: PgBoss;
   ipn: DeliverySettings;
+  sepa: SepaSettings;
 }
 
 /** One call: its own entity manager, and the merchant the facade authenticated (null for public calls). */

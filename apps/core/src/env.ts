@@ -13,6 +13,8 @@ const schema = z.object({
     .refine((key) => key.length === 32, 'must be 32 bytes, base64-encoded'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(16),
   IPN_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  /** Sandbox SEPA debits: seconds from submission until the bank's answer (decisions.md). */
+  SEPA_SANDBOX_SETTLE_SECONDS: z.coerce.number().int().min(0).max(30 * 86_400).default(120),
   /** Unset: allowed in sandbox mode, refused in live mode. */
   IPN_ALLOW_PRIVATE_TARGETS: z
     .enum(['true', 'false'])

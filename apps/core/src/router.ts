@@ -2,6 +2,7 @@ import { cardsRouter } from './cards/router.ts';
 import { clockRouter } from './clock/router.ts';
 import { ipnRouter } from './ipn/router.ts';
 import { merchantsRouter } from './merchants/router.ts';
+import { sepaRouter } from './sepa/router.ts';
 import { shoppersRouter } from './shoppers/router.ts';
 import { tokensRouter } from './tokens/router.ts';
 import { createCallerFactory, router } from './trpc.ts';
@@ -13,6 +14,7 @@ export const appRouter = router({
   clock: clockRouter,
   merchants: merchantsRouter,
   ipn: ipnRouter,
+  sepa: sepaRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -13,6 +13,8 @@ import { startDeliveryWorkers } from './ipn/delivery.ts';
 import { startJobs } from './jobs/boss.ts';
 import { appRouter } from './router.ts';
 import { createCardVault } from './security/card-vault.ts';
+import { type SepaBank, sandboxSepaBank } from './sepa/bank.ts';
+import { startSettlementWorkers } from './sepa/settlement.ts';
 
 export interface CoreOptions {
   databaseUrl: string;
@@ -27,6 +29,9 @@ export interface CoreOptions {
   ipnAllowPrivateTargets?: boolean;
   /** Per delivery attempt, default 10 000 ms (decisions.md). */
   ipnTimeoutMs?: number;
+  /** Sandbox SEPA debits: seconds until the bank answers (default 120); the bank (default: the sandbox's). */
+  sepaSandboxSettleSeconds?: number;
+  sepaBank?: SepaBank;
   logError?: (message: string, fields: Record<string, unknown>) => void;
 }
 
@@ -72,9 +77,16 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
       allowPrivateTargets: options.ipnAllowPrivateTargets ?? options.mode === 'sandbox',
       timeoutMs: options.ipnTimeoutMs ?? 10_000,
     },
+    sepa: {
+      bank: options.sepaBank ?? sandboxSepaBank,
+      sandboxSettleSeconds: options.sepaSandboxSettleSeconds ?? 120,
+    },
   };
   await scheduleSweep(jobs, () => orm.em.fork());
   await startDeliveryWorkers(jobs, () => orm.em.fork(), services.ipn);
+  await startSettlementWorkers(services, (error) =>
+    logError('SEPA settlement failed', { error: error instanceof Error ? error.message : String(error) }),
+  );
   const server: Server = createHTTPServer({
     router: appRouter,
     basePath: '/trpc/',

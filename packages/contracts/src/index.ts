@@ -9,6 +9,7 @@ export * from './ipn.ts';
 export * from './merchants.ts';
 export * from './money.ts';
 export * from './primitives.ts';
+export * from './sepa.ts';
 export * from './shoppers.ts';
 export * from './tokens.ts';
 export * from './transactions.ts';

@@ -4,11 +4,13 @@ import { CardTransaction, Refund } from '../cards/entities.ts';
 import { IdempotencyRecord } from '../idempotency/entities.ts';
 import { IpnConfig, IpnDelivery } from '../ipn/entities.ts';
 import { Merchant } from '../merchants/entities.ts';
+import { SepaDebit, SepaMandate, SepaRefund } from '../sepa/entities.ts';
 import { Shopper, StoredCard } from '../shoppers/entities.ts';
 import { PaymentFieldsToken } from '../tokens/entities.ts';
 import { Foundation } from './migrations/0001-foundation.ts';
 import { Idempotency } from './migrations/0002-idempotency.ts';
 import { Ipn } from './migrations/0003-ipn.ts';
+import { Sepa } from './migrations/0004-sepa.ts';
 
 export const entities = [
   Merchant,
@@ -20,6 +22,9 @@ export const entities = [
   IdempotencyRecord,
   IpnConfig,
   IpnDelivery,
+  SepaMandate,
+  SepaDebit,
+  SepaRefund,
 ];
 
 /** Committed migrations, in order. The schema only ever changes through these, never by sync at boot. */
@@ -27,6 +32,7 @@ const migrationsList = [
   { name: '0001-foundation', class: Foundation },
   { name: '0002-idempotency', class: Idempotency },
   { name: '0003-ipn', class: Ipn },
+  { name: '0004-sepa', class: Sepa },
 ];
 
 export async function openDatabase(databaseUrl: string, poolSize: number): Promise<MikroORM> {

@@ -1,0 +1,80 @@
+import { defineEntity, type InferEntity, p } from '@mikro-orm/postgresql';
+import type { SepaStatus } from '@paywire/contracts';
+import { Shopper } from '../shoppers/entities.ts';
+
+/** What the bank will answer for a debit, decided when it is submitted (the sandbox decides by IBAN). */
+export type BankOutcome = 'SUCCESS' | 'FAIL' | 'SUCCESS_THEN_RETURN';
+
+/**
+ * A shopper's acceptance of a mandate for one IBAN. The IBAN is sealed (AES-256-GCM) and found again by a
+ * keyed fingerprint; only its first and last four characters are ever shown.
+ */
+export const SepaMandate = defineEntity({
+  name: 'SepaMandate',
+  properties: {
+    id: p.bigint('number').primary().autoincrement(),
+    merchantId: p.integer(),
+    shopper: () => p.manyToOne(Shopper),
+    /** The public mandateId. */
+    reference: p.string().length(35),
+    ibanFingerprint: p.string().length(64),
+    sealedIban: p.text(),
+    ibanFirstFour: p.string().length(4),
+    ibanLastFour: p.string().length(4),
+    /** When the shopper accepted it, by the merchant's clock: the mandateDate. */
+    acceptedAt: p.datetime(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export type SepaMandate = InferEntity<typeof SepaMandate>;
+
+/**
+ * One debit. Its id comes from the card transactions' sequence, so a transaction id names one payment
+ * whichever kind it is. `nextActionAt` is when the bank's next answer is due by the merchant's clock
+ * (null once the debit is final); settlement picks rows by it.
+ */
+export const SepaDebit = defineEntity({
+  name: 'SepaDebit',
+  properties: {
+    id: p.bigint('number').primary().autoincrement(),
+    merchantId: p.integer(),
+    merchantTransactionId: p.string().length(50).nullable(),
+    shopper: () => p.manyToOne(Shopper),
+    mandate: () => p.manyToOne(SepaMandate),
+    status: p.string().length(10).$type<SepaStatus>(),
+    outcome: p.string().length(20).$type<BankOutcome>(),
+    currency: p.string().length(3).$type<'EUR'>(),
+    amountMinor: p.bigint('number'),
+    refundedMinor: p.bigint('number').default(0),
+    payerFirstName: p.string().length(100),
+    payerLastName: p.string().length(100),
+    /** Collection date by the merchant's clock. */
+    dueAt: p.datetime(),
+    nextActionAt: p.datetime().nullable(),
+    settledAt: p.datetime().nullable(),
+    /** Merchant's clock at submission. */
+    submittedAt: p.datetime(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  },
+});
+export type SepaDebit = InferEntity<typeof SepaDebit>;
+
+/** A refund of a debit, by the merchant or returned by the bank; ids from the card refunds' sequence. */
+export const SepaRefund = defineEntity({
+  name: 'SepaRefund',
+  properties: {
+    id: p.bigint('number').primary().autoincrement(),
+    merchantId: p.integer(),
+    debit: () => p.manyToOne(SepaDebit),
+    amountMinor: p.bigint('number'),
+    reason: p.string().length(255).nullable(),
+    /** True when the bank returned the debit (the sandbox's refund scenario). */
+    returned: p.boolean().default(false),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export type SepaRefund = InferEntity<typeof SepaRefund>;

@@ -1,0 +1,447 @@
+import { randomBytes } from 'node:crypto';
+import { type EntityManager, LockMode, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
+import {
+  type AltTransaction,
+  type altTransactionIdInput,
+  type createAltTransactionInput,
+  currencyExponent,
+  DomainError,
+  fractionDigits,
+  minorToAmount,
+  minorToDecimal,
+  type PreNotificationTranslations,
+  type Refund as PublicRefund,
+  type preNotificationInput,
+  preNotificationLanguages,
+  type refundInput,
+  type SepaDirectDebitInfo,
+  type SepaStatus,
+  toMinorUnits,
+} from '@paywire/contracts';
+import type { z } from 'zod';
+import { addSeconds, callNow } from '../clock/clock.ts';
+import type { MerchantContext, Mode } from '../context.ts';
+import { inTransaction } from '../db/transaction.ts';
+import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
+import type { Shopper } from '../shoppers/entities.ts';
+import { findShopper, newShopper } from '../shoppers/service.ts';
+import { liveCollectionBusinessDays, type SepaSettings } from './bank.ts';
+import { addBusinessDays } from './business-days.ts';
+import { SepaDebit, SepaMandate, SepaRefund } from './entities.ts';
+import { preNotificationText, shortDate } from './texts.ts';
+
+type CreateAltTransaction = z.output<typeof createAltTransactionInput>;
+type RefundRequest = z.output<typeof refundInput>;
+
+/** What opening a debit needs; the shopper is a managed entity of `em`, new or found. */
+export interface SepaDebitRequest {
+  shopper: Shopper;
+  /** Already parsed by ibanInput: no spaces, upper case, valid. */
+  iban: string;
+  payer: { firstName: string; lastName: string };
+  amountMinor: number;
+  currency: 'EUR';
+  merchantTransactionId?: string;
+}
+
+/** A debit as the service sees it. Dates are by the merchant's clock. */
+export interface SepaDebitView {
+  transactionId: string;
+  status: SepaStatus;
+  amountMinor: number;
+  currency: 'EUR';
+  ibanFirstFour: string;
+  ibanLastFour: string;
+  mandateId: string;
+  /** dd-Mon-yy */
+  mandateDate: string;
+  preNotificationText: string;
+  createdAt: Date;
+  /** The collection date. */
+  dueAt: Date;
+  vaultedShopperId: number;
+  payer: { firstName: string; lastName: string };
+  merchantTransactionId?: string;
+  refundedMinor: number;
+}
+
+/** When the bank's next answer is due, by the merchant's clock: seconds in the sandbox, business days live. */
+export function nextStepAt(settings: { mode: Mode; sepa: SepaSettings }, from: Date): Date {
+  return settings.mode === 'sandbox'
+    ? addSeconds(from, settings.sepa.sandboxSettleSeconds)
+    : addBusinessDays(from, liveCollectionBusinessDays);
+}
+
+function view(debit: SepaDebit, mandate: SepaMandate): SepaDebitView {
+  return {
+    transactionId: String(debit.id),
+    status: debit.status,
+    amountMinor: debit.amountMinor,
+    currency: debit.currency,
+    ibanFirstFour: mandate.ibanFirstFour,
+    ibanLastFour: mandate.ibanLastFour,
+    mandateId: mandate.reference,
+    mandateDate: shortDate(mandate.acceptedAt),
+    preNotificationText: preNotificationText('en', notificationOf(debit, mandate)),
+    createdAt: debit.submittedAt,
+    dueAt: debit.dueAt,
+    vaultedShopperId: debit.shopper.id,
+    payer: { firstName: debit.payerFirstName, lastName: debit.payerLastName },
+    ...(debit.merchantTransactionId ? { merchantTransactionId: debit.merchantTransactionId } : {}),
+    refundedMinor: debit.refundedMinor,
+  };
+}
+
+function notificationOf(debit: SepaDebit, mandate: SepaMandate) {
+  return {
+    amountMinor: debit.amountMinor,
+    currency: debit.currency,
+    collectionDate: debit.dueAt,
+    mandateId: mandate.reference,
+    ibanLastFour: mandate.ibanLastFour,
+  };
+}
+
+/** The IPN parameters of a SEPA event (decisions.md, IPN delivery). */
+export function sepaEventParameters(
+  debit: {
+    id: number;
+    merchantTransactionId?: string | null | undefined;
+    shopperId: number;
+    payerFirstName: string;
+    payerLastName: string;
+    currency: string;
+  },
+  mandate: { reference: string; acceptedAt: Date; ibanFirstFour: string; ibanLastFour: string },
+  amountMinor: number,
+  now: Date,
+): EventParameters {
+  return {
+    referenceNumber: String(debit.id),
+    merchantTransactionId: debit.merchantTransactionId ?? '',
+    accountId: debit.shopperId,
+    invoiceAmount: minorToDecimal(amountMinor, debit.currency),
+    currency: debit.currency,
+    paymentMethod: 'SEPA_DIRECT_DEBIT',
+    paymentType: 'SEPA_DIRECT_DEBIT',
+    firstName: debit.payerFirstName,
+    lastName: debit.payerLastName,
+    transactionDate: ipnDate(now),
+    ibanFirstFour: mandate.ibanFirstFour,
+    ibanLastFour: mandate.ibanLastFour,
+  };
+}
+
+/** The mandate parameters a Charge event adds (interface.md, Events). */
+export function mandateEventParameters(mandate: { reference: string; acceptedAt: Date }): EventParameters {
+  return { sepaMandateId: mandate.reference, sepaMandateDate: shortDate(mandate.acceptedAt) };
+}
+
+const eventDebit = (debit: SepaDebit) => ({ ...debit, shopperId: debit.shopper.id });
+
+/** A mandate reference: 35 characters at most, of the SEPA character set; random so it reveals no count. */
+function newMandateReference(): string {
+  return `PWM${randomBytes(8).toString('hex').toUpperCase()}`;
+}
+
+/**
+ * The shopper's mandate for this IBAN, made on first use. Insert-or-nothing, then read: concurrent first
+ * debits of one shopper and IBAN share one mandate without locking the shopper.
+ */
+async function mandateFor(
+  ctx: MerchantContext,
+  em: EntityManager,
+  shopper: Shopper,
+  iban: string,
+  now: Date,
+): Promise<SepaMandate> {
+  const fingerprint = ctx.vault.fingerprint(`iban:${iban}`);
+  if (shopper.id !== undefined) {
+    const known = await em.findOne(SepaMandate, { shopper, ibanFingerprint: fingerprint });
+    if (known) return known;
+  }
+  await em.flush(); // the shopper gets its id
+  await em.execute(
+    `insert into sepa_mandate (merchant_id, shopper_id, reference, iban_fingerprint, sealed_iban,
+       iban_first_four, iban_last_four, accepted_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?) on conflict (shopper_id, iban_fingerprint) do nothing`,
+    [
+      ctx.merchantId,
+      shopper.id,
+      newMandateReference(),
+      fingerprint,
+      ctx.vault.seal(iban),
+      iban.slice(0, 4),
+      iban.slice(-4),
+      now,
+    ],
+  );
+  const mandate = await em.findOne(SepaMandate, { shopper, ibanFingerprint: fingerprint });
+  if (!mandate) throw new Error('the SEPA mandate was neither created nor found');
+  return mandate;
+}
+
+async function flushDebit(em: EntityManager, merchantTransactionId: string | undefined): Promise<void> {
+  try {
+    await em.flush();
+  } catch (error) {
+    if (
+      error instanceof UniqueConstraintViolationException &&
+      error.message.includes('merchant_transaction_id_unique')
+    ) {
+      throw new DomainError(
+        'VALIDATION_GENERAL_FAILURE',
+        'merchantTransactionId: is already used by another transaction',
+        { name: 'merchantTransactionId', messageValue: merchantTransactionId ?? '' },
+      );
+    }
+    throw error;
+  }
+}
+
+/**
+ * Opens a pending debit (mandate created or reused), records ChargePending and schedules settlement (the
+ * row's nextActionAt, which the settlement workers read), all in the caller's transaction.
+ */
+export async function openSepaDebit(
+  ctx: MerchantContext,
+  em: EntityManager,
+  request: SepaDebitRequest,
+  now: Date,
+): Promise<SepaDebitView> {
+  const { shopper, iban, payer, amountMinor, currency } = request;
+  const outcome = ctx.sepa.bank.submit({ iban, amountMinor, currency });
+  const mandate = await mandateFor(ctx, em, shopper, iban, now);
+  const dueAt = nextStepAt(ctx, now);
+  const debit = em.create(SepaDebit, {
+    merchantId: ctx.merchantId,
+    merchantTransactionId: request.merchantTransactionId ?? null,
+    shopper,
+    mandate,
+    status: 'PENDING',
+    outcome,
+    currency,
+    amountMinor,
+    refundedMinor: 0,
+    payerFirstName: payer.firstName,
+    payerLastName: payer.lastName,
+    dueAt,
+    nextActionAt: dueAt,
+    settledAt: null,
+    submittedAt: now,
+  });
+  await flushDebit(em, request.merchantTransactionId);
+  await recordEvent(
+    ctx,
+    em,
+    'ChargePending',
+    sepaEventParameters(eventDebit(debit), mandate, amountMinor, now),
+  );
+  return view(debit, mandate);
+}
+
+const idOf = (transactionId: string) => (/^\d{1,18}$/.test(transactionId) ? Number(transactionId) : null);
+
+export async function findSepaDebit(
+  em: EntityManager,
+  merchantId: number,
+  transactionId: string,
+): Promise<SepaDebitView | null> {
+  const id = idOf(transactionId);
+  const debit = id && (await em.findOne(SepaDebit, { id, merchantId }, { populate: ['mandate'] }));
+  return debit ? view(debit, debit.mandate) : null;
+}
+
+/** Whether the id names one of the merchant's debits (refunds dispatch on it). */
+export async function isSepaDebit(em: EntityManager, merchantId: number, transactionId: string) {
+  const id = idOf(transactionId);
+  if (id === null) return false;
+  const rows = await em.execute('select 1 from sepa_debit where id = ? and merchant_id = ?', [
+    id,
+    merchantId,
+  ]);
+  return rows.length > 0;
+}
+
+/** The public alt-transaction; the facade adds preNotificationTranslationRef, which needs its base URL. */
+export function presentAltTransaction(debit: SepaDebitView): AltTransaction {
+  return {
+    transactionId: debit.transactionId,
+    ...(debit.merchantTransactionId ? { merchantTransactionId: debit.merchantTransactionId } : {}),
+    amount: minorToAmount(debit.amountMinor, debit.currency),
+    currency: debit.currency,
+    payerInfo: debit.payer,
+    vaultedShopperId: debit.vaultedShopperId,
+    authorizedByShopper: true,
+    sepaDirectDebitTransaction: {
+      ibanFirstFour: debit.ibanFirstFour,
+      ibanLastFour: debit.ibanLastFour,
+      mandateId: debit.mandateId,
+      mandateDate: debit.mandateDate,
+      preNotificationText: debit.preNotificationText,
+    },
+    processingInfo: { processingStatus: debit.status },
+  };
+}
+
+/** POST /alt-transactions: a new shopper for the payer, or the vaulted shopper the request names. */
+export async function createAltTransaction(
+  ctx: MerchantContext,
+  input: CreateAltTransaction,
+): Promise<AltTransaction> {
+  return inTransaction(ctx.em, async (em) => {
+    const now = await callNow(ctx, em);
+    const shopper =
+      input.vaultedShopperId === undefined
+        ? newShopper(em, ctx.merchantId, input.payerInfo)
+        : await findShopper(em, ctx.merchantId, input.vaultedShopperId);
+    const debit = await openSepaDebit(
+      ctx,
+      em,
+      {
+        shopper,
+        iban: input.sepaDirectDebitTransaction.iban,
+        payer: input.payerInfo,
+        amountMinor: toMinorUnits(input.amount, input.currency),
+        currency: input.currency,
+        ...(input.merchantTransactionId ? { merchantTransactionId: input.merchantTransactionId } : {}),
+      },
+      now,
+    );
+    return presentAltTransaction(debit);
+  });
+}
+
+function notFound(transactionId: string): DomainError {
+  return new DomainError('TRANSACTION_NOT_FOUND', `transaction ${transactionId} was not found`);
+}
+
+export async function getAltTransaction(
+  ctx: MerchantContext,
+  input: z.output<typeof altTransactionIdInput>,
+): Promise<AltTransaction> {
+  const debit = await findSepaDebit(ctx.em, ctx.merchantId, input.transactionId);
+  if (!debit) throw notFound(input.transactionId);
+  return presentAltTransaction(debit);
+}
+
+/** The pre-notification text of a debit in every supported language, or in the one asked for. */
+export async function getPreNotification(
+  ctx: MerchantContext,
+  input: z.output<typeof preNotificationInput>,
+): Promise<PreNotificationTranslations> {
+  const id = idOf(input.transactionId);
+  const debit =
+    id && (await ctx.em.findOne(SepaDebit, { id, merchantId: ctx.merchantId }, { populate: ['mandate'] }));
+  if (!debit) throw notFound(input.transactionId);
+  const languages = input.language ? [input.language] : preNotificationLanguages;
+  const notification = notificationOf(debit, debit.mandate);
+  return {
+    translations: languages.map((language) => ({
+      language,
+      text: preNotificationText(language, notification),
+    })),
+  };
+}
+
+function refundAmount(amount: string | undefined, balance: number, currency: string): number {
+  if (amount === undefined) return balance;
+  if (fractionDigits(amount) > currencyExponent(currency)) {
+    throw new DomainError(
+      'AMOUNT_EXCEEDED_MAXIMUM_ALLOWED_FRACTION_DIGITS',
+      `${currency} amounts allow at most ${currencyExponent(currency)} fraction digits`,
+      { name: 'amount', messageValue: amount },
+    );
+  }
+  return toMinorUnits(amount, currency);
+}
+
+const notRefundable: Record<Exclude<SepaStatus, 'SUCCESS'>, string> = {
+  PENDING: 'the debit is still PENDING: only a collected (SUCCESS) debit can be refunded',
+  FAIL: 'the debit failed: nothing was collected to refund',
+  REFUNDED: 'the debit is already refunded in full',
+};
+
+/**
+ * A merchant's refund of a collected debit, whole or in parts, never beyond what was collected. The debit
+ * is locked, so refunds of it and its settlement run one at a time.
+ */
+export async function refundSepaDebit(ctx: MerchantContext, input: RefundRequest): Promise<PublicRefund> {
+  return inTransaction(ctx.em, async (em) => {
+    const id = idOf(input.transactionId);
+    const debit =
+      id &&
+      (await em.findOne(
+        SepaDebit,
+        { id, merchantId: ctx.merchantId },
+        { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['mandate'] },
+      ));
+    if (!debit) throw notFound(input.transactionId);
+    const { currency } = debit;
+    if (debit.status !== 'SUCCESS') {
+      throw new DomainError('REFUND_AMOUNT_EXCEEDS_BALANCE', notRefundable[debit.status], {
+        name: 'transactionId',
+        messageValue: input.transactionId,
+      });
+    }
+    const balance = debit.amountMinor - debit.refundedMinor;
+    const amountMinor = refundAmount(input.amount, balance, currency);
+    if (amountMinor > balance) {
+      throw new DomainError(
+        'REFUND_AMOUNT_EXCEEDS_BALANCE',
+        `the refundable balance is ${minorToAmount(balance, currency)} ${currency}`,
+        { name: 'amount', ...(input.amount ? { messageValue: input.amount } : {}) },
+      );
+    }
+    const now = await callNow(ctx, em);
+    debit.refundedMinor += amountMinor;
+    if (debit.refundedMinor === debit.amountMinor) {
+      debit.status = 'REFUNDED';
+      debit.nextActionAt = null; // nothing left for the bank to return
+    }
+    const refund = em.create(SepaRefund, {
+      merchantId: ctx.merchantId,
+      debit,
+      amountMinor,
+      reason: input.reason ?? null,
+      returned: false,
+    });
+    await em.flush();
+    await recordEvent(
+      ctx,
+      em,
+      'Refund',
+      sepaEventParameters(eventDebit(debit), debit.mandate, amountMinor, now),
+    );
+    return {
+      refundTransactionId: String(refund.id),
+      transactionId: String(debit.id),
+      amount: minorToAmount(amountMinor, currency),
+      currency,
+      ...(input.reason ? { reason: input.reason } : {}),
+      refundStatus: 'SUCCESS',
+    };
+  });
+}
+
+/** The vaulted shopper's mandates, as its paymentSources.sepaDirectDebitInfo shows them. */
+export async function sepaDirectDebitInfo(
+  em: EntityManager,
+  shopper: { id: number; merchantId: number },
+): Promise<SepaDirectDebitInfo[]> {
+  const rows = await em.execute<
+    { reference: string; iban_first_four: string; iban_last_four: string; accepted_at: Date }[]
+  >(
+    `select reference, iban_first_four, iban_last_four, accepted_at from sepa_mandate
+     where shopper_id = ? and merchant_id = ? order by id`,
+    [shopper.id, shopper.merchantId],
+  );
+  return rows.map((row) => ({
+    sepaDirectDebit: {
+      ibanFirstFour: row.iban_first_four,
+      ibanLastFour: row.iban_last_four,
+      mandateId: row.reference,
+      mandateDate: shortDate(new Date(row.accepted_at)),
+    },
+  }));
+}

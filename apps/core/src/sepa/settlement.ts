@@ -1,0 +1,218 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { IpnEvent, SepaStatus } from '@paywire/contracts';
+import { fromKysely, type PgBoss } from 'pg-boss';
+import type { CoreServices, MerchantContext } from '../context.ts';
+import { recordEvent } from '../ipn/events.ts';
+import type { BankOutcome } from './entities.ts';
+import { mandateEventParameters, nextStepAt, sepaEventParameters } from './service.ts';
+
+/**
+ * Settlement: the bank's answers, applied when they are due by each merchant's clock. One pg-boss job runs
+ * at a time (a `stately` queue: one active, at most one queued), every minute and whenever a sandbox clock
+ * moves; it drains every due debit in batches over a few lanes, each batch one transaction that takes its
+ * rows with FOR UPDATE SKIP LOCKED, so lanes never collide and a debit being refunded is left for later.
+ */
+export const settlementQueue = 'sepa-settlement';
+
+export interface SettlementOptions {
+  /** Debits per transaction. */
+  batchSize?: number;
+  /** Batches in flight at once. */
+  lanes?: number;
+}
+
+interface DueRow {
+  id: string;
+  merchant_id: number;
+  merchant_transaction_id: string | null;
+  shopper_id: number;
+  status: SepaStatus;
+  outcome: BankOutcome;
+  currency: string;
+  amount_minor: string;
+  refunded_minor: string;
+  payer_first_name: string;
+  payer_last_name: string;
+  next_action_at: Date;
+  merchant_now: Date;
+  reference: string;
+  accepted_at: Date;
+  iban_first_four: string;
+  iban_last_four: string;
+}
+
+interface Transition {
+  row: DueRow;
+  status: SepaStatus;
+  nextActionAt: Date | null;
+  refundMinor: number;
+  event: IpnEvent;
+  eventAmountMinor: number;
+}
+
+/** What the bank's answer does to a due debit. */
+function transitionOf(services: CoreServices, row: DueRow): Transition {
+  const amountMinor = Number(row.amount_minor);
+  if (row.status === 'PENDING') {
+    if (row.outcome === 'FAIL') {
+      return {
+        row,
+        status: 'FAIL',
+        nextActionAt: null,
+        refundMinor: 0,
+        event: 'Decline',
+        eventAmountMinor: amountMinor,
+      };
+    }
+    // The return of a returned debit is due one step after its collection was due.
+    const nextActionAt =
+      row.outcome === 'SUCCESS_THEN_RETURN' ? nextStepAt(services, new Date(row.next_action_at)) : null;
+    return {
+      row,
+      status: 'SUCCESS',
+      nextActionAt,
+      refundMinor: 0,
+      event: 'Charge',
+      eventAmountMinor: amountMinor,
+    };
+  }
+  // A collected debit the bank returns: whatever the merchant has not refunded yet goes back.
+  const balance = amountMinor - Number(row.refunded_minor);
+  return {
+    row,
+    status: 'REFUNDED',
+    nextActionAt: null,
+    refundMinor: balance,
+    event: 'Refund',
+    eventAmountMinor: balance,
+  };
+}
+
+function workerContext(services: CoreServices, em: EntityManager, merchantId: number): MerchantContext {
+  return { ...services, em, merchantId, idempotency: null, clockMemo: {} };
+}
+
+/**
+ * Settles up to `limit` due debits in one transaction; returns how many. Merchants are visited in turn and
+ * each one's due debits read through the partial index on (merchant_id, next_action_at).
+ */
+export async function settleBatch(services: CoreServices, limit: number): Promise<number> {
+  const em = services.orm.em.fork();
+  return em.transactional(async (tx) => {
+    const rows = await tx.execute<DueRow[]>(
+      `select d.id, d.merchant_id, d.merchant_transaction_id, d.shopper_id, d.status, d.outcome, d.currency,
+              d.amount_minor, d.refunded_minor, d.payer_first_name, d.payer_last_name, d.next_action_at,
+              m.merchant_now, ma.reference, ma.accepted_at, ma.iban_first_four, ma.iban_last_four
+       from (select id, now() + make_interval(secs => case when ? then 0 else clock_offset_seconds end)
+               as merchant_now from merchant) m
+       cross join lateral (
+         select * from sepa_debit d
+         where d.merchant_id = m.id and d.next_action_at is not null and d.next_action_at <= m.merchant_now
+         order by d.next_action_at
+         limit ?
+         for update skip locked) d
+       join sepa_mandate ma on ma.id = d.mandate_id
+       limit ?`,
+      [services.mode === 'live', limit, limit],
+    );
+    if (rows.length === 0) return 0;
+    const transitions = rows.map((row) => transitionOf(services, row));
+    await tx.execute(
+      `update sepa_debit d
+       set status = v.status, next_action_at = v.next_action_at,
+           refunded_minor = d.refunded_minor + v.refund_minor,
+           settled_at = coalesce(d.settled_at, v.merchant_now), updated_at = now()
+       from unnest(?::bigint[], ?::text[], ?::timestamptz[], ?::bigint[], ?::timestamptz[])
+         as v(id, status, next_action_at, refund_minor, merchant_now)
+       where d.id = v.id`,
+      [
+        transitions.map((t) => t.row.id),
+        transitions.map((t) => t.status),
+        transitions.map((t) => t.nextActionAt?.toISOString() ?? null),
+        transitions.map((t) => t.refundMinor),
+        transitions.map((t) => new Date(t.row.merchant_now).toISOString()),
+      ],
+    );
+    const returned = transitions.filter((t) => t.refundMinor > 0);
+    if (returned.length > 0) {
+      await tx.execute(
+        `insert into sepa_refund (merchant_id, debit_id, amount_minor, returned)
+         select merchant_id, debit_id, amount_minor, true
+         from unnest(?::int[], ?::bigint[], ?::bigint[]) as v(merchant_id, debit_id, amount_minor)`,
+        [
+          returned.map((t) => t.row.merchant_id),
+          returned.map((t) => t.row.id),
+          returned.map((t) => t.refundMinor),
+        ],
+      );
+    }
+    const contexts = new Map<number, MerchantContext>();
+    for (const { row, event, eventAmountMinor } of transitions) {
+      const ctx = contexts.get(row.merchant_id) ?? workerContext(services, tx, row.merchant_id);
+      contexts.set(row.merchant_id, ctx);
+      const debit = {
+        id: Number(row.id),
+        merchantTransactionId: row.merchant_transaction_id,
+        shopperId: row.shopper_id,
+        payerFirstName: row.payer_first_name,
+        payerLastName: row.payer_last_name,
+        currency: row.currency,
+      };
+      const mandate = {
+        reference: row.reference,
+        acceptedAt: new Date(row.accepted_at),
+        ibanFirstFour: row.iban_first_four,
+        ibanLastFour: row.iban_last_four,
+      };
+      await recordEvent(ctx, tx, event, {
+        ...sepaEventParameters(debit, mandate, eventAmountMinor, new Date(row.merchant_now)),
+        ...(event === 'Charge' ? mandateEventParameters(mandate) : {}),
+      });
+    }
+    return rows.length;
+  });
+}
+
+/** Drains every due debit: lanes run batches until one comes back short. Returns how many were settled. */
+export async function settleDue(services: CoreServices, options: SettlementOptions = {}): Promise<number> {
+  const batchSize = options.batchSize ?? 500;
+  const lanes = options.lanes ?? 3;
+  let settled = 0;
+  await Promise.all(
+    Array.from({ length: lanes }, async () => {
+      for (;;) {
+        const count = await settleBatch(services, batchSize);
+        settled += count;
+        if (count < batchSize) return;
+      }
+    }),
+  );
+  return settled;
+}
+
+/**
+ * Asks for a settlement run now (a sandbox clock moved). Sent through the caller's transaction when there
+ * is one, so the run sees what that transaction wrote; a run already queued makes this one unneeded.
+ */
+export async function kickSettlement(jobs: PgBoss, em?: EntityManager): Promise<void> {
+  const transaction = em?.getTransactionContext();
+  await jobs.send(settlementQueue, {}, transaction ? { db: fromKysely(transaction) } : {});
+}
+
+export async function startSettlementWorkers(
+  services: CoreServices,
+  onError: (error: unknown) => void,
+  options: SettlementOptions = {},
+): Promise<void> {
+  const { jobs } = services;
+  await jobs.createQueue(settlementQueue, { policy: 'stately', expireInSeconds: 600, retryLimit: 0 });
+  await jobs.schedule(settlementQueue, '* * * * *');
+  await jobs.work(settlementQueue, { pollingIntervalSeconds: 1 }, async () => {
+    try {
+      await settleDue(services, options);
+    } catch (error) {
+      onError(error);
+      throw error;
+    }
+  });
+}

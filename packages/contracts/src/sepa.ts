@@ -1,0 +1,158 @@
+import { z } from 'zod';
+import {
+  amountInput,
+  booleanInput,
+  checkAmountFitsCurrency,
+  positiveIntegerInput,
+  text,
+} from './primitives.ts';
+import { merchantTransactionIdInput } from './transactions.ts';
+
+/**
+ * SEPA direct debit: the supported shopper countries (interface.md, Limits), IBAN rules, and the
+ * alt-transactions request and response shapes.
+ */
+
+/** IBAN length of each supported country (ISO 13616 registry). */
+const ibanLengths: Readonly<Record<string, number>> = {
+  AT: 20,
+  BE: 16,
+  CY: 28,
+  DE: 22,
+  EE: 20,
+  ES: 24,
+  FI: 18,
+  FR: 27,
+  GR: 27,
+  IE: 22,
+  IT: 27,
+  LT: 20,
+  LU: 20,
+  LV: 21,
+  MC: 27,
+  MT: 31,
+  NL: 18,
+  PT: 25,
+  SI: 19,
+  SK: 24,
+  SM: 27,
+};
+
+/** The 21 countries whose shoppers can pay by SEPA direct debit. */
+export const sepaCountries: readonly string[] = Object.keys(ibanLengths);
+
+/** ISO 7064 mod 97-10 over the rearranged IBAN: letters count as 10..35; a valid IBAN leaves 1. */
+export function ibanChecksumValid(iban: string): boolean {
+  const rearranged = iban.slice(4) + iban.slice(0, 4);
+  let remainder = 0;
+  for (const character of rearranged) {
+    const code = character.charCodeAt(0);
+    const value = code >= 65 ? code - 55 : code - 48;
+    remainder = (value >= 10 ? remainder * 100 + value : remainder * 10 + value) % 97;
+  }
+  return remainder === 1;
+}
+
+const ibanShape = /^[A-Z]{2}\d{2}[A-Z0-9]{1,30}$/;
+
+/**
+ * An IBAN as shoppers type it: spaces removed, upper-cased, then checked for a supported country, that
+ * country's length and the mod-97 check digits. The value is never part of a message.
+ */
+export const ibanInput: z.ZodType<string, unknown> = z.string().transform((value, ctx) => {
+  const iban = value.replace(/\s+/g, '').toUpperCase();
+  const fail = (message: string) => {
+    ctx.addIssue({ code: 'custom', message });
+    return z.NEVER;
+  };
+  if (!ibanShape.test(iban))
+    return fail('must be an IBAN: a country code, two check digits and up to 30 letters or digits');
+  const country = iban.slice(0, 2);
+  const length = ibanLengths[country];
+  if (length === undefined) return fail(`country ${country} is not supported for SEPA direct debit`);
+  if (iban.length !== length) return fail(`a ${country} IBAN has ${length} characters, not ${iban.length}`);
+  if (!ibanChecksumValid(iban)) return fail('failed the IBAN mod-97 check');
+  return iban;
+});
+
+const bicInput = z
+  .string()
+  .trim()
+  .toUpperCase()
+  .regex(/^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}(?:[A-Z0-9]{3})?$/, 'must be a BIC of 8 or 11 characters');
+
+/** SEPA debits are in euros only (decisions.md: `currency: EUR only`). */
+export const sepaCurrencyInput = z
+  .string()
+  .trim()
+  .refine((code) => code === 'EUR', 'EUR only')
+  .transform(() => 'EUR' as const);
+
+export const createAltTransactionInput = z
+  .object({
+    sepaDirectDebitTransaction: z.object({ iban: ibanInput, bic: bicInput.optional() }),
+    payerInfo: z.object({ firstName: text(100), lastName: text(100) }),
+    amount: amountInput,
+    currency: sepaCurrencyInput,
+    authorizedByShopper: booleanInput.refine(
+      (accepted) => accepted,
+      'must be true: the shopper has to accept the mandate',
+    ),
+    vaultedShopperId: positiveIntegerInput.optional(),
+    merchantTransactionId: merchantTransactionIdInput.optional(),
+  })
+  .superRefine((request, ctx) => checkAmountFitsCurrency(request.amount, request.currency, ctx));
+
+export type CreateAltTransactionInput = z.input<typeof createAltTransactionInput>;
+
+export const altTransactionIdInput = z.object({ transactionId: text(50) });
+
+/** Languages of the pre-notification text (ISO 639-1). */
+export const preNotificationLanguages = ['en', 'de', 'fr', 'es', 'it', 'nl', 'pt'] as const;
+export type PreNotificationLanguage = (typeof preNotificationLanguages)[number];
+
+export const preNotificationInput = z.object({
+  transactionId: text(50),
+  language: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .refine(
+      (code): code is PreNotificationLanguage =>
+        (preNotificationLanguages as readonly string[]).includes(code),
+      `must be one of ${preNotificationLanguages.join(', ')}`,
+    )
+    .optional(),
+});
+
+export type SepaStatus = 'PENDING' | 'SUCCESS' | 'FAIL' | 'REFUNDED';
+
+/** The public alt-transaction body (JSON shape; the XML, root alt-transaction, is derived from it). */
+export interface AltTransaction {
+  transactionId: string;
+  merchantTransactionId?: string;
+  amount: number;
+  currency: 'EUR';
+  payerInfo: { firstName: string; lastName: string };
+  vaultedShopperId: number;
+  authorizedByShopper: true;
+  sepaDirectDebitTransaction: {
+    ibanFirstFour: string;
+    ibanLastFour: string;
+    mandateId: string;
+    mandateDate: string;
+    preNotificationText: string;
+    /** Added by the facade, which knows the public base URL. */
+    preNotificationTranslationRef?: string;
+  };
+  processingInfo: { processingStatus: SepaStatus };
+}
+
+export interface PreNotificationTranslations {
+  translations: Array<{ language: PreNotificationLanguage; text: string }>;
+}
+
+/** What the vaulted shopper shows of each SEPA mandate. */
+export interface SepaDirectDebitInfo {
+  sepaDirectDebit: { ibanFirstFour: string; ibanLastFour: string; mandateId: string; mandateDate: string };
+}
