@@ -1,4 +1,5 @@
 import { cardsRouter } from './cards/router.ts';
+import { catalogRouter } from './catalog/router.ts';
 import { clockRouter } from './clock/router.ts';
 import { ipnRouter } from './ipn/router.ts';
 import { merchantsRouter } from './merchants/router.ts';
@@ -15,6 +16,7 @@ export const appRouter = router({
   merchants: merchantsRouter,
   ipn: ipnRouter,
   sepa: sepaRouter,
+  catalog: catalogRouter,
 });
 
 export type AppRouter = typeof appRouter;

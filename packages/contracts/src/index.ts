@@ -1,5 +1,6 @@
 export * from './card-input.ts';
 export * from './cards.ts';
+export * from './catalog.ts';
 export * from './clock.ts';
 export * from './env.ts';
 export * from './errors.ts';

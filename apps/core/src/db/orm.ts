@@ -1,6 +1,7 @@
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { CardTransaction, Refund } from '../cards/entities.ts';
+import { CatalogProduct, CatalogSku } from '../catalog/entities.ts';
 import { IdempotencyRecord } from '../idempotency/entities.ts';
 import { IpnConfig, IpnDelivery } from '../ipn/entities.ts';
 import { Merchant } from '../merchants/entities.ts';
@@ -11,6 +12,7 @@ import { Foundation } from './migrations/0001-foundation.ts';
 import { Idempotency } from './migrations/0002-idempotency.ts';
 import { Ipn } from './migrations/0003-ipn.ts';
 import { Sepa } from './migrations/0004-sepa.ts';
+import { Orders } from './migrations/0005-orders.ts';
 
 export const entities = [
   Merchant,
@@ -25,6 +27,8 @@ export const entities = [
   SepaMandate,
   SepaDebit,
   SepaRefund,
+  CatalogProduct,
+  CatalogSku,
 ];
 
 /** Committed migrations, in order. The schema only ever changes through these, never by sync at boot. */
@@ -33,6 +37,7 @@ const migrationsList = [
   { name: '0002-idempotency', class: Idempotency },
   { name: '0003-ipn', class: Ipn },
   { name: '0004-sepa', class: Sepa },
+  { name: '0005-orders', class: Orders },
 ];
 
 export async function openDatabase(databaseUrl: string, poolSize: number): Promise<MikroORM> {

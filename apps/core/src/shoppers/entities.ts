@@ -32,6 +32,12 @@ export const Shopper = defineEntity({
     companyName: optional(200),
     shopperCurrency: optional(3),
     softDescriptor: optional(20),
+    // Batch order placement (migration 0005-orders): the rest of the shopper-contact-info and shopper-info.
+    title: optional(20),
+    fax: optional(40),
+    storeId: optional(20),
+    locale: optional(10),
+    webInfo: p.json<{ ip: string; remoteHost?: string; userAgent?: string }>().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()
