@@ -8,6 +8,7 @@ import { requestFormat } from './http/format.ts';
 import { idempotencyKey } from './http/idempotency.ts';
 import { checkApiVersion } from './http/version.ts';
 import type { Logger } from './log.ts';
+import { altTransactionRoutes } from './routes/alt-transactions.ts';
 import { clockRoutes } from './routes/clock.ts';
 import { notificationConfigRoutes } from './routes/notification-config.ts';
 import { shopperRoutes } from './routes/shoppers.ts';
@@ -41,6 +42,7 @@ export function createFacade({ core, log, xmlNamespace, authCacheSeconds, logReq
   tokenRoutes(merchantRoutes, core);
   clockRoutes(merchantRoutes, core);
   notificationConfigRoutes(merchantRoutes, core);
+  altTransactionRoutes(merchantRoutes, core);
 
   if (logRequests) {
     app.use(async (ctx, next) => {

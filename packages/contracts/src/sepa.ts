@@ -7,6 +7,7 @@ import {
   text,
 } from './primitives.ts';
 import { merchantTransactionIdInput } from './transactions.ts';
+import { ValidationFailure, validate } from './validation.ts';
 
 /**
  * SEPA direct debit: the supported shopper countries (interface.md, Limits), IBAN rules, and the
@@ -155,4 +156,23 @@ export interface PreNotificationTranslations {
 /** What the vaulted shopper shows of each SEPA mandate. */
 export interface SepaDirectDebitInfo {
   sepaDirectDebit: { ibanFirstFour: string; ibanLastFour: string; mandateId: string; mandateDate: string };
+}
+
+/**
+ * `validate` for requests that carry an IBAN: an invalid one is named in the error but its value is never
+ * echoed (the generic echo only leaves out values that look like card numbers).
+ */
+export function validateHidingIban<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  try {
+    return validate(schema, input);
+  } catch (error) {
+    if (!(error instanceof ValidationFailure)) throw error;
+    throw new ValidationFailure(
+      error.messages.map((message) =>
+        message.invalidProperty && /(^|\.)iban$/.test(message.invalidProperty.name)
+          ? { ...message, invalidProperty: { name: message.invalidProperty.name } }
+          : message,
+      ),
+    );
+  }
 }

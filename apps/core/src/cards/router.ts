@@ -4,8 +4,9 @@ import {
   transactionIdInput,
   updateTransactionInput,
 } from '@paywire/contracts';
+import { refundPayment } from '../sepa/refunds.ts';
 import { merchantProcedure, router } from '../trpc.ts';
-import { createTransaction, getTransaction, refundTransaction, updateTransaction } from './service.ts';
+import { createTransaction, getTransaction, updateTransaction } from './service.ts';
 
 export const cardsRouter = router({
   create: merchantProcedure
@@ -17,5 +18,6 @@ export const cardsRouter = router({
   get: merchantProcedure
     .input(transactionIdInput)
     .query(({ ctx, input }) => getTransaction(ctx, input.transactionId)),
-  refund: merchantProcedure.input(refundInput).mutation(({ ctx, input }) => refundTransaction(ctx, input)),
+  // Card transactions and SEPA debits alike (ids from one sequence).
+  refund: merchantProcedure.input(refundInput).mutation(({ ctx, input }) => refundPayment(ctx, input)),
 });

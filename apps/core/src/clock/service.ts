@@ -1,5 +1,6 @@
 import { DomainError, type SandboxClock } from '@paywire/contracts';
 import type { MerchantContext } from '../context.ts';
+import { kickSettlement } from '../sepa/settlement.ts';
 import { merchantNow } from './clock.ts';
 
 function sandboxOnly(ctx: MerchantContext): void {
@@ -24,5 +25,6 @@ export async function advanceClock(ctx: MerchantContext, seconds: number): Promi
     seconds,
     ctx.merchantId,
   ]);
+  await kickSettlement(ctx.jobs, ctx.em); // SEPA debits now due settle in seconds, not at the next minute
   return read(ctx);
 }

@@ -14,7 +14,6 @@ import {
   type preNotificationInput,
   preNotificationLanguages,
   type refundInput,
-  type SepaDirectDebitInfo,
   type SepaStatus,
   toMinorUnits,
 } from '@paywire/contracts';
@@ -252,13 +251,13 @@ export async function findSepaDebit(
   return debit ? view(debit, debit.mandate) : null;
 }
 
-/** Whether the id names one of the merchant's debits (refunds dispatch on it). */
-export async function isSepaDebit(em: EntityManager, merchantId: number, transactionId: string) {
+/** Whether the id names one of the merchant's card transactions (refunds dispatch on it). */
+export async function isCardTransaction(ctx: MerchantContext, transactionId: string): Promise<boolean> {
   const id = idOf(transactionId);
   if (id === null) return false;
-  const rows = await em.execute('select 1 from sepa_debit where id = ? and merchant_id = ?', [
+  const rows = await ctx.em.execute('select 1 from card_transaction where id = ? and merchant_id = ?', [
     id,
-    merchantId,
+    ctx.merchantId,
   ]);
   return rows.length > 0;
 }
@@ -422,26 +421,4 @@ export async function refundSepaDebit(ctx: MerchantContext, input: RefundRequest
       refundStatus: 'SUCCESS',
     };
   });
-}
-
-/** The vaulted shopper's mandates, as its paymentSources.sepaDirectDebitInfo shows them. */
-export async function sepaDirectDebitInfo(
-  em: EntityManager,
-  shopper: { id: number; merchantId: number },
-): Promise<SepaDirectDebitInfo[]> {
-  const rows = await em.execute<
-    { reference: string; iban_first_four: string; iban_last_four: string; accepted_at: Date }[]
-  >(
-    `select reference, iban_first_four, iban_last_four, accepted_at from sepa_mandate
-     where shopper_id = ? and merchant_id = ? order by id`,
-    [shopper.id, shopper.merchantId],
-  );
-  return rows.map((row) => ({
-    sepaDirectDebit: {
-      ibanFirstFour: row.iban_first_four,
-      ibanLastFour: row.iban_last_four,
-      mandateId: row.reference,
-      mandateDate: shortDate(new Date(row.accepted_at)),
-    },
-  }));
 }

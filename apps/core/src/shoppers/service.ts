@@ -13,6 +13,7 @@ import type { z } from 'zod';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
+import { sepaDirectDebitInfo } from '../sepa/mandates.ts';
 import { consumeToken } from '../tokens/service.ts';
 import { type BillingContact, Shopper, StoredCard } from './entities.ts';
 
@@ -173,6 +174,7 @@ export async function presentShopper(em: EntityManager, shopper: Shopper): Promi
     [shopper.id],
   );
   const lastCard = last && cards.find((card) => card.id === Number(last.card_id));
+  const mandates = await sepaDirectDebitInfo(em, shopper);
   const fields = Object.fromEntries(
     fieldNames.filter((name) => shopper[name] != null).map((name) => [name, shopper[name]]),
   );
@@ -184,6 +186,7 @@ export async function presentShopper(em: EntityManager, shopper: Shopper): Promi
         ...(card.billingContact ? { billingContactInfo: card.billingContact } : {}),
         creditCard: cardResponse(card),
       })),
+      ...(mandates.length > 0 ? { sepaDirectDebitInfo: mandates } : {}),
     },
     ...(lastCard
       ? {

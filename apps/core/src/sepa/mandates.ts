@@ -1,0 +1,25 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SepaDirectDebitInfo } from '@paywire/contracts';
+import { shortDate } from './texts.ts';
+
+/** The vaulted shopper's mandates, as its paymentSources.sepaDirectDebitInfo shows them. */
+export async function sepaDirectDebitInfo(
+  em: EntityManager,
+  shopper: { id: number; merchantId: number },
+): Promise<SepaDirectDebitInfo[]> {
+  const rows = await em.execute<
+    { reference: string; iban_first_four: string; iban_last_four: string; accepted_at: Date }[]
+  >(
+    `select reference, iban_first_four, iban_last_four, accepted_at from sepa_mandate
+     where shopper_id = ? and merchant_id = ? order by id`,
+    [shopper.id, shopper.merchantId],
+  );
+  return rows.map((row) => ({
+    sepaDirectDebit: {
+      ibanFirstFour: row.iban_first_four,
+      ibanLastFour: row.iban_last_four,
+      mandateId: row.reference,
+      mandateDate: shortDate(new Date(row.accepted_at)),
+    },
+  }));
+}
