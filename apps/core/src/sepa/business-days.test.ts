@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { addBusinessDays, easterSunday, isTargetBusinessDay } from './business-days.ts';
+
+const day = (iso: string) => new Date(`${iso}T10:30:00Z`);
+const dateOf = (date: Date) => date.toISOString().slice(0, 10);
+
+describe('TARGET business days', () => {
+  it('knows Easter Sunday across years (published dates)', () => {
+    const easter: Record<number, string> = {
+      2019: '2019-04-21',
+      2024: '2024-03-31',
+      2025: '2025-04-20',
+      2026: '2026-04-05',
+      2027: '2027-03-28',
+      2028: '2028-04-16',
+      2038: '2038-04-25',
+    };
+    for (const [year, iso] of Object.entries(easter)) expect(dateOf(easterSunday(Number(year)))).toBe(iso);
+  });
+
+  it('closes on weekends, 1 January, Good Friday, Easter Monday, 1 May, 25 and 26 December', () => {
+    const closed = [
+      '2026-03-07', // Saturday
+      '2026-03-08', // Sunday
+      '2026-01-01',
+      '2026-04-03', // Good Friday
+      '2026-04-06', // Easter Monday
+      '2025-04-18',
+      '2025-04-21',
+      '2027-03-26',
+      '2027-03-29',
+      '2026-05-01',
+      '2026-12-25',
+      '2026-12-26',
+      '2025-12-25',
+      '2025-12-26',
+    ];
+    for (const iso of closed) expect(isTargetBusinessDay(day(iso)), iso).toBe(false);
+  });
+
+  it('opens on ordinary weekdays, Easter Sunday-adjacent Thursdays and Tuesdays, 24 and 31 December', () => {
+    for (const iso of ['2026-03-09', '2026-04-02', '2026-04-07', '2026-12-24', '2026-12-31', '2027-01-04']) {
+      expect(isTargetBusinessDay(day(iso)), iso).toBe(true);
+    }
+  });
+
+  it('counts 5 business days over a weekend, keeping the time of day', () => {
+    expect(addBusinessDays(day('2026-03-09'), 5).toISOString()).toBe('2026-03-16T10:30:00.000Z'); // Mon -> Mon
+    expect(dateOf(addBusinessDays(day('2026-03-12'), 5))).toBe('2026-03-19'); // Thu -> Thu
+    expect(dateOf(addBusinessDays(day('2026-03-07'), 5))).toBe('2026-03-13'); // Sat -> Fri
+  });
+
+  it('skips Easter: from the Thursday before Good Friday', () => {
+    // 2026: Thu 2 Apr; Fri 3 and Mon 6 closed -> 7, 8, 9, 10, 13 Apr.
+    expect(dateOf(addBusinessDays(day('2026-04-02'), 5))).toBe('2026-04-13');
+    // 2025: Thu 17 Apr; Fri 18, Mon 21 closed -> 22, 23, 24, 25, 28 Apr.
+    expect(dateOf(addBusinessDays(day('2025-04-17'), 5))).toBe('2025-04-28');
+  });
+
+  it('skips 1 May and Christmas into the new year', () => {
+    // 2026: Thu 30 Apr; Fri 1 May closed -> 4, 5, 6, 7, 8 May.
+    expect(dateOf(addBusinessDays(day('2026-04-30'), 5))).toBe('2026-05-08');
+    // 2026: Wed 23 Dec -> 24, (25, 26 Sat, 27 Sun closed) 28, 29, 30, 31 Dec.
+    expect(dateOf(addBusinessDays(day('2026-12-23'), 5))).toBe('2026-12-31');
+    // 2025: Wed 24 Dec -> (25, 26 closed, 27/28 weekend) 29, 30, 31, (1 Jan closed) 2 Jan, 5 Jan.
+    expect(dateOf(addBusinessDays(day('2025-12-24'), 5))).toBe('2026-01-05');
+  });
+});
