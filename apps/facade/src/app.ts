@@ -9,6 +9,7 @@ import { idempotencyKey } from './http/idempotency.ts';
 import { checkApiVersion } from './http/version.ts';
 import type { Logger } from './log.ts';
 import { altTransactionRoutes } from './routes/alt-transactions.ts';
+import { catalogRoutes } from './routes/catalog.ts';
 import { clockRoutes } from './routes/clock.ts';
 import { notificationConfigRoutes } from './routes/notification-config.ts';
 import { shopperRoutes } from './routes/shoppers.ts';
@@ -42,6 +43,7 @@ export function createFacade({ core, log, xmlNamespace, authCacheSeconds, logReq
   tokenRoutes(merchantRoutes, core);
   clockRoutes(merchantRoutes, core);
   notificationConfigRoutes(merchantRoutes, core);
+  catalogRoutes(merchantRoutes, core);
   altTransactionRoutes(merchantRoutes, core);
 
   if (logRequests) {

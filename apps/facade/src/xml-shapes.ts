@@ -9,6 +9,7 @@ export const xmlShapes = {
   sandboxClock: { root: 'sandbox-clock' },
   notificationConfig: { root: 'notification-config', wrapped: { ipnDestinations: 'ipn-destination' } },
   messages: { root: 'messages', repeated: ['message'] },
+  product: { root: 'product', wrapped: { skus: 'sku' } },
   altTransaction: { root: 'alt-transaction' },
   preNotification: { root: 'sepa-pre-notification', wrapped: { translations: 'translation' } },
 } as const satisfies Record<string, XmlShape>;
