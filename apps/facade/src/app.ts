@@ -11,6 +11,7 @@ import type { Logger } from './log.ts';
 import { altTransactionRoutes } from './routes/alt-transactions.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { clockRoutes } from './routes/clock.ts';
+import { hostedFieldsRoutes } from './routes/hosted-fields.ts';
 import { notificationConfigRoutes } from './routes/notification-config.ts';
 import { shopperRoutes } from './routes/shoppers.ts';
 import type { MerchantState } from './routes/state.ts';
@@ -37,6 +38,7 @@ export function createFacade({ core, log, xmlNamespace, authCacheSeconds, logReq
 
   const publicRoutes = new Router({ prefix: basePath });
   publicTokenRoutes(publicRoutes, core);
+  hostedFieldsRoutes(publicRoutes);
   const merchantRoutes = new Router<MerchantState>({ prefix: basePath });
   transactionRoutes(merchantRoutes, core);
   shopperRoutes(merchantRoutes, core);
