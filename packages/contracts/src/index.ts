@@ -15,3 +15,4 @@ export * from './shoppers.ts';
 export * from './tokens.ts';
 export * from './transactions.ts';
 export * from './validation.ts';
+export * from './wallets.ts';

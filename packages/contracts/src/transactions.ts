@@ -10,6 +10,7 @@ import {
   positiveIntegerInput,
   text,
 } from './primitives.ts';
+import { type WalletResponse, walletInput } from './wallets.ts';
 
 /** POST /transactions creates payments; PUT /transactions changes them. Clients send the same body shape to
  * both, so the verb is checked against the body's type before anything else (decisions.md). */
@@ -59,6 +60,7 @@ export const createTransactionInput = z
     currency: currencyInput,
     creditCard: creditCardInput.optional(),
     pfToken: text(100).optional(),
+    wallet: walletInput.optional(),
     vaultedShopperId: positiveIntegerInput.optional(),
     cardHolderInfo: cardHolderInfoInput.optional(),
     softDescriptor: softDescriptorInput.optional(),
@@ -73,11 +75,23 @@ export const createTransactionInput = z
         message: 'send either creditCard or pfToken, not both',
       });
     }
-    if (!request.creditCard && !request.pfToken && request.vaultedShopperId === undefined) {
+    if (request.wallet && (request.creditCard || request.pfToken)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['wallet'],
+        message: `send either wallet or ${request.creditCard ? 'creditCard' : 'pfToken'}, not both`,
+      });
+    }
+    if (
+      !request.creditCard &&
+      !request.pfToken &&
+      !request.wallet &&
+      request.vaultedShopperId === undefined
+    ) {
       ctx.addIssue({
         code: 'custom',
         path: ['creditCard'],
-        message: 'one of creditCard, pfToken or vaultedShopperId is required',
+        message: 'one of creditCard, pfToken, wallet or vaultedShopperId is required',
       });
     }
   });
@@ -142,7 +156,11 @@ export interface CardTransaction {
   currency: string;
   cardHolderInfo?: { firstName?: string; lastName?: string; zip?: string; email?: string; country?: string };
   vaultedShopperId: number;
-  creditCard: CardResponse;
+  /** A wallet payment's card has no expiry the wallet shows: it is present for card and token payments. */
+  creditCard: Omit<CardResponse, 'expirationMonth' | 'expirationYear'> &
+    Partial<Pick<CardResponse, 'expirationMonth' | 'expirationYear'>>;
+  /** Present when the transaction was paid with a wallet token. */
+  wallet?: WalletResponse;
   processingInfo: ProcessingInfo;
 }
 

@@ -1,4 +1,4 @@
-import type { CardBrand, CardResponse, ErrorName } from '@paywire/contracts';
+import type { CardBrand, CardResponse, ErrorName, WalletEnvironment, WalletType } from '@paywire/contracts';
 
 /**
  * What Paywire needs from a card processor. The sandbox acquirer implements it in-process; a real
@@ -12,14 +12,32 @@ export interface CardToCharge {
   brand: CardBrand;
 }
 
-export interface AuthorizationRequest {
+/**
+ * A wallet payment: no card number reaches Paywire, only the wallet's signed and encrypted payment data,
+ * which the processor opens (network token and cryptogram). A TEST-environment token is a dummy that no
+ * card network can charge: a processor answers it from its test rules and moves no money.
+ */
+export interface WalletToCharge {
+  walletType: WalletType;
+  environment: WalletEnvironment;
+  brand: CardBrand;
+  /** The shopper's card as the wallet shows it. */
+  lastFour: string;
+  /** Google's tokenizationData.token, or Apple's paymentData as JSON. */
+  paymentData: string;
+}
+
+interface AuthorizationBase {
   amountMinor: number;
   currency: string;
-  card: CardToCharge;
   cardHolder?: { firstName?: string; lastName?: string; zip?: string };
   /** The merchant's clock, so sandbox expiry follows the sandbox time. */
   now: Date;
 }
+
+/** An authorization charges card data or a wallet token, never both. */
+export type AuthorizationRequest = AuthorizationBase &
+  ({ card: CardToCharge; wallet?: never } | { wallet: WalletToCharge; card?: never });
 
 export type DeclineReason = Extract<
   ErrorName,
@@ -34,6 +52,8 @@ export interface Approval {
   avsResponseCodeZip: string;
   avsResponseCodeAddress: string;
   avsResponseCodeName: string;
+  /** For a wallet payment: the device account number details the processor found when it opened the token. */
+  tokenizedCard?: { dpanLastFour: string; dpanExpirationMonth?: string; dpanExpirationYear?: string };
 }
 
 /** What the card's issuer range says about it; known without charging it. */
@@ -49,7 +69,12 @@ export interface Decline {
 }
 
 export interface Acquirer {
-  profile(card: Pick<CardToCharge, 'number' | 'brand'>): CardProfile;
+  /** By the card's number when Paywire has it; a wallet card is known by brand and the wallet's card class. */
+  profile(card: {
+    number?: string;
+    brand: CardBrand;
+    cardClass?: 'CREDIT' | 'DEBIT' | 'PREPAID' | undefined;
+  }): CardProfile;
   authorize(request: AuthorizationRequest): Promise<Approval | Decline>;
   capture(networkTransactionId: string, amountMinor: number): Promise<void>;
   reverse(networkTransactionId: string): Promise<void>;

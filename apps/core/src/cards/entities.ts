@@ -1,6 +1,7 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/postgresql';
 import type { CreateType, CardTransaction as PublicTransaction } from '@paywire/contracts';
 import { Shopper, StoredCard } from '../shoppers/entities.ts';
+import type { WalletCard } from '../wallets/service.ts';
 
 export type TransactionStatus = 'AUTHORIZED' | 'CAPTURED' | 'REVERSED';
 export type ProcessingCodes = Omit<PublicTransaction['processingInfo'], 'processingStatus'>;
@@ -12,7 +13,9 @@ export const CardTransaction = defineEntity({
     merchantId: p.integer(),
     merchantTransactionId: p.string().length(50).nullable(),
     shopper: () => p.manyToOne(Shopper),
-    card: () => p.manyToOne(StoredCard),
+    /** The vaulted card charged; null for a wallet payment, which keeps its card in `wallet` instead. */
+    card: () => p.manyToOne(StoredCard).nullable(),
+    wallet: p.json<WalletCard>().nullable(),
     type: p.string().length(20).$type<CreateType>(),
     status: p.string().length(20).$type<TransactionStatus>(),
     currency: p.string().length(3),

@@ -2,12 +2,22 @@ import { type EntityManager, TransactionPropagation } from '@mikro-orm/postgresq
 import { DomainError, type ErrorName, minorToDecimal } from '@paywire/contracts';
 import type { MerchantContext } from '../context.ts';
 import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
-import type { Shopper, StoredCard } from '../shoppers/entities.ts';
+import type { Shopper } from '../shoppers/entities.ts';
 import type { CardTransaction } from './entities.ts';
+
+/** What an event tells of the card paid with: a vaulted card, or the card behind a wallet token. */
+export interface CardView {
+  brand: string;
+  lastFour: string;
+  expirationMonth?: string | undefined;
+  expirationYear?: string | undefined;
+  cardSubType: string;
+  cardCategory: string;
+}
 
 /** The IPN parameters of a card event (decisions.md, IPN delivery). */
 export function cardEventParameters(
-  card: StoredCard,
+  card: CardView,
   shopper: Shopper | undefined,
   money: { amountMinor: number; currency: string },
   now: Date,
@@ -26,7 +36,8 @@ export function cardEventParameters(
     transactionDate: ipnDate(now),
     creditCardType: card.brand,
     creditCardLastFourDigits: card.lastFour,
-    creditCardExpDate: `${card.expirationMonth}/${card.expirationYear}`,
+    creditCardExpDate:
+      card.expirationMonth && card.expirationYear ? `${card.expirationMonth}/${card.expirationYear}` : '',
     cardSubType: card.cardSubType,
     cardCategory: card.cardCategory,
   };

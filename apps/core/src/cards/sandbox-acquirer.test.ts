@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { AuthorizationRequest } from './acquirer.ts';
+import type { AuthorizationRequest, CardToCharge, WalletToCharge } from './acquirer.ts';
 import { sandboxAcquirer } from './sandbox-acquirer.ts';
 
 const now = new Date('2026-11-23T00:00:00Z');
 const request = (
-  card: Partial<AuthorizationRequest['card']>,
+  card: Partial<CardToCharge>,
   amountMinor = 1000,
   currency = 'USD',
 ): AuthorizationRequest => ({
@@ -47,6 +47,57 @@ describe('sandbox acquirer', () => {
   it('reports not-checked CVV when none was sent', async () => {
     expect(await sandboxAcquirer.authorize(request({ securityCode: undefined }))).toMatchObject({
       cvvResponseCode: 'NC',
+    });
+  });
+
+  describe('wallet payments', () => {
+    const wallet = (
+      environment: WalletToCharge['environment'],
+      amountMinor = 1000,
+    ): AuthorizationRequest => ({
+      amountMinor,
+      currency: 'USD',
+      now,
+      cardHolder: { firstName: 'Ada', lastName: 'Lovelace' },
+      wallet: {
+        walletType: 'GOOGLE_PAY',
+        environment,
+        brand: 'VISA',
+        lastFour: '1111',
+        paymentData: '{"protocolVersion":"ECv2"}',
+      },
+    });
+
+    it('approves test and production tokens alike, with no CVV checked', async () => {
+      for (const environment of ['TEST', 'PRODUCTION'] as const) {
+        expect(await sandboxAcquirer.authorize(wallet(environment))).toMatchObject({
+          approved: true,
+          cvvResponseCode: 'NC',
+          avsResponseCodeName: 'M',
+        });
+      }
+    });
+
+    it('declines by the amount rule', async () => {
+      expect(await sandboxAcquirer.authorize(wallet('TEST', 1051))).toEqual({
+        approved: false,
+        reason: 'INSUFFICIENT_FUNDS',
+      });
+    });
+
+    it("profiles a wallet card by the wallet's card class", () => {
+      expect(sandboxAcquirer.profile({ brand: 'VISA', cardClass: 'DEBIT' })).toMatchObject({
+        cardSubType: 'DEBIT',
+        cardCategory: 'CLASSIC',
+      });
+      expect(sandboxAcquirer.profile({ brand: 'MASTERCARD', cardClass: 'PREPAID' })).toMatchObject({
+        cardSubType: 'DEBIT',
+        cardCategory: 'PREPAID',
+      });
+      expect(sandboxAcquirer.profile({ brand: 'AMEX' })).toMatchObject({
+        cardSubType: 'CREDIT',
+        cardCategory: 'PLATINUM',
+      });
     });
   });
 });

@@ -16,14 +16,19 @@ function digits(count: number): string {
   return Array.from({ length: count }, () => randomInt(10)).join('');
 }
 
+/**
+ * The sandbox's rules. A wallet payment has no card number, expiry or security code in the clear (they are
+ * inside the wallet's encrypted payment data, which the sandbox does not open), so of these only the amount
+ * rule applies to it, to test and production tokens alike; nothing is charged either way.
+ */
 function declineReason(request: AuthorizationRequest): DeclineReason | undefined {
   const { card } = request;
-  const listed = decliningCards.get(card.number);
+  const listed = card && decliningCards.get(card.number);
   if (listed) return listed;
-  if (isExpired(Number(card.expirationMonth), Number(card.expirationYear), request.now))
+  if (card && isExpired(Number(card.expirationMonth), Number(card.expirationYear), request.now))
     return 'EXPIRED_CARD';
   if (minorToDecimal(request.amountMinor, request.currency).endsWith('.51')) return 'INSUFFICIENT_FUNDS';
-  if (card.securityCode === '000') return 'CVV_ERROR';
+  if (card?.securityCode === '000') return 'CVV_ERROR';
   return undefined;
 }
 
@@ -36,16 +41,17 @@ export const sandboxAcquirer: Acquirer = {
       approved: true,
       authorizationCode: digits(6),
       networkTransactionId: digits(15),
-      cvvResponseCode: request.card.securityCode ? 'MA' : 'NC',
+      cvvResponseCode: request.card?.securityCode ? 'MA' : 'NC',
       avsResponseCodeZip: holder?.zip ? 'M' : 'U',
       avsResponseCodeAddress: 'U',
       avsResponseCodeName: holder?.firstName || holder?.lastName ? 'M' : 'U',
     };
   },
   profile(card) {
+    const debit = card.cardClass ? card.cardClass !== 'CREDIT' : debitCards.has(card.number ?? '');
     return {
-      cardSubType: debitCards.has(card.number) ? 'DEBIT' : 'CREDIT',
-      cardCategory: card.brand === 'AMEX' ? 'PLATINUM' : 'CLASSIC',
+      cardSubType: debit ? 'DEBIT' : 'CREDIT',
+      cardCategory: card.cardClass === 'PREPAID' ? 'PREPAID' : card.brand === 'AMEX' ? 'PLATINUM' : 'CLASSIC',
       issuingCountry: 'us',
     };
   },

@@ -2,6 +2,7 @@ import { type EntityManager, LockMode, UniqueConstraintViolationException } from
 import {
   brandOf,
   type CardBrand,
+  type CardResponse,
   type createTransactionInput,
   currencyExponent,
   DomainError,
@@ -18,7 +19,7 @@ import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { recordEvent } from '../ipn/events.ts';
-import type { StoredCard } from '../shoppers/entities.ts';
+import type { Shopper, StoredCard } from '../shoppers/entities.ts';
 import {
   type CardMaterial,
   cardResponse,
@@ -28,9 +29,17 @@ import {
   vaultCard,
 } from '../shoppers/service.ts';
 import { consumeToken } from '../tokens/service.ts';
+import {
+  resolveWalletToken,
+  walletCard,
+  walletCardHolder,
+  walletResponse,
+  walletShopperFields,
+} from '../wallets/service.ts';
+import type { DecodedWalletToken } from '../wallets/token.ts';
 import type { DeclineReason } from './acquirer.ts';
 import { CardTransaction, Refund } from './entities.ts';
-import { CardDeclined, cardEventParameters, recordDecline } from './events.ts';
+import { CardDeclined, type CardView, cardEventParameters, recordDecline } from './events.ts';
 
 type CreateTransaction = z.output<typeof createTransactionInput>;
 type UpdateTransaction = z.output<typeof updateTransactionInput>;
@@ -56,8 +65,19 @@ function cardHolderInOrder(holder: NonNullable<PublicTransaction['cardHolderInfo
   );
 }
 
+/** The card a transaction paid with: a vaulted card, or the card a wallet token stood for. */
+function cardOf(transaction: CardTransaction): CardView {
+  if (transaction.card) return transaction.card;
+  const wallet = transaction.wallet as NonNullable<CardTransaction['wallet']>; // one of the two (0006 check)
+  return {
+    ...wallet,
+    expirationMonth: wallet.dpanExpirationMonth,
+    expirationYear: wallet.dpanExpirationYear,
+  };
+}
+
 /** The public state of a transaction: what it is now, and the amount that state is about. */
-function present(transaction: CardTransaction, card: StoredCard): PublicTransaction {
+function present(transaction: CardTransaction): PublicTransaction {
   const { status, type, processing } = transaction;
   const state =
     status === 'REVERSED'
@@ -77,7 +97,15 @@ function present(transaction: CardTransaction, card: StoredCard): PublicTransact
     currency: transaction.currency,
     ...(transaction.cardHolder ? { cardHolderInfo: cardHolderInOrder(transaction.cardHolder) } : {}),
     vaultedShopperId: transaction.shopper.id,
-    creditCard: cardResponse(card),
+    creditCard: transaction.card
+      ? cardResponse(transaction.card)
+      : {
+          cardLastFourDigits: cardOf(transaction).lastFour,
+          cardType: cardOf(transaction).brand as CardBrand,
+          cardSubType: cardOf(transaction).cardSubType as CardResponse['cardSubType'],
+          cardCategory: cardOf(transaction).cardCategory,
+        },
+    ...(transaction.wallet ? { wallet: walletResponse(transaction.wallet) } : {}),
     processingInfo: {
       processingStatus: 'success',
       cvvResponseCode: processing.cvvResponseCode,
@@ -90,11 +118,30 @@ function present(transaction: CardTransaction, card: StoredCard): PublicTransact
   };
 }
 
-/** The card to charge and where it lives in the vault, creating the shopper for a first-time payer. */
-async function paymentSource(ctx: MerchantContext, em: EntityManager, input: CreateTransaction, now: Date) {
+type PaymentSource =
+  | { shopper: Shopper; stored: StoredCard; material: CardMaterial; wallet?: undefined }
+  | { shopper: Shopper; wallet: DecodedWalletToken; stored?: undefined; material?: undefined };
+
+/**
+ * What pays: a card (given, from a token, or the shopper's vaulted default) or a wallet token, and the
+ * shopper it belongs to, created for a first-time payer. A wallet token is a single-use cryptogram: it is
+ * charged once and not vaulted.
+ */
+async function paymentSource(
+  ctx: MerchantContext,
+  em: EntityManager,
+  input: CreateTransaction,
+  now: Date,
+): Promise<PaymentSource> {
+  const wallet = input.wallet && resolveWalletToken(ctx.mode, input.wallet);
   const shopper = input.vaultedShopperId
     ? await findShopper(em, ctx.merchantId, input.vaultedShopperId)
-    : newShopper(em, ctx.merchantId, { ...input.cardHolderInfo, softDescriptor: input.softDescriptor });
+    : newShopper(em, ctx.merchantId, {
+        ...(wallet ? walletShopperFields(wallet) : {}),
+        ...input.cardHolderInfo,
+        softDescriptor: input.softDescriptor,
+      });
+  if (wallet) return { shopper, wallet };
   let material: CardMaterial | undefined;
   if (input.creditCard) material = { number: input.creditCard.cardNumber, ...input.creditCard };
   else if (input.pfToken) material = await consumeToken(ctx, em, input.pfToken, now);
@@ -138,19 +185,31 @@ export async function createTransaction(
 ): Promise<PublicTransaction> {
   return inTransaction(ctx.em, async (em) => {
     const now = await callNow(ctx, em);
-    const { shopper, material, stored } = await paymentSource(ctx, em, input, now);
+    const { shopper, material, stored, wallet } = await paymentSource(ctx, em, input, now);
     const money = { amountMinor: toMinorUnits(input.amount, input.currency), currency: input.currency };
     const { amountMinor } = money;
+    const cardHolder = input.cardHolderInfo ?? (wallet && walletCardHolder(wallet));
+    const payment = wallet
+      ? {
+          wallet: {
+            walletType: wallet.walletType,
+            environment: wallet.environment,
+            brand: wallet.brand,
+            lastFour: wallet.lastFour,
+            paymentData: wallet.paymentData,
+          },
+        }
+      : { card: { ...material, brand: brandOf(material.number) as CardBrand } };
     const result = await ctx.acquirer.authorize({
       amountMinor,
       currency: input.currency,
-      card: { ...material, brand: brandOf(material.number) as CardBrand },
-      ...(input.cardHolderInfo ? { cardHolder: input.cardHolderInfo } : {}),
+      ...payment,
+      ...(cardHolder ? { cardHolder } : {}),
       now,
     });
     if (!result.approved) {
       const parameters = cardEventParameters(
-        stored,
+        stored ?? walletCard(ctx.acquirer, wallet),
         shopper.id === undefined ? undefined : shopper,
         money,
         now,
@@ -158,24 +217,25 @@ export async function createTransaction(
       throw new CardDeclined(result.reason, declineDescriptions[result.reason], {
         ...parameters,
         merchantTransactionId: input.merchantTransactionId ?? '',
-        firstName: input.cardHolderInfo?.firstName ?? shopper.firstName ?? '',
-        lastName: input.cardHolderInfo?.lastName ?? shopper.lastName ?? '',
+        firstName: cardHolder?.firstName ?? shopper.firstName ?? '',
+        lastName: cardHolder?.lastName ?? shopper.lastName ?? '',
       });
     }
-    const { approved: _, ...processing } = result;
+    const { approved: _, tokenizedCard, ...processing } = result;
     const capture = input.cardTransactionType === 'AUTH_CAPTURE';
     const transaction = em.create(CardTransaction, {
       merchantId: ctx.merchantId,
       merchantTransactionId: input.merchantTransactionId ?? null,
       shopper,
-      card: stored,
+      card: stored ?? null,
+      wallet: wallet ? walletCard(ctx.acquirer, wallet, tokenizedCard) : null,
       type: input.cardTransactionType,
       status: capture ? 'CAPTURED' : 'AUTHORIZED',
       currency: input.currency,
       amountMinor,
       capturedMinor: capture ? amountMinor : 0,
       softDescriptor: input.softDescriptor ?? null,
-      cardHolder: input.cardHolderInfo ?? null,
+      cardHolder: cardHolder ?? null,
       processing,
       authorizedAt: now,
     });
@@ -184,9 +244,9 @@ export async function createTransaction(
       ctx,
       em,
       capture ? 'Charge' : 'AuthOnly',
-      cardEventParameters(stored, shopper, money, now, transaction),
+      cardEventParameters(cardOf(transaction), shopper, money, now, transaction),
     );
-    return present(transaction, stored);
+    return present(transaction);
   }).catch(async (error: unknown) => {
     if (error instanceof CardDeclined) await recordDecline(ctx, error);
     throw error;
@@ -259,7 +319,7 @@ async function reverse(ctx: MerchantContext, em: EntityManager, transaction: Car
 
 function transactionEventParameters(transaction: CardTransaction, amountMinor: number, now: Date) {
   return cardEventParameters(
-    transaction.card,
+    cardOf(transaction),
     transaction.shopper,
     { amountMinor, currency: transaction.currency },
     now,
@@ -304,7 +364,7 @@ export async function updateTransaction(
       );
     }
     await em.flush();
-    return present(transaction, transaction.card);
+    return present(transaction);
   });
 }
 
@@ -322,7 +382,7 @@ export async function getTransaction(
     ));
   if (!transaction)
     throw new DomainError('TRANSACTION_NOT_FOUND', `transaction ${transactionId} was not found`);
-  return present(transaction, transaction.card);
+  return present(transaction);
 }
 
 /**

@@ -12,6 +12,7 @@ import { Foundation } from './migrations/0001-foundation.ts';
 import { Idempotency } from './migrations/0002-idempotency.ts';
 import { Ipn } from './migrations/0003-ipn.ts';
 import { Sepa } from './migrations/0004-sepa.ts';
+import { Wallets } from './migrations/0006-wallets.ts';
 import { Orders } from './migrations/0005-orders.ts';
 
 export const entities = [
@@ -37,6 +38,7 @@ const migrationsList = [
   { name: '0002-idempotency', class: Idempotency },
   { name: '0003-ipn', class: Ipn },
   { name: '0004-sepa', class: Sepa },
+  { name: '0006-wallets', class: Wallets },
   { name: '0005-orders', class: Orders },
 ];
 

@@ -169,11 +169,14 @@ async function flushShopper(em: EntityManager, merchantShopperId: string | null 
 
 export async function presentShopper(em: EntityManager, shopper: Shopper): Promise<VaultedShopper> {
   const cards = await em.find(StoredCard, { shopper }, { orderBy: { id: 'asc' } });
-  const [last] = await em.execute<{ card_id: string }[]>(
-    'select card_id from card_transaction where shopper_id = ? order by id desc limit 1',
-    [shopper.id],
-  );
-  const lastCard = last && cards.find((card) => card.id === Number(last.card_id));
+  const [last] = await em.execute<
+    { card_id: string | null; wallet: { lastFour: string; brand: string } | null }[]
+  >('select card_id, wallet from card_transaction where shopper_id = ? order by id desc limit 1', [
+    shopper.id,
+  ]);
+  // A wallet payment's card is on its transaction (0006-wallets), not in the vault.
+  const lastCard =
+    last && (cards.find((card) => card.id === Number(last.card_id)) ?? last.wallet ?? undefined);
   const mandates = await sepaDirectDebitInfo(em, shopper);
   const fields = Object.fromEntries(
     fieldNames.filter((name) => shopper[name] != null).map((name) => [name, shopper[name]]),
