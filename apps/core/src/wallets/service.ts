@@ -75,11 +75,32 @@ export function walletCard(
   };
 }
 
+const contactFields = [
+  'firstName',
+  'lastName',
+  'address1',
+  'address2',
+  'city',
+  'state',
+  'zip',
+  'country',
+] as const;
+
 /** The `wallet` section of a transaction, in the original gateway's shape. */
 export function walletResponse(card: WalletCard): WalletResponse {
+  const contact = card.billingContact;
   return {
     walletType: card.walletType,
-    ...(card.billingContact ? { billingContactInfo: card.billingContact } : {}),
+    // jsonb keeps keys in its own order; XML clients expect the documented one on every read.
+    ...(contact
+      ? {
+          billingContactInfo: Object.fromEntries(
+            contactFields
+              .filter((field) => contact[field] !== undefined)
+              .map((field) => [field, contact[field]]),
+          ),
+        }
+      : {}),
     tokenizedCard: {
       cardLastFourDigits: card.lastFour,
       cardType: card.brand,

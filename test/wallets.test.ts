@@ -1,0 +1,805 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CallOptions, client, type Reply, saleBody, xmlDocument } from './support/http.ts';
+import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
+import {
+  type ApplePayOptions,
+  applePayPayment,
+  encodeMobile,
+  encodeWeb,
+  type GooglePayOptions,
+  googlePayMobileData,
+  googlePayWebPaymentData,
+} from './support/wallet-tokens.ts';
+
+// ---------------------------------------------------------------------------------------------------------
+// Wallet payments (interface.md: card transaction `wallet`, Endpoint 2, Authentication 3-4): Google Pay and
+// Apple Pay tokens in the web and mobile forms, built the way the wallets build them, over real HTTP in
+// JSON and XML, against real PostgreSQL, in a sandbox stack and a live-mode one.
+// ---------------------------------------------------------------------------------------------------------
+
+const NAMESPACE = 'http://ws.plimus.com';
+const asCardTransaction: CallOptions = {
+  format: 'xml',
+  shape: { root: 'card-transaction', upperCaseValues: ['processingStatus'] },
+};
+
+let stack: Stack;
+let api: ReturnType<typeof client>;
+let db: pg.Client;
+let hook: Server;
+let hookUrl: string;
+/** What the process printed while this file ran, beside stack.logs. */
+const printed: string[] = [];
+const originalWrite = process.stdout.write;
+
+beforeAll(async () => {
+  process.stdout.write = function (this: typeof process.stdout, chunk: unknown, ...rest: unknown[]) {
+    printed.push(String(chunk));
+    return (originalWrite as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
+  } as typeof process.stdout.write;
+  stack = await startStack();
+  api = client(stack);
+  db = new pg.Client({ connectionString: stack.databaseUrl });
+  await db.connect();
+  // An IPN receiver that acknowledges everything: the events are read from their delivery rows.
+  hook = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(204).end());
+  });
+  await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+  hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/ipn`;
+});
+
+afterAll(async () => {
+  process.stdout.write = originalWrite;
+  await db?.end();
+  await stack?.close();
+  await new Promise((resolve) => hook?.close(resolve));
+});
+
+// --- tokens, and every secret part of them this file sends --------------------------------------------
+
+/** Random parts of every token sent: none may come back, reach a log, a column or an IPN. */
+const secrets = new Set<string>();
+const remember = (value: string) => {
+  // A middle slice: long enough to be unique, away from constant prefixes (DER headers, JSON keys).
+  if (value.length >= 48) secrets.add(value.slice(16, 48));
+};
+
+function rememberGoogleToken(token: string) {
+  if (!token.startsWith('{')) return;
+  const parsed = JSON.parse(token);
+  remember(parsed.signature);
+  const message = JSON.parse(parsed.signedMessage);
+  remember(message.encryptedMessage);
+  remember(message.tag);
+}
+
+function google(form: 'web' | 'mobile', options: GooglePayOptions = {}) {
+  const data = form === 'web' ? googlePayWebPaymentData(options) : googlePayMobileData(options);
+  rememberGoogleToken(data.paymentMethodData.tokenizationData.token);
+  const encoded = form === 'web' ? encodeWeb(data) : encodeMobile(data);
+  remember(encoded);
+  return encoded;
+}
+
+function apple(form: 'web' | 'mobile', options: ApplePayOptions = {}) {
+  const payment = applePayPayment(options);
+  const { paymentData } = payment.token;
+  remember(paymentData.data);
+  remember(paymentData.signature.slice(-200));
+  remember(paymentData.header.ephemeralPublicKey.slice(-64));
+  remember(payment.token.transactionIdentifier);
+  const encoded = form === 'web' ? encodeWeb(payment) : encodeMobile(payment);
+  remember(encoded);
+  return encoded;
+}
+
+function expectNoTokenData(text: string): void {
+  for (const secret of secrets) expect(text.includes(secret), `a token part leaked: ${secret}`).toBe(false);
+  // Error bodies name wallet.encodedPaymentToken; nothing carries it as a key or element with a value.
+  expect(text).not.toMatch(
+    /"encodedPaymentToken"\s*:|<encoded-payment-token>|"paymentData"|examplePaymentMethodToken/,
+  );
+}
+
+// --- requests ------------------------------------------------------------------------------------------
+
+type WalletType = 'GOOGLE_PAY' | 'APPLE_PAY';
+
+function walletBody(
+  walletType: WalletType,
+  encodedPaymentToken: string,
+  overrides: Record<string, unknown> = {},
+) {
+  return {
+    cardTransactionType: 'AUTH_CAPTURE',
+    amount: 42.1,
+    currency: 'USD',
+    softDescriptor: 'PAYWIRE WALLET',
+    wallet: { walletType, encodedPaymentToken },
+    ...overrides,
+  };
+}
+
+function walletXml(
+  walletType: WalletType,
+  encodedPaymentToken: string,
+  overrides: Record<string, unknown> = {},
+) {
+  return xmlDocument(
+    'card-transaction',
+    walletBody(walletType, encodedPaymentToken, { amount: '42.10', ...overrides }),
+  );
+}
+
+const as = (merchant: TestMerchant, options: CallOptions = {}): CallOptions => ({ ...options, merchant });
+
+function expectOk(reply: Reply): void {
+  expect(reply.status, reply.text).toBe(200);
+}
+
+async function pay(
+  walletType: WalletType,
+  token: string,
+  overrides: Record<string, unknown> = {},
+  merchant = stack.merchant,
+) {
+  const reply = await api.post('/transactions', walletBody(walletType, token, overrides), as(merchant));
+  expectOk(reply);
+  expectNoTokenData(reply.text);
+  return reply.body;
+}
+
+/** The interface's error body; returns its first message. */
+function expectError(reply: Reply, status: number, errorName: string, code: number) {
+  expect(reply.status, reply.text).toBe(status);
+  const [first] = reply.body?.message ?? [];
+  expect(first?.errorName, reply.text).toBe(errorName);
+  expect(Number(first?.code), reply.text).toBe(code);
+  expectNoTokenData(reply.text);
+  return first;
+}
+
+async function rowCounts(merchant: TestMerchant) {
+  const { rows } = await db.query<{ shoppers: number; cards: number; transactions: number }>(
+    `select (select count(*) from shopper where merchant_id = $1)::int as shoppers,
+            (select count(*) from stored_card where merchant_id = $1)::int as cards,
+            (select count(*) from card_transaction where merchant_id = $1)::int as transactions`,
+    [merchant.id],
+  );
+  return rows[0];
+}
+
+async function configureIpn(merchant: TestMerchant) {
+  const body = {
+    ipnDestinations: [
+      {
+        ipnUrl: hookUrl,
+        sendAuthOnly: true,
+        sendCharge: true,
+        sendDecline: true,
+        sendRefund: true,
+        sendCancellation: true,
+      },
+    ],
+    ensureNotificationReceipt: false,
+    receiveAffiliateNotifications: false,
+  };
+  expectOk(await api.post('/notification-config', body, as(merchant)));
+}
+
+async function ipnBodies(merchant: TestMerchant, event: string) {
+  const { rows } = await db.query<{ body: string }>(
+    'select body from ipn_delivery where merchant_id = $1 and event = $2 order by id',
+    [merchant.id, event],
+  );
+  return rows.map((row) => new URLSearchParams(row.body));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+describe('Google Pay', () => {
+  it('charges a web token in JSON: new shopper, card fields, wallet section in the original shape', async () => {
+    const merchantTransactionId = `gp-${randomUUID()}`;
+    const body = await pay(
+      'GOOGLE_PAY',
+      google('web', { environment: 'PRODUCTION', cardNetwork: 'MASTERCARD', cardDetails: '4444' }),
+      {
+        merchantTransactionId,
+      },
+    );
+    expect(body).toEqual({
+      cardTransactionType: 'AUTH_CAPTURE',
+      transactionId: expect.stringMatching(/^\d+$/),
+      merchantTransactionId,
+      softDescriptor: 'PAYWIRE WALLET',
+      amount: 42.1,
+      currency: 'USD',
+      cardHolderInfo: {
+        firstName: 'Card Holder',
+        lastName: 'Name',
+        zip: '94043',
+        email: 'card.holder@example.com',
+        country: 'us',
+      },
+      vaultedShopperId: expect.any(Number),
+      creditCard: {
+        cardLastFourDigits: '4444',
+        cardType: 'MASTERCARD',
+        cardSubType: 'CREDIT',
+        cardCategory: 'CLASSIC',
+      },
+      wallet: {
+        walletType: 'GOOGLE_PAY',
+        billingContactInfo: {
+          firstName: 'Card Holder',
+          lastName: 'Name',
+          address1: '1600 Amphitheatre Parkway',
+          city: 'Mountain View',
+          state: 'CA',
+          zip: '94043',
+          country: 'us',
+        },
+        tokenizedCard: { cardLastFourDigits: '4444', cardType: 'MASTERCARD', cardSubType: 'CREDIT' },
+      },
+      processingInfo: expect.objectContaining({ processingStatus: 'success', cvvResponseCode: 'NC' }),
+    });
+
+    // A new shopper, made from the wallet's billing contact; the single-use token is not a card to charge again.
+    const shopper = await api.get(`/vaulted-shoppers/${body.vaultedShopperId}`);
+    expectOk(shopper);
+    expect(shopper.body).toMatchObject({
+      vaultedShopperId: body.vaultedShopperId,
+      firstName: 'Card Holder',
+      lastName: 'Name',
+      email: 'card.holder@example.com',
+      address: '1600 Amphitheatre Parkway',
+      city: 'Mountain View',
+      zip: '94043',
+      country: 'us',
+      paymentSources: { creditCardInfo: [] },
+      lastPaymentInfo: {
+        paymentMethod: 'CC',
+        creditCard: { cardLastFourDigits: '4444', cardType: 'MASTERCARD' },
+      },
+    });
+    expectNoTokenData(shopper.text);
+  });
+
+  it('authorizes a mobile token in XML (URL-safe base-64, card class), then captures it', async () => {
+    const token = google('mobile', {
+      environment: 'PRODUCTION',
+      cardNetwork: 'VISA',
+      cardDetails: '1881',
+      cardClass: 'DEBIT',
+    });
+    expect(token).toMatch(/^[A-Za-z0-9_-]+$/);
+    const reply = await api.post(
+      '/transactions',
+      walletXml('GOOGLE_PAY', token, { cardTransactionType: 'AUTH_ONLY' }),
+      asCardTransaction,
+    );
+    expectOk(reply);
+    expect(reply.headers.get('content-type')).toMatch(/application\/xml/);
+    expect(reply.text).toContain(`<card-transaction xmlns="${NAMESPACE}">`);
+    expect(reply.text).toContain('<card-transaction-type>AUTH_ONLY</card-transaction-type>');
+    expect(reply.text).toContain('<processing-status>SUCCESS</processing-status>');
+    expect(reply.text).toMatch(
+      /<wallet><wallet-type>GOOGLE_PAY<\/wallet-type><billing-contact-info>.*<\/billing-contact-info><tokenized-card><card-last-four-digits>1881<\/card-last-four-digits><card-type>VISA<\/card-type><card-sub-type>DEBIT<\/card-sub-type><\/tokenized-card><\/wallet>/,
+    );
+    expect(reply.body.creditCard).toEqual({
+      cardLastFourDigits: '1881',
+      cardType: 'VISA',
+      cardSubType: 'DEBIT',
+      cardCategory: 'CLASSIC',
+    });
+    expectNoTokenData(reply.text);
+
+    const captured = await api.put('/transactions', {
+      cardTransactionType: 'CAPTURE',
+      transactionId: reply.body.transactionId,
+    });
+    expectOk(captured);
+    expect(captured.body).toMatchObject({
+      cardTransactionType: 'CAPTURE',
+      transactionId: reply.body.transactionId,
+      amount: 42.1,
+      wallet: { walletType: 'GOOGLE_PAY', tokenizedCard: { cardLastFourDigits: '1881' } },
+    });
+  });
+
+  it('approves a TEST-environment token in the sandbox (web and mobile), charging nothing real', async () => {
+    for (const form of ['web', 'mobile'] as const) {
+      const body = await pay(
+        'GOOGLE_PAY',
+        google(form, { environment: 'TEST', cardNetwork: 'AMEX', cardDetails: '0005' }),
+      );
+      expect(body.processingInfo.processingStatus).toBe('success');
+      expect(body.creditCard).toMatchObject({
+        cardLastFourDigits: '0005',
+        cardType: 'AMEX',
+        cardCategory: 'PLATINUM',
+      });
+    }
+  });
+});
+
+describe('Apple Pay', () => {
+  it('charges a web token (ApplePayPayment) in JSON, with the Wallet pass giving the DPAN', async () => {
+    const token = apple('web', {
+      environment: 'PRODUCTION',
+      network: 'MasterCard',
+      displayName: 'MasterCard 1471',
+      type: 'credit',
+      paymentPass: { primaryAccountNumberSuffix: '1471', deviceAccountNumberSuffix: '0010' },
+    });
+    const body = await pay('APPLE_PAY', token);
+    expect(body).toMatchObject({
+      cardHolderInfo: {
+        firstName: 'Grace',
+        lastName: 'Hopper',
+        zip: '95014',
+        email: 'grace@example.com',
+        country: 'us',
+      },
+      creditCard: {
+        cardLastFourDigits: '1471',
+        cardType: 'MASTERCARD',
+        cardSubType: 'CREDIT',
+        cardCategory: 'CLASSIC',
+      },
+      wallet: {
+        walletType: 'APPLE_PAY',
+        billingContactInfo: {
+          firstName: 'Grace',
+          lastName: 'Hopper',
+          address1: '1 Infinite Loop',
+          address2: 'Building 2',
+          city: 'Cupertino',
+          state: 'CA',
+          zip: '95014',
+          country: 'us',
+        },
+        tokenizedCard: {
+          cardLastFourDigits: '1471',
+          cardType: 'MASTERCARD',
+          cardSubType: 'CREDIT',
+          dpanLastFourDigits: '0010',
+        },
+      },
+    });
+  });
+
+  it('charges a mobile token in XML and answers the wallet section in XML', async () => {
+    const token = apple('mobile', {
+      environment: 'TEST',
+      displayName: 'Visa 0492',
+      type: 'prepaid',
+      billingContact: null,
+    });
+    const reply = await api.post('/transactions', walletXml('APPLE_PAY', token), asCardTransaction);
+    expectOk(reply);
+    expect(reply.text).toContain(
+      '<credit-card><card-last-four-digits>0492</card-last-four-digits><card-type>VISA</card-type><card-sub-type>DEBIT</card-sub-type><card-category>PREPAID</card-category></credit-card><wallet><wallet-type>APPLE_PAY</wallet-type><tokenized-card><card-last-four-digits>0492</card-last-four-digits>',
+    );
+    expect(reply.body.cardHolderInfo).toBeUndefined();
+    expectNoTokenData(reply.text);
+  });
+
+  it('authorizes and reverses a wallet authorization (interface.md endpoint 1, XML)', async () => {
+    const auth = await pay('APPLE_PAY', apple('web', { environment: 'PRODUCTION' }), {
+      cardTransactionType: 'AUTH_ONLY',
+    });
+    const reversal = await api.put(
+      '/transactions',
+      xmlDocument('card-transaction', {
+        cardTransactionType: 'AUTH_REVERSAL',
+        transactionId: auth.transactionId,
+      }),
+      asCardTransaction,
+    );
+    expectOk(reversal);
+    expect(reversal.text).toContain('<card-transaction-type>AUTH_REVERSAL</card-transaction-type>');
+    expect(reversal.text).toContain('<wallet-type>APPLE_PAY</wallet-type>');
+    expect(reversal.body.transactionId).toBe(auth.transactionId);
+    const captureAfter = await api.put('/transactions', {
+      cardTransactionType: 'CAPTURE',
+      transactionId: auth.transactionId,
+    });
+    expectError(captureAfter, 400, 'AUTHORIZATION_AMOUNT_ALREADY_REVERSED', 14002);
+  });
+});
+
+describe('GET /transactions/{id} of a wallet payment', () => {
+  it('shows the same body as the original answer, wallet section included, in JSON and XML', async () => {
+    const sale = await api.post(
+      '/transactions',
+      walletBody('GOOGLE_PAY', google('mobile', { environment: 'PRODUCTION' })),
+    );
+    expectOk(sale);
+    const got = await api.get(`/transactions/${sale.body.transactionId}`);
+    expectOk(got);
+    expect(got.text).toBe(sale.text);
+
+    const xmlSale = await api.post('/transactions', walletXml('APPLE_PAY', apple('web')), asCardTransaction);
+    expectOk(xmlSale);
+    const xmlGot = await api.get(`/transactions/${xmlSale.body.transactionId}`, {
+      ...asCardTransaction,
+      accept: 'application/xml',
+    });
+    expectOk(xmlGot);
+    expect(xmlGot.text).toBe(xmlSale.text);
+  });
+});
+
+describe('vaulting', () => {
+  it("attaches a wallet payment to a returning shopper without vaulting the token; vaultedShopperId alone charges the shopper's card", async () => {
+    const first = await api.post('/transactions', saleBody());
+    expectOk(first);
+    const shopperId = first.body.vaultedShopperId;
+
+    const walletPayment = await pay(
+      'APPLE_PAY',
+      apple('web', { environment: 'PRODUCTION', displayName: 'Visa 7777' }),
+      {
+        vaultedShopperId: shopperId,
+      },
+    );
+    expect(walletPayment.vaultedShopperId).toBe(shopperId);
+    expect(walletPayment.creditCard.cardLastFourDigits).toBe('7777');
+
+    const shopper = await api.get(`/vaulted-shoppers/${shopperId}`);
+    expect(shopper.body.paymentSources.creditCardInfo).toEqual([
+      expect.objectContaining({ creditCard: expect.objectContaining({ cardLastFourDigits: '9299' }) }),
+    ]);
+    expect(shopper.body.lastPaymentInfo.creditCard).toEqual({ cardLastFourDigits: '7777', cardType: 'VISA' });
+
+    const again = await api.post('/transactions', {
+      cardTransactionType: 'AUTH_CAPTURE',
+      amount: 5,
+      currency: 'USD',
+      vaultedShopperId: shopperId,
+    });
+    expectOk(again);
+    expect(again.body.creditCard.cardLastFourDigits).toBe('9299');
+    expect(again.body.wallet).toBeUndefined();
+  });
+
+  it('refuses vaultedShopperId alone for a shopper who only ever paid with a wallet (20012)', async () => {
+    const paid = await pay('GOOGLE_PAY', google('web', { environment: 'PRODUCTION' }));
+    const reply = await api.post('/transactions', {
+      cardTransactionType: 'AUTH_CAPTURE',
+      amount: 5,
+      currency: 'USD',
+      vaultedShopperId: paid.vaultedShopperId,
+    });
+    expectError(reply, 400, 'INVALID_PAYMENT_DETAILS', 20012);
+  });
+
+  it("refuses another merchant's shopper like an unknown one", async () => {
+    const other = await stack.newMerchant();
+    const theirs = await pay('GOOGLE_PAY', google('web'), {}, other);
+    const reply = await api.post(
+      '/transactions',
+      walletBody('GOOGLE_PAY', google('web'), { vaultedShopperId: theirs.vaultedShopperId }),
+    );
+    expectError(reply, 404, 'SHOPPER_NOT_FOUND', 20002);
+  });
+});
+
+describe('refunds and events of wallet payments', () => {
+  it('refunds like a card payment and reports card fields in its IPNs', async () => {
+    const merchant = await stack.newMerchant();
+    await configureIpn(merchant);
+    const sale = await pay(
+      'GOOGLE_PAY',
+      google('mobile', {
+        environment: 'PRODUCTION',
+        cardNetwork: 'DISCOVER',
+        cardDetails: '1117',
+        cardClass: 'DEBIT',
+      }),
+      { amount: 30 },
+      merchant,
+    );
+    const partial = await api.post(
+      `/transactions/refund/${sale.transactionId}`,
+      { amount: 10, reason: 'one item' },
+      as(merchant),
+    );
+    expectOk(partial);
+    expect(partial.body).toMatchObject({
+      transactionId: sale.transactionId,
+      amount: 10,
+      refundStatus: 'SUCCESS',
+    });
+    const rest = await api.put(`/transactions/${sale.transactionId}/refund`, undefined, as(merchant));
+    expect(rest.status, rest.text).toBe(204);
+    expectError(
+      await api.post(`/transactions/refund/${sale.transactionId}`, { amount: 1 }, as(merchant)),
+      400,
+      'REFUND_AMOUNT_EXCEEDS_BALANCE',
+      20011,
+    );
+
+    const [charge] = await ipnBodies(merchant, 'Charge');
+    expect(Object.fromEntries(charge ?? [])).toMatchObject({
+      transactionType: 'CHARGE',
+      referenceNumber: sale.transactionId,
+      paymentMethod: 'CC',
+      creditCardType: 'DISCOVER',
+      creditCardLastFourDigits: '1117',
+      cardSubType: 'DEBIT',
+      cardCategory: 'CLASSIC',
+      creditCardExpDate: '',
+      firstName: 'Card Holder',
+      lastName: 'Name',
+      invoiceAmount: '30.00',
+    });
+    const refunds = await ipnBodies(merchant, 'Refund');
+    expect(refunds.map((params) => params.get('invoiceAmount'))).toEqual(['10.00', '20.00']);
+    expect(refunds.every((params) => params.get('creditCardLastFourDigits') === '1117')).toBe(true);
+  });
+
+  it('declines by the sandbox amount rule with 14002, writes nothing, and reports the Decline', async () => {
+    const merchant = await stack.newMerchant();
+    await configureIpn(merchant);
+    const before = await rowCounts(merchant);
+    for (const [walletType, token] of [
+      ['GOOGLE_PAY', google('web', { environment: 'TEST' })],
+      ['APPLE_PAY', apple('mobile', { environment: 'PRODUCTION', displayName: 'Visa 4242' })],
+    ] as const) {
+      const reply = await api.post(
+        '/transactions',
+        walletBody(walletType, token, { amount: '10.51' }),
+        as(merchant),
+      );
+      expectError(reply, 400, 'INSUFFICIENT_FUNDS', 14002);
+    }
+    expect(await rowCounts(merchant)).toEqual(before);
+    const declines = await ipnBodies(merchant, 'Decline');
+    expect(
+      declines.map((params) => [params.get('creditCardType'), params.get('creditCardLastFourDigits')]),
+    ).toEqual([
+      ['VISA', '1111'],
+      ['VISA', '4242'],
+    ]);
+  });
+});
+
+describe('invalid wallet input', () => {
+  const goodGoogle = () => google('web', { environment: 'PRODUCTION' });
+
+  /** A 400 naming the property, no 5xx, nothing written, no token data echoed. */
+  async function expectRefused(body: unknown, property: string, options: CallOptions = {}, problem?: RegExp) {
+    const before = await rowCounts(stack.merchant);
+    const reply = await api.post('/transactions', body, options);
+    const message = expectError(reply, 400, 'VALIDATION_GENERAL_FAILURE', 10001);
+    expect(message.invalidProperty?.name, reply.text).toBe(property);
+    expect(message.invalidProperty?.messageValue).toBeUndefined();
+    if (problem) expect(message.description).toMatch(problem);
+    expect(await rowCounts(stack.merchant)).toEqual(before);
+    return message;
+  }
+
+  const base64Of = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+
+  it('refuses a token that is not base-64, not UTF-8, not JSON, or not an object', async () => {
+    const token = goodGoogle();
+    await expectRefused(
+      walletBody('GOOGLE_PAY', `${token.slice(0, 50)}*${token.slice(50)}`),
+      'wallet.encodedPaymentToken',
+      {},
+      /not base-64/,
+    );
+    await expectRefused(
+      walletBody('GOOGLE_PAY', `${token.slice(0, 50)}_+${token.slice(50)}`),
+      'wallet.encodedPaymentToken',
+      {},
+      /not base-64/,
+    );
+    await expectRefused(
+      walletBody('GOOGLE_PAY', Buffer.from([0xc3, 0x28, 0x7b]).toString('base64')),
+      'wallet.encodedPaymentToken',
+      {},
+      /UTF-8/,
+    );
+    await expectRefused(
+      walletBody('GOOGLE_PAY', base64Of('{"paymentMethodData": {')),
+      'wallet.encodedPaymentToken',
+      {},
+      /JSON/,
+    );
+    await expectRefused(
+      walletBody('APPLE_PAY', base64Of('["token"]')),
+      'wallet.encodedPaymentToken',
+      {},
+      /JSON object/,
+    );
+  });
+
+  it('refuses a token missing the fields its wallet writes, naming the field inside it', async () => {
+    const google = googlePayWebPaymentData({ environment: 'PRODUCTION' });
+    const { info } = google.paymentMethodData;
+    const noNetwork = {
+      ...google,
+      paymentMethodData: { ...google.paymentMethodData, info: { ...info, cardNetwork: undefined } },
+    };
+    await expectRefused(
+      walletBody('GOOGLE_PAY', encodeWeb(noNetwork)),
+      'wallet.encodedPaymentToken',
+      {},
+      /paymentMethodData\.info\.cardNetwork is required/,
+    );
+    await expectRefused(
+      walletBody('GOOGLE_PAY', encodeWeb({ apiVersion: 2 })),
+      'wallet.encodedPaymentToken',
+      {},
+      /paymentMethodData is required/,
+    );
+    const payment = applePayPayment({ environment: 'PRODUCTION' });
+    const noMethod = { ...payment, token: { ...payment.token, paymentMethod: undefined } };
+    await expectRefused(
+      walletBody('APPLE_PAY', encodeWeb(noMethod)),
+      'wallet.encodedPaymentToken',
+      {},
+      /token\.paymentMethod is required/,
+    );
+    // A Google token sent as Apple Pay is not an Apple Pay token.
+    await expectRefused(
+      walletBody('APPLE_PAY', goodGoogle()),
+      'wallet.encodedPaymentToken',
+      {},
+      /token\.paymentData is required/,
+    );
+    const forged = {
+      ...payment,
+      token: {
+        ...payment.token,
+        paymentData: { ...payment.token.paymentData, signature: base64Of('not a signature') },
+      },
+    };
+    await expectRefused(
+      walletBody('APPLE_PAY', encodeWeb(forged)),
+      'wallet.encodedPaymentToken',
+      {},
+      /not signed by an Apple Pay certificate/,
+    );
+  });
+
+  it('refuses an unknown or missing wallet type and a missing or empty token', async () => {
+    await expectRefused(walletBody('SAMSUNG_PAY' as WalletType, goodGoogle()), 'wallet.walletType');
+    await expectRefused(
+      { ...walletBody('GOOGLE_PAY', ''), wallet: { encodedPaymentToken: goodGoogle() } },
+      'wallet.walletType',
+    );
+    await expectRefused(
+      { ...walletBody('GOOGLE_PAY', ''), wallet: { walletType: 'GOOGLE_PAY' } },
+      'wallet.encodedPaymentToken',
+    );
+    await expectRefused(walletBody('GOOGLE_PAY', '   '), 'wallet.encodedPaymentToken');
+    await expectRefused({ ...walletBody('GOOGLE_PAY', ''), wallet: goodGoogle() }, 'wallet');
+    await expectRefused(walletBody('GOOGLE_PAY', 12345 as unknown as string), 'wallet.encodedPaymentToken');
+  });
+
+  it('refuses wallet together with creditCard or pfToken', async () => {
+    const { creditCard } = saleBody();
+    await expectRefused(
+      walletBody('GOOGLE_PAY', goodGoogle(), { creditCard }),
+      'wallet',
+      {},
+      /either wallet or creditCard/,
+    );
+    await expectRefused(
+      walletBody('GOOGLE_PAY', goodGoogle(), { pfToken: 'abc' }),
+      'wallet',
+      {},
+      /either wallet or pfToken/,
+    );
+  });
+
+  it('refuses a bad token in XML with an XML error body', async () => {
+    const reply = await api.post('/transactions', walletXml('APPLE_PAY', 'bm90IGpzb24'), { format: 'xml' });
+    expect(reply.headers.get('content-type')).toMatch(/application\/xml/);
+    expect(reply.text).toContain('<messages');
+    const message = expectError(reply, 400, 'VALIDATION_GENERAL_FAILURE', 10001);
+    expect(message.invalidProperty?.name).toBe('wallet.encodedPaymentToken');
+    const noType = await api.post(
+      '/transactions',
+      xmlDocument('card-transaction', {
+        ...walletBody('GOOGLE_PAY', goodGoogle(), { amount: '1.00' }),
+        wallet: { encodedPaymentToken: goodGoogle() },
+      }),
+      { format: 'xml' },
+    );
+    expect(expectError(noType, 400, 'VALIDATION_GENERAL_FAILURE', 10001).invalidProperty?.name).toBe(
+      'wallet.walletType',
+    );
+  });
+});
+
+describe('live mode', () => {
+  let live: Stack;
+  let liveApi: ReturnType<typeof client>;
+
+  beforeAll(async () => {
+    live = await startStack({ mode: 'live' });
+    liveApi = client(live);
+  });
+  afterAll(() => live?.close());
+
+  it('refuses test tokens of both wallets, both forms, with 400 20012 and writes nothing', async () => {
+    const tokens: Array<[WalletType, string]> = [
+      ['GOOGLE_PAY', google('web', { environment: 'TEST' })],
+      ['GOOGLE_PAY', google('mobile', { environment: 'TEST' })],
+      // A signed token for a card of Google's test card suite is a TEST one too.
+      ['GOOGLE_PAY', google('web', { environment: 'PRODUCTION', description: 'Test Card: Visa •••• 1111' })],
+      ['APPLE_PAY', apple('web', { environment: 'TEST' })],
+      ['APPLE_PAY', apple('mobile', { environment: 'TEST' })],
+    ];
+    for (const [walletType, token] of tokens) {
+      const reply = await liveApi.post('/transactions', walletBody(walletType, token));
+      const message = expectError(reply, 400, 'INVALID_PAYMENT_DETAILS', 20012);
+      expect(message.invalidProperty?.name).toBe('wallet.encodedPaymentToken');
+    }
+    const xml = await liveApi.post(
+      '/transactions',
+      walletXml('APPLE_PAY', apple('web', { environment: 'TEST' })),
+      { format: 'xml' },
+    );
+    expect(xml.text).toContain('<code>20012</code>');
+    const liveDb = new pg.Client({ connectionString: live.databaseUrl });
+    await liveDb.connect();
+    try {
+      const { rows: written } = await liveDb.query<{ n: number }>(
+        'select count(*)::int as n from card_transaction',
+      );
+      expect(written[0]?.n).toBe(0);
+    } finally {
+      await liveDb.end();
+    }
+  });
+
+  it('charges production tokens of both wallets', async () => {
+    for (const [walletType, token] of [
+      ['GOOGLE_PAY', google('web', { environment: 'PRODUCTION' })],
+      ['GOOGLE_PAY', google('mobile', { environment: 'PRODUCTION' })],
+      ['APPLE_PAY', apple('web', { environment: 'PRODUCTION' })],
+      ['APPLE_PAY', apple('mobile', { environment: 'PRODUCTION' })],
+    ] as Array<[WalletType, string]>) {
+      const reply = await liveApi.post('/transactions', walletBody(walletType, token));
+      expectOk(reply);
+      expect(reply.body.wallet.walletType).toBe(walletType);
+      expectNoTokenData(reply.text);
+    }
+  });
+
+  it('logs nothing of the tokens either', () => {
+    expectNoTokenData(live.logs.join('\n'));
+  });
+});
+
+describe('token data at rest and in logs', () => {
+  it('is in no column, IPN, log line or printed output', async () => {
+    const { rows } = await db.query<{ dump: string }>(
+      `select concat_ws('|',
+         (select string_agg(row_to_json(t)::text, '|') from card_transaction t),
+         (select string_agg(row_to_json(s)::text, '|') from shopper s),
+         (select string_agg(row_to_json(c)::text, '|') from stored_card c),
+         (select string_agg(body, '|') from ipn_delivery),
+         (select string_agg(row_to_json(i)::text, '|') from idempotency_record i)) as dump`,
+    );
+    const dump = rows[0]?.dump ?? '';
+    expect(dump).toContain('GOOGLE_PAY');
+    expectNoTokenData(dump);
+    expect(secrets.size).toBeGreaterThan(40);
+    expectNoTokenData(stack.logs.join('\n'));
+    expect(stack.logs.length).toBeGreaterThan(0);
+    expectNoTokenData(printed.join(''));
+  });
+});
