@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type Acquirer, sandboxAcquirer } from '@paywire/core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CallOptions, client, type Reply, saleBody, xmlDocument } from './support/http.ts';
@@ -27,6 +28,21 @@ const asCardTransaction: CallOptions = {
   shape: { root: 'card-transaction', upperCaseValues: ['processingStatus'] },
 };
 
+/** The sandbox acquirer, with every call recorded: what a processor behind Paywire would be sent. */
+const authorizations: Array<Parameters<Acquirer['authorize']>[0]> = [];
+const captures: Array<[string, number]> = [];
+const recordingAcquirer: Acquirer = {
+  ...sandboxAcquirer,
+  authorize: (request) => {
+    authorizations.push(request);
+    return sandboxAcquirer.authorize(request);
+  },
+  capture: (networkTransactionId, amountMinor) => {
+    captures.push([networkTransactionId, amountMinor]);
+    return sandboxAcquirer.capture(networkTransactionId, amountMinor);
+  },
+};
+
 let stack: Stack;
 let api: ReturnType<typeof client>;
 let db: pg.Client;
@@ -41,7 +57,7 @@ beforeAll(async () => {
     printed.push(String(chunk));
     return (originalWrite as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
   } as typeof process.stdout.write;
-  stack = await startStack();
+  stack = await startStack({ acquirer: recordingAcquirer });
   api = client(stack);
   db = new pg.Client({ connectionString: stack.databaseUrl });
   await db.connect();
@@ -412,6 +428,46 @@ describe('Apple Pay', () => {
       transactionId: auth.transactionId,
     });
     expectError(captureAfter, 400, 'AUTHORIZATION_AMOUNT_ALREADY_REVERSED', 14002);
+  });
+});
+
+describe('what the acquirer gets', () => {
+  it("the wallet's sealed payment data and environment, never a card number; capture by the auth's network id", async () => {
+    const data = googlePayMobileData({ environment: 'TEST', cardNetwork: 'VISA', cardDetails: '1111' });
+    const auth = await pay('GOOGLE_PAY', encodeMobile(data), {
+      cardTransactionType: 'AUTH_ONLY',
+      amount: 12,
+    });
+    const googleRequest = authorizations.at(-1);
+    expect(googleRequest).toMatchObject({
+      amountMinor: 1200,
+      currency: 'USD',
+      cardHolder: { firstName: 'Card Holder', lastName: 'Name', zip: '94043' },
+      wallet: {
+        walletType: 'GOOGLE_PAY',
+        environment: 'TEST',
+        brand: 'VISA',
+        lastFour: '1111',
+        paymentData: 'examplePaymentMethodToken',
+      },
+    });
+    expect(googleRequest?.card).toBeUndefined();
+
+    expectOk(
+      await api.put('/transactions', { cardTransactionType: 'CAPTURE', transactionId: auth.transactionId }),
+    );
+    expect(captures.at(-1)).toEqual([auth.processingInfo.networkTransactionId, 1200]);
+
+    const payment = applePayPayment({ environment: 'PRODUCTION' });
+    remember(payment.token.paymentData.data);
+    await pay('APPLE_PAY', encodeWeb(payment));
+    expect(authorizations.at(-1)?.wallet).toEqual({
+      walletType: 'APPLE_PAY',
+      environment: 'PRODUCTION',
+      brand: 'VISA',
+      lastFour: '0492',
+      paymentData: JSON.stringify(payment.token.paymentData),
+    });
   });
 });
 

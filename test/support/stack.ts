@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { type RunningCore, startCore } from '@paywire/core';
+import { type Acquirer, type RunningCore, startCore } from '@paywire/core';
 import { createCoreClient, createFacade, createLogger } from '@paywire/facade';
 import { inject } from 'vitest';
 import { migrateDatabase } from '../../infra/database.ts';
@@ -80,13 +80,16 @@ export async function startFacade(coreUrl: string, log?: (line: string) => void)
  * The whole service for one test file: its own database on the run's PostgreSQL, migrated; core and
  * facade in this process but on real HTTP ports, talking over real tRPC; one merchant ready.
  */
-export async function startStack(options: { mode?: 'sandbox' | 'live' } = {}): Promise<Stack> {
+export async function startStack(
+  options: { mode?: 'sandbox' | 'live'; acquirer?: Acquirer } = {},
+): Promise<Stack> {
   const databaseUrl = await newDatabase();
   const logs: string[] = [];
   const core = await startCore({
     databaseUrl,
     port: 0,
     mode: options.mode ?? 'sandbox',
+    ...(options.acquirer ? { acquirer: options.acquirer } : {}),
     cardEncryptionKey: randomBytes(32),
     poolSize: 8,
     ipnRetryDelaySeconds: 1,

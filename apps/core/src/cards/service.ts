@@ -2,7 +2,6 @@ import { type EntityManager, LockMode, UniqueConstraintViolationException } from
 import {
   brandOf,
   type CardBrand,
-  type CardResponse,
   type createTransactionInput,
   currencyExponent,
   DomainError,
@@ -33,6 +32,7 @@ import {
   resolveWalletToken,
   walletCard,
   walletCardHolder,
+  walletCreditCard,
   walletResponse,
   walletShopperFields,
 } from '../wallets/service.ts';
@@ -97,15 +97,9 @@ function present(transaction: CardTransaction): PublicTransaction {
     currency: transaction.currency,
     ...(transaction.cardHolder ? { cardHolderInfo: cardHolderInOrder(transaction.cardHolder) } : {}),
     vaultedShopperId: transaction.shopper.id,
-    creditCard: transaction.card
-      ? cardResponse(transaction.card)
-      : {
-          cardLastFourDigits: cardOf(transaction).lastFour,
-          cardType: cardOf(transaction).brand as CardBrand,
-          cardSubType: cardOf(transaction).cardSubType as CardResponse['cardSubType'],
-          cardCategory: cardOf(transaction).cardCategory,
-        },
-    ...(transaction.wallet ? { wallet: walletResponse(transaction.wallet) } : {}),
+    ...(transaction.wallet
+      ? { creditCard: walletCreditCard(transaction.wallet), wallet: walletResponse(transaction.wallet) }
+      : { creditCard: cardResponse(transaction.card as StoredCard) }),
     processingInfo: {
       processingStatus: 'success',
       cvvResponseCode: processing.cvvResponseCode,

@@ -75,6 +75,16 @@ export function walletCard(
   };
 }
 
+/** The `creditCard` section of a wallet payment: the shopper's card as the wallet shows it, no expiry. */
+export function walletCreditCard(card: WalletCard) {
+  return {
+    cardLastFourDigits: card.lastFour,
+    cardType: card.brand,
+    cardSubType: card.cardSubType,
+    cardCategory: card.cardCategory,
+  };
+}
+
 const contactFields = [
   'firstName',
   'lastName',
