@@ -117,20 +117,25 @@ export async function settleBatch(services: CoreServices, limit: number): Promis
     );
     if (rows.length === 0) return 0;
     const transitions = rows.map((row) => transitionOf(services, row));
+    // One JSON parameter per statement: the driver would spread a JS array into a list of parameters.
     await tx.execute(
       `update sepa_debit d
        set status = v.status, next_action_at = v.next_action_at,
            refunded_minor = d.refunded_minor + v.refund_minor,
            settled_at = coalesce(d.settled_at, v.merchant_now), updated_at = now()
-       from unnest(?::bigint[], ?::text[], ?::timestamptz[], ?::bigint[], ?::timestamptz[])
-         as v(id, status, next_action_at, refund_minor, merchant_now)
+       from jsonb_to_recordset(?::jsonb)
+         as v(id bigint, status text, next_action_at timestamptz, refund_minor bigint, merchant_now timestamptz)
        where d.id = v.id`,
       [
-        transitions.map((t) => t.row.id),
-        transitions.map((t) => t.status),
-        transitions.map((t) => t.nextActionAt?.toISOString() ?? null),
-        transitions.map((t) => t.refundMinor),
-        transitions.map((t) => new Date(t.row.merchant_now).toISOString()),
+        JSON.stringify(
+          transitions.map((t) => ({
+            id: t.row.id,
+            status: t.status,
+            next_action_at: t.nextActionAt,
+            refund_minor: t.refundMinor,
+            merchant_now: t.row.merchant_now,
+          })),
+        ),
       ],
     );
     const returned = transitions.filter((t) => t.refundMinor > 0);
@@ -138,11 +143,15 @@ export async function settleBatch(services: CoreServices, limit: number): Promis
       await tx.execute(
         `insert into sepa_refund (merchant_id, debit_id, amount_minor, returned)
          select merchant_id, debit_id, amount_minor, true
-         from unnest(?::int[], ?::bigint[], ?::bigint[]) as v(merchant_id, debit_id, amount_minor)`,
+         from jsonb_to_recordset(?::jsonb) as v(merchant_id int, debit_id bigint, amount_minor bigint)`,
         [
-          returned.map((t) => t.row.merchant_id),
-          returned.map((t) => t.row.id),
-          returned.map((t) => t.refundMinor),
+          JSON.stringify(
+            returned.map((t) => ({
+              merchant_id: t.row.merchant_id,
+              debit_id: t.row.id,
+              amount_minor: t.refundMinor,
+            })),
+          ),
         ],
       );
     }
@@ -173,7 +182,7 @@ export async function settleBatch(services: CoreServices, limit: number): Promis
   });
 }
 
-/** Drains every due debit: lanes run batches until one comes back short. Returns how many were settled. */
+/** Drains every due debit: lanes run batches until one finds nothing due. Returns how many were settled. */
 export async function settleDue(services: CoreServices, options: SettlementOptions = {}): Promise<number> {
   const batchSize = options.batchSize ?? 500;
   const lanes = options.lanes ?? 3;
@@ -183,7 +192,7 @@ export async function settleDue(services: CoreServices, options: SettlementOptio
       for (;;) {
         const count = await settleBatch(services, batchSize);
         settled += count;
-        if (count < batchSize) return;
+        if (count === 0) return; // a short batch may have made new steps due (a return after its collection)
       }
     }),
   );

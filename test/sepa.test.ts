@@ -1,0 +1,848 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
+import { type RunningCore, startCore } from '@paywire/core';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CallOptions, client, type Reply, saleBody, xmlDocument } from './support/http.ts';
+import { type Stack, startFacade, startStack, type TestFacade, type TestMerchant } from './support/stack.ts';
+
+// ---------------------------------------------------------------------------------------------------------
+// SEPA direct debit (interface.md: SEPA resource, States and transitions, endpoints 4 and 6, Limits, Events;
+// decisions.md: SEPA direct debit, Sandbox clock, Errors, refunds) over real HTTP, real PostgreSQL, real
+// XML, with settlement by the core's own pg-boss workers and a real IPN receiver.
+// ---------------------------------------------------------------------------------------------------------
+
+/** decisions.md's sandbox IBANs. */
+const SUCCEEDS = 'DE89370400440532013000';
+const FAILS = 'DE62370400440532013001';
+const RETURNED = 'DE35370400440532013002';
+/** More valid IBANs of supported countries (published examples). */
+const DUTCH = 'NL91ABNA0417164300';
+const FRENCH = 'FR1420041010050500013M02606';
+const BRITISH = 'GB29NWBK60161331926819'; // valid, but the United Kingdom is not a SEPA debit country here
+/** Every IBAN this file sends: none may come back whole, reach a log or rest in plain text. */
+const IBANS = [SUCCEEDS, FAILS, RETURNED, DUTCH, FRENCH, BRITISH, 'DE88370400440532013000'];
+
+const MANDATE_DATE = /^\d{2}-(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-\d{2}$/;
+const IPN_DATE = /^\d{2}\/\d{2}\/\d{4} \d{2}:\d{2}:\d{2} (AM|PM)$/;
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+const altShape = { root: 'alt-transaction' };
+const asAltXml: CallOptions = { format: 'xml', shape: altShape };
+const translationsShape = { root: 'sepa-pre-notification', wrapped: { translations: 'translation' } };
+
+// --- the IPN receiver -------------------------------------------------------------------------------------
+
+interface Receiver {
+  origin: string;
+  received: URLSearchParams[];
+  close(): Promise<void>;
+}
+
+async function startReceiver(): Promise<Receiver> {
+  const received: URLSearchParams[] = [];
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      received.push(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
+      response.writeHead(200).end('ok');
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+// --- the stack --------------------------------------------------------------------------------------------
+
+let stack: Stack;
+let api: ReturnType<typeof client>;
+let db: pg.Client;
+let receiver: Receiver;
+const printed: string[] = [];
+const originalWrite = process.stdout.write;
+
+beforeAll(async () => {
+  process.stdout.write = function (this: typeof process.stdout, chunk: unknown, ...rest: unknown[]) {
+    printed.push(String(chunk));
+    return (originalWrite as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
+  } as typeof process.stdout.write;
+  [stack, receiver] = await Promise.all([startStack(), startReceiver()]);
+  api = client(stack);
+  db = new pg.Client({ connectionString: stack.databaseUrl });
+  await db.connect();
+});
+
+afterAll(async () => {
+  process.stdout.write = originalWrite;
+  await db?.end();
+  await stack?.close();
+  await receiver?.close();
+});
+
+const as = (merchant: TestMerchant, options: CallOptions = {}): CallOptions => ({ ...options, merchant });
+
+function expectStatus(reply: Reply, status: number): Reply {
+  expect(reply.status, reply.text).toBe(status);
+  return reply;
+}
+
+function debitBody(overrides: Record<string, unknown> = {}) {
+  return {
+    sepaDirectDebitTransaction: { iban: SUCCEEDS },
+    payerInfo: { firstName: 'Ada', lastName: 'Lovelace' },
+    amount: 10.5,
+    currency: 'EUR',
+    authorizedByShopper: true,
+    ...overrides,
+  };
+}
+
+/** POST /alt-transactions that must succeed; the JSON body. */
+async function debit(overrides: Record<string, unknown> = {}, merchant = stack.merchant) {
+  return expectStatus(await api.post('/alt-transactions', debitBody(overrides), as(merchant)), 200).body;
+}
+
+const getDebit = async (id: string, merchant = stack.merchant) =>
+  expectStatus(await api.get(`/alt-transactions/${id}`, as(merchant)), 200).body;
+
+/** Moves the merchant's sandbox clock. */
+async function advance(merchant: TestMerchant, advanceBy: string) {
+  expectStatus(await api.put('/sandbox/clock', { advanceBy }, as(merchant)), 200);
+}
+
+/** Polls GET until the debit shows the status: a few seconds at most (the clock advance kicks settlement). */
+async function until(id: string, status: string, merchant: TestMerchant, timeoutMs = 8000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const body = await getDebit(id, merchant);
+    if (body.processingInfo.processingStatus === status) return body;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `debit ${id} is ${body.processingInfo.processingStatus}, not ${status}, after ${timeoutMs} ms`,
+      );
+    }
+    await delay(100);
+  }
+}
+
+async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await delay(50);
+  }
+}
+
+/** The IPN with this transactionType and referenceNumber, once delivered. */
+const ipn = (transactionType: string, referenceNumber: string) =>
+  waitFor(`${transactionType} ${referenceNumber}`, () =>
+    receiver.received.find(
+      (params) =>
+        params.get('transactionType') === transactionType &&
+        params.get('referenceNumber') === referenceNumber,
+    ),
+  );
+
+/** A new merchant (its own clock) with every SEPA event sent to the receiver. */
+async function merchantWithIpn(): Promise<TestMerchant> {
+  const merchant = await stack.newMerchant();
+  const config = {
+    ipnDestinations: [
+      {
+        ipnUrl: `${receiver.origin}/ipn/${randomBytes(4).toString('hex')}`,
+        sendChargePending: true,
+        sendCharge: true,
+        sendDecline: true,
+        sendRefund: true,
+      },
+    ],
+    ensureNotificationReceipt: false,
+    receiveAffiliateNotifications: false,
+  };
+  expectStatus(await api.post('/notification-config', config, as(merchant)), 200);
+  return merchant;
+}
+
+/** A debit collected (SUCCESS) for a merchant of its own. */
+async function collectedDebit(overrides: Record<string, unknown> = {}) {
+  const merchant = await merchantWithIpn();
+  const created = await debit(overrides, merchant);
+  await advance(merchant, 'PT3M');
+  await until(created.transactionId, 'SUCCESS', merchant);
+  return { merchant, created };
+}
+
+/** The merchant's clock now, from the API. */
+async function clockOf(merchant: TestMerchant): Promise<Date> {
+  return new Date(expectStatus(await api.get('/sandbox/clock', as(merchant)), 200).body.now);
+}
+
+const shortDate = (date: Date) =>
+  `${String(date.getUTCDate()).padStart(2, '0')}-${MONTHS[date.getUTCMonth()]}-${String(date.getUTCFullYear() % 100).padStart(2, '0')}`;
+
+/** A 400 whose first message has the code and names the property. */
+function expectInvalid(reply: Reply, property: string, code = 10001) {
+  expect(reply.status, reply.text).toBe(400);
+  const [first] = reply.body?.message ?? [];
+  expect(Number(first?.code), reply.text).toBe(code);
+  expect(first?.invalidProperty?.name, reply.text).toBe(property);
+  return first;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+describe('POST /alt-transactions (JSON)', () => {
+  it('opens a pending debit: 200, masked IBAN, mandate, pre-notification and its translations URL', async () => {
+    const merchant = await stack.newMerchant();
+    const before = await clockOf(merchant);
+    const reply = expectStatus(
+      await api.post(
+        '/alt-transactions',
+        debitBody({ merchantTransactionId: `sepa-${randomUUID()}` }),
+        as(merchant),
+      ),
+      200,
+    );
+    expect(reply.headers.get('content-type')).toMatch(/application\/json/);
+    const body = reply.body;
+    expect(body).toMatchObject({
+      amount: 10.5,
+      currency: 'EUR',
+      payerInfo: { firstName: 'Ada', lastName: 'Lovelace' },
+      authorizedByShopper: true,
+      sepaDirectDebitTransaction: { ibanFirstFour: 'DE89', ibanLastFour: '3000' },
+      processingInfo: { processingStatus: 'PENDING' },
+    });
+    expect(body.transactionId).toMatch(/^\d+$/);
+    expect(body.merchantTransactionId).toMatch(/^sepa-/);
+    expect(Number.isInteger(body.vaultedShopperId)).toBe(true);
+    const sepa = body.sepaDirectDebitTransaction;
+    expect(sepa.mandateId).toMatch(/^[A-Z0-9]{6,35}$/);
+    expect(sepa.mandateDate).toMatch(MANDATE_DATE);
+    expect([shortDate(before), shortDate(new Date(before.getTime() + 60_000))]).toContain(sepa.mandateDate);
+    expect(sepa.preNotificationText).toContain('EUR 10.50');
+    expect(sepa.preNotificationText).toContain(sepa.mandateId);
+    expect(sepa.preNotificationText).toContain('3000');
+    expect(sepa.preNotificationTranslationRef).toBe(
+      `${stack.baseUrl}/translations/sepa/prenotification?transactionid=${body.transactionId}`,
+    );
+    expect(reply.text).not.toContain('370400440532013000');
+  });
+
+  it('GET /alt-transactions/{id} shows the same debit', async () => {
+    const created = await debit();
+    expect(await getDebit(created.transactionId)).toEqual(created);
+    expectStatus(await api.get(`/alt-transactions/${created.transactionId}/`), 200);
+  });
+
+  it('takes the id from the card transactions sequence: a card id is not a debit and vice versa', async () => {
+    const sale = expectStatus(await api.post('/transactions', saleBody()), 200).body;
+    const created = await debit();
+    expect(Number(created.transactionId)).toBeGreaterThan(Number(sale.transactionId));
+    expect(Number(created.transactionId)).toBeLessThan(2_000_000_000);
+    expectStatus(await api.get(`/alt-transactions/${sale.transactionId}`), 404);
+    expectStatus(await api.get(`/transactions/${created.transactionId}`), 404);
+    expectStatus(await api.get('/alt-transactions/not-a-number'), 404);
+  });
+
+  it("answers 404 for another merchant's debit", async () => {
+    const created = await debit();
+    const other = await stack.newMerchant();
+    const reply = expectStatus(await api.get(`/alt-transactions/${created.transactionId}`, as(other)), 404);
+    expect(reply.body.message[0]).toMatchObject({ errorName: 'TRANSACTION_NOT_FOUND', code: 20001 });
+  });
+});
+
+describe('POST /alt-transactions (XML)', () => {
+  it('reads and answers alt-transaction documents', async () => {
+    const document = xmlDocument('alt-transaction', {
+      sepaDirectDebitTransaction: { iban: 'NL91 ABNA 0417 1643 00' },
+      payerInfo: { firstName: 'Grace', lastName: 'Hopper' },
+      amount: '20.00',
+      currency: 'EUR',
+      authorizedByShopper: 'true',
+    });
+    const reply = expectStatus(await api.post('/alt-transactions', document, asAltXml), 200);
+    expect(reply.headers.get('content-type')).toMatch(/application\/xml/);
+    expect(reply.text).toContain('<alt-transaction xmlns="http://ws.plimus.com">');
+    expect(reply.text).toContain('<amount>20.00</amount>');
+    expect(reply.text).toContain('<processing-status>PENDING</processing-status>');
+    expect(reply.text).toMatch(/<mandate-date>\d{2}-[A-Z][a-z]{2}-\d{2}<\/mandate-date>/);
+    expect(reply.text).toContain('<pre-notification-translation-ref>');
+    expect(reply.body).toMatchObject({
+      payerInfo: { firstName: 'Grace', lastName: 'Hopper' },
+      sepaDirectDebitTransaction: { ibanFirstFour: 'NL91', ibanLastFour: '4300' },
+      processingInfo: { processingStatus: 'PENDING' },
+    });
+    const again = expectStatus(
+      await api.get(`/alt-transactions/${reply.body.transactionId}`, {
+        ...asAltXml,
+        accept: 'application/xml',
+      }),
+      200,
+    );
+    expect(again.text).toBe(reply.text);
+  });
+
+  it('answers XML errors with the property', async () => {
+    const document = xmlDocument('alt-transaction', {
+      sepaDirectDebitTransaction: { iban: BRITISH },
+      payerInfo: { firstName: 'Grace', lastName: 'Hopper' },
+      amount: '20.00',
+      currency: 'EUR',
+      authorizedByShopper: 'true',
+    });
+    const reply = expectStatus(await api.post('/alt-transactions', document, { format: 'xml' }), 400);
+    expect(reply.text).toContain('<code>10001</code>');
+    expect(reply.text).toContain('<name>sepaDirectDebitTransaction.iban</name>');
+    expect(reply.text).not.toContain(BRITISH);
+  });
+});
+
+describe('validation', () => {
+  const cases: Array<[string, Record<string, unknown>, string, number?]> = [
+    [
+      'an IBAN of the wrong length',
+      { sepaDirectDebitTransaction: { iban: 'DE8937040044053201300' } },
+      'sepaDirectDebitTransaction.iban',
+    ],
+    [
+      'an IBAN failing mod-97',
+      { sepaDirectDebitTransaction: { iban: 'DE88370400440532013000' } },
+      'sepaDirectDebitTransaction.iban',
+    ],
+    [
+      'an unsupported country',
+      { sepaDirectDebitTransaction: { iban: BRITISH } },
+      'sepaDirectDebitTransaction.iban',
+    ],
+    ['no IBAN', { sepaDirectDebitTransaction: {} }, 'sepaDirectDebitTransaction.iban'],
+    ['no SEPA details', { sepaDirectDebitTransaction: undefined }, 'sepaDirectDebitTransaction'],
+    ['a currency other than EUR', { currency: 'USD' }, 'currency'],
+    ['a mandate not accepted', { authorizedByShopper: false }, 'authorizedByShopper'],
+    ['authorizedByShopper missing', { authorizedByShopper: undefined }, 'authorizedByShopper'],
+    ['no first name', { payerInfo: { lastName: 'Lovelace' } }, 'payerInfo.firstName'],
+    ['a blank last name', { payerInfo: { firstName: 'Ada', lastName: '  ' } }, 'payerInfo.lastName'],
+    ['no payer', { payerInfo: undefined }, 'payerInfo'],
+    ['a negative amount', { amount: -5 }, 'amount'],
+    ['a zero amount', { amount: 0 }, 'amount'],
+    ['a non-numeric amount', { amount: 'ten' }, 'amount'],
+    ['no amount', { amount: undefined }, 'amount'],
+    ['three fraction digits', { amount: '10.505' }, 'amount', 14021],
+  ];
+
+  it.each(cases)('refuses %s with 400 and the property', async (_what, overrides, property, code) => {
+    const before = await db.query('select count(*)::int as n from sepa_debit');
+    const reply = await api.post('/alt-transactions', debitBody(overrides));
+    expectInvalid(reply, property, code ?? 10001);
+    const after = await db.query('select count(*)::int as n from sepa_debit');
+    expect(after.rows[0].n).toBe(before.rows[0].n);
+  });
+
+  it('says what is wrong and never echoes the IBAN', async () => {
+    const length = expectInvalid(
+      await api.post(
+        '/alt-transactions',
+        debitBody({ sepaDirectDebitTransaction: { iban: 'NL91ABNA04171643001' } }),
+      ),
+      'sepaDirectDebitTransaction.iban',
+    );
+    expect(length.description).toBe('sepaDirectDebitTransaction.iban: a NL IBAN has 18 characters, not 19');
+    expect(length.invalidProperty).not.toHaveProperty('messageValue');
+    const country = expectInvalid(
+      await api.post('/alt-transactions', debitBody({ sepaDirectDebitTransaction: { iban: BRITISH } })),
+      'sepaDirectDebitTransaction.iban',
+    );
+    expect(country.description).toMatch(/country GB is not supported/);
+    const currency = expectInvalid(
+      await api.post('/alt-transactions', debitBody({ currency: 'USD' })),
+      'currency',
+    );
+    expect(currency).toMatchObject({
+      description: 'currency: EUR only',
+      invalidProperty: { messageValue: 'USD' },
+    });
+  });
+
+  it('refuses an unknown or foreign vaultedShopperId with 404', async () => {
+    const reply = expectStatus(await api.post('/alt-transactions', debitBody({ vaultedShopperId: 1 })), 404);
+    expect(reply.body.message[0]).toMatchObject({ errorName: 'SHOPPER_NOT_FOUND', code: 20002 });
+    const theirs = await debit({}, await stack.newMerchant());
+    expectStatus(
+      await api.post('/alt-transactions', debitBody({ vaultedShopperId: theirs.vaultedShopperId })),
+      404,
+    );
+  });
+
+  it('refuses a merchantTransactionId used before', async () => {
+    const merchantTransactionId = `sepa-${randomUUID()}`;
+    await debit({ merchantTransactionId });
+    expectInvalid(
+      await api.post('/alt-transactions', debitBody({ merchantTransactionId })),
+      'merchantTransactionId',
+    );
+  });
+});
+
+describe('mandates and vaulted shoppers', () => {
+  it('reuses the mandate for the same shopper and IBAN, and makes one per new pair', async () => {
+    const first = await debit();
+    const shopperId = first.vaultedShopperId;
+    const again = await debit({
+      vaultedShopperId: shopperId,
+      sepaDirectDebitTransaction: { iban: 'de89 3704 0044 0532 0130 00' },
+      amount: '3.00',
+    });
+    expect(again.vaultedShopperId).toBe(shopperId);
+    expect(again.transactionId).not.toBe(first.transactionId);
+    expect(again.sepaDirectDebitTransaction.mandateId).toBe(first.sepaDirectDebitTransaction.mandateId);
+    expect(again.sepaDirectDebitTransaction.mandateDate).toBe(first.sepaDirectDebitTransaction.mandateDate);
+
+    const otherIban = await debit({
+      vaultedShopperId: shopperId,
+      sepaDirectDebitTransaction: { iban: FRENCH },
+    });
+    expect(otherIban.sepaDirectDebitTransaction.mandateId).not.toBe(
+      first.sepaDirectDebitTransaction.mandateId,
+    );
+    expect(otherIban.sepaDirectDebitTransaction).toMatchObject({
+      ibanFirstFour: 'FR14',
+      ibanLastFour: '2606',
+    });
+
+    const otherShopper = await debit();
+    expect(otherShopper.vaultedShopperId).not.toBe(shopperId);
+    expect(otherShopper.sepaDirectDebitTransaction.mandateId).not.toBe(
+      first.sepaDirectDebitTransaction.mandateId,
+    );
+
+    const shopper = expectStatus(await api.get(`/vaulted-shoppers/${shopperId}`), 200).body;
+    expect(shopper).toMatchObject({ firstName: 'Ada', lastName: 'Lovelace' });
+    expect(shopper.paymentSources.sepaDirectDebitInfo).toEqual([
+      {
+        sepaDirectDebit: {
+          ibanFirstFour: 'DE89',
+          ibanLastFour: '3000',
+          mandateId: first.sepaDirectDebitTransaction.mandateId,
+          mandateDate: first.sepaDirectDebitTransaction.mandateDate,
+        },
+      },
+      {
+        sepaDirectDebit: {
+          ibanFirstFour: 'FR14',
+          ibanLastFour: '2606',
+          mandateId: otherIban.sepaDirectDebitTransaction.mandateId,
+          mandateDate: otherIban.sepaDirectDebitTransaction.mandateDate,
+        },
+      },
+    ]);
+    const xml = expectStatus(
+      await api.get(`/vaulted-shoppers/${shopperId}`, { format: 'xml', accept: 'application/xml' }),
+      200,
+    );
+    expect(xml.text.match(/<sepa-direct-debit-info>/g)).toHaveLength(2);
+  });
+
+  it('shares one mandate between concurrent first debits of a shopper and IBAN', async () => {
+    const { vaultedShopperId } = await debit({ sepaDirectDebitTransaction: { iban: FRENCH } });
+    const replies = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        debit({ vaultedShopperId, sepaDirectDebitTransaction: { iban: DUTCH } }),
+      ),
+    );
+    expect(new Set(replies.map((reply) => reply.sepaDirectDebitTransaction.mandateId)).size).toBe(1);
+  });
+
+  it('a vaulted shopper with no mandate shows no sepaDirectDebitInfo', async () => {
+    const sale = expectStatus(await api.post('/transactions', saleBody()), 200).body;
+    const shopper = expectStatus(await api.get(`/vaulted-shoppers/${sale.vaultedShopperId}`), 200).body;
+    expect(shopper.paymentSources).not.toHaveProperty('sepaDirectDebitInfo');
+  });
+});
+
+describe('settlement by the merchant clock', () => {
+  it('takes the three sandbox IBANs to SUCCESS, FAIL, and SUCCESS then REFUNDED, with their IPNs', async () => {
+    const merchant = await merchantWithIpn();
+    const ok = await debit({ sepaDirectDebitTransaction: { iban: SUCCEEDS } }, merchant);
+    const failing = await debit({ sepaDirectDebitTransaction: { iban: FAILS }, amount: 7 }, merchant);
+    const returned = await debit({ sepaDirectDebitTransaction: { iban: RETURNED }, amount: 12.34 }, merchant);
+
+    // Not due yet: the sandbox answers after 120 s of the merchant's clock.
+    await advance(merchant, 'PT1M');
+    await delay(1500);
+    for (const { transactionId } of [ok, failing, returned]) {
+      expect((await getDebit(transactionId, merchant)).processingInfo.processingStatus).toBe('PENDING');
+    }
+
+    await advance(merchant, 'PT2M');
+    expect((await until(ok.transactionId, 'SUCCESS', merchant)).sepaDirectDebitTransaction).toEqual(
+      ok.sepaDirectDebitTransaction,
+    );
+    await until(failing.transactionId, 'FAIL', merchant);
+    await until(returned.transactionId, 'SUCCESS', merchant);
+
+    await advance(merchant, 'PT3M');
+    await until(returned.transactionId, 'REFUNDED', merchant);
+    await delay(1000);
+    expect((await getDebit(ok.transactionId, merchant)).processingInfo.processingStatus).toBe('SUCCESS');
+    expect((await getDebit(failing.transactionId, merchant)).processingInfo.processingStatus).toBe('FAIL');
+
+    // IPNs: ChargePending for each, Charge with the mandate, Decline, Refund of the whole amount.
+    for (const created of [ok, failing, returned]) {
+      const pending = await ipn('CHARGE_PENDING', created.transactionId);
+      expect(pending.get('paymentMethod')).toBe('SEPA_DIRECT_DEBIT');
+      expect(pending.get('currency')).toBe('EUR');
+      expect(pending.get('invoiceAmount')).toBe(created.amount.toFixed(2));
+      expect(pending.get('firstName')).toBe('Ada');
+      expect(pending.get('lastName')).toBe('Lovelace');
+      expect(pending.get('accountId')).toBe(String(created.vaultedShopperId));
+      expect(pending.get('transactionDate')).toMatch(IPN_DATE);
+      expect(pending.get('testMode')).toBe('Y');
+    }
+    for (const created of [ok, returned]) {
+      const charge = await ipn('CHARGE', created.transactionId);
+      expect(charge.get('sepaMandateId')).toBe(created.sepaDirectDebitTransaction.mandateId);
+      expect(charge.get('sepaMandateDate')).toBe(created.sepaDirectDebitTransaction.mandateDate);
+      expect(charge.get('invoiceAmount')).toBe(created.amount.toFixed(2));
+    }
+    expect((await ipn('DECLINE', failing.transactionId)).get('invoiceAmount')).toBe('7.00');
+    expect((await ipn('REFUND', returned.transactionId)).get('invoiceAmount')).toBe('12.34');
+    await delay(500);
+    const about = (id: string) => receiver.received.filter((params) => params.get('referenceNumber') === id);
+    expect(
+      about(ok.transactionId)
+        .map((params) => params.get('transactionType'))
+        .sort(),
+    ).toEqual(['CHARGE', 'CHARGE_PENDING']);
+    expect(
+      about(failing.transactionId)
+        .map((params) => params.get('transactionType'))
+        .sort(),
+    ).toEqual(['CHARGE_PENDING', 'DECLINE']);
+    for (const params of receiver.received) {
+      for (const iban of IBANS) expect(params.toString()).not.toContain(iban);
+    }
+  });
+
+  it('a long advance takes a returned debit through SUCCESS to REFUNDED in one go', async () => {
+    const merchant = await merchantWithIpn();
+    const returned = await debit({ sepaDirectDebitTransaction: { iban: RETURNED } }, merchant);
+    await advance(merchant, 'P1D');
+    await until(returned.transactionId, 'REFUNDED', merchant);
+    await ipn('CHARGE', returned.transactionId);
+    await ipn('REFUND', returned.transactionId);
+  });
+
+  it("moves only the advanced merchant's debits", async () => {
+    const [advanced, waiting] = [await stack.newMerchant(), await stack.newMerchant()];
+    const mine = await debit({}, advanced);
+    const theirs = await debit({}, waiting);
+    await advance(advanced, 'PT5M');
+    await until(mine.transactionId, 'SUCCESS', advanced);
+    await delay(1000);
+    expect((await getDebit(theirs.transactionId, waiting)).processingInfo.processingStatus).toBe('PENDING');
+  });
+});
+
+describe('pre-notification translations', () => {
+  it('gives the text in every supported language, each naming the amount and the mandate', async () => {
+    const created = await debit({ amount: '1234.50' });
+    const { mandateId, preNotificationText } = created.sepaDirectDebitTransaction;
+    const reply = expectStatus(
+      await api.get(`/translations/sepa/prenotification?transactionid=${created.transactionId}`),
+      200,
+    );
+    const { translations } = reply.body;
+    const languages = translations.map((entry: { language: string }) => entry.language);
+    expect(languages).toEqual(expect.arrayContaining(['en', 'de', 'fr', 'es', 'it', 'nl']));
+    expect(new Set(languages).size).toBe(languages.length);
+    for (const entry of translations) {
+      expect(entry.text, entry.language).toContain(mandateId);
+      expect(entry.text, entry.language).toMatch(/1234[.,]50/);
+    }
+    expect(translations.find((entry: { language: string }) => entry.language === 'en').text).toBe(
+      preNotificationText,
+    );
+    expect(new Set(translations.map((entry: { text: string }) => entry.text)).size).toBe(translations.length);
+  });
+
+  it('gives one language when asked, in JSON and XML, via the URL the debit carries', async () => {
+    const created = await debit();
+    const ref: string = created.sepaDirectDebitTransaction.preNotificationTranslationRef;
+    const path = ref.slice(stack.baseUrl.length);
+    const reply = expectStatus(await api.get(`${path}&language=de`), 200);
+    expect(reply.body.translations).toHaveLength(1);
+    expect(reply.body.translations[0].language).toBe('de');
+    expect(reply.body.translations[0].text).toContain('10,50 EUR');
+    const xml = expectStatus(
+      await api.get(`${path}&language=FR`, { accept: 'application/xml', shape: translationsShape }),
+      200,
+    );
+    expect(xml.text).toContain(
+      '<sepa-pre-notification xmlns="http://ws.plimus.com"><translations><translation>',
+    );
+    expect(xml.body.translations).toEqual([{ language: 'fr', text: expect.stringContaining('10,50 EUR') }]);
+  });
+
+  it('refuses an unknown language with 400 and unknown or foreign transactions with 404', async () => {
+    const created = await debit();
+    const path = `/translations/sepa/prenotification?transactionid=${created.transactionId}`;
+    expectInvalid(await api.get(`${path}&language=xx`), 'language');
+    expectInvalid(await api.get(`${path}&language=english`), 'language');
+    expectInvalid(await api.get('/translations/sepa/prenotification'), 'transactionId');
+    expectStatus(await api.get('/translations/sepa/prenotification?transactionid=999999999999'), 404);
+    expectStatus(await api.get(`${path}`, as(await stack.newMerchant())), 404);
+    const sale = expectStatus(await api.post('/transactions', saleBody()), 200).body;
+    expectStatus(
+      await api.get(`/translations/sepa/prenotification?transactionid=${sale.transactionId}`),
+      404,
+    );
+  });
+});
+
+describe('refunds of SEPA debits', () => {
+  it('refunds in parts and in full through both refund endpoints, never above the amount', async () => {
+    const { merchant, created } = await collectedDebit({ amount: 20 });
+    const id = created.transactionId;
+    expectStatus(await api.put(`/transactions/${id}/refund?amount=5`, undefined, as(merchant)), 204);
+    expect((await getDebit(id, merchant)).processingInfo.processingStatus).toBe('SUCCESS');
+
+    const partial = expectStatus(
+      await api.post(`/transactions/refund/${id}`, { amount: '4.50', reason: 'damaged' }, as(merchant)),
+      200,
+    ).body;
+    expect(partial).toMatchObject({
+      transactionId: id,
+      amount: 4.5,
+      currency: 'EUR',
+      reason: 'damaged',
+      refundStatus: 'SUCCESS',
+    });
+    expect(partial.refundTransactionId).toMatch(/^\d+$/);
+
+    const over = expectStatus(
+      await api.post(`/transactions/refund/${id}`, { amount: 10.51 }, as(merchant)),
+      400,
+    );
+    expect(over.body.message[0]).toMatchObject({ errorName: 'REFUND_AMOUNT_EXCEEDS_BALANCE', code: 20011 });
+    expectInvalid(
+      await api.put(`/transactions/${id}/refund?amount=1.005`, undefined, as(merchant)),
+      'amount',
+      14021,
+    );
+
+    const rest = expectStatus(
+      await api.post(`/transactions/refund/${id}`, undefined, as(merchant)),
+      200,
+    ).body;
+    expect(rest.amount).toBe(10.5);
+    expect((await getDebit(id, merchant)).processingInfo.processingStatus).toBe('REFUNDED');
+    const again = expectStatus(await api.put(`/transactions/${id}/refund`, undefined, as(merchant)), 400);
+    expect(again.body.message[0].code).toBe(20011);
+
+    const refunds = await db.query(
+      'select amount_minor::int as a from sepa_refund where debit_id = $1 order by id',
+      [id],
+    );
+    expect(refunds.rows.map((row) => row.a)).toEqual([500, 450, 1050]);
+    const amounts = (
+      await waitFor('three refund IPNs', () => {
+        const found = receiver.received.filter(
+          (params) => params.get('transactionType') === 'REFUND' && params.get('referenceNumber') === id,
+        );
+        return found.length === 3 ? found : undefined;
+      })
+    ).map((params) => params.get('invoiceAmount'));
+    expect(amounts.sort()).toEqual(['10.50', '4.50', '5.00']);
+  });
+
+  it('refuses to refund a pending or failed debit, or another merchant’s', async () => {
+    const pending = await debit();
+    const reply = expectStatus(await api.put(`/transactions/${pending.transactionId}/refund`), 400);
+    expect(reply.body.message[0]).toMatchObject({ code: 20011 });
+    expect(reply.body.message[0].description).toMatch(/PENDING/);
+
+    const merchant = await stack.newMerchant();
+    const failing = await debit({ sepaDirectDebitTransaction: { iban: FAILS } }, merchant);
+    await advance(merchant, 'PT3M');
+    await until(failing.transactionId, 'FAIL', merchant);
+    expectStatus(await api.post(`/transactions/refund/${failing.transactionId}`, {}, as(merchant)), 400);
+
+    expectStatus(await api.put(`/transactions/${failing.transactionId}/refund`), 404);
+  });
+
+  it('a bank return after a partial refund returns only the rest', async () => {
+    const { merchant, created } = await collectedDebit({
+      sepaDirectDebitTransaction: { iban: RETURNED },
+      amount: 30,
+    });
+    expectStatus(
+      await api.put(`/transactions/${created.transactionId}/refund?amount=10`, undefined, as(merchant)),
+      204,
+    );
+    await advance(merchant, 'PT3M');
+    await until(created.transactionId, 'REFUNDED', merchant);
+    const refunds = await db.query(
+      'select amount_minor::int as a, returned from sepa_refund where debit_id = $1 order by id',
+      [created.transactionId],
+    );
+    expect(refunds.rows).toEqual([
+      { a: 1000, returned: false },
+      { a: 2000, returned: true },
+    ]);
+  });
+
+  it('a fully refunded returnable debit is not returned again', async () => {
+    const { merchant, created } = await collectedDebit({ sepaDirectDebitTransaction: { iban: RETURNED } });
+    expectStatus(await api.post(`/transactions/refund/${created.transactionId}`, {}, as(merchant)), 200);
+    await advance(merchant, 'PT10M');
+    await delay(1500);
+    const refunds = await db.query('select count(*)::int as n from sepa_refund where debit_id = $1', [
+      created.transactionId,
+    ]);
+    expect(refunds.rows[0].n).toBe(1);
+  });
+
+  it('card refunds still work through the same endpoints', async () => {
+    const sale = expectStatus(await api.post('/transactions', saleBody()), 200).body;
+    expectStatus(await api.put(`/transactions/${sale.transactionId}/refund?amount=5`), 204);
+    const rest = expectStatus(await api.post(`/transactions/refund/${sale.transactionId}`), 200).body;
+    expect(rest.amount).toBe(20.5);
+    expectStatus(await api.put('/transactions/999999999999/refund'), 404);
+  });
+});
+
+describe('idempotent retries', () => {
+  it('replays the same debit for the same Idempotency-Key and body', async () => {
+    const key = randomUUID();
+    const body = debitBody({ amount: 42 });
+    const first = expectStatus(
+      await api.post('/alt-transactions', body, { headers: { 'Idempotency-Key': key } }),
+      200,
+    );
+    const second = expectStatus(
+      await api.post('/alt-transactions', body, { headers: { 'Idempotency-Key': key } }),
+      200,
+    );
+    expect(second.body.transactionId).toBe(first.body.transactionId);
+    expect(second.text).toBe(first.text);
+    const rows = await db.query('select count(*)::int as n from sepa_debit where amount_minor = 4200');
+    expect(rows.rows[0].n).toBe(1);
+    const changed = await api.post('/alt-transactions', debitBody({ amount: 43 }), {
+      headers: { 'Idempotency-Key': key },
+    });
+    expect(changed.status).toBe(422);
+  });
+});
+
+describe('secrecy of the IBAN', () => {
+  it('keeps no IBAN in plain text at rest, in responses stored for replays, or in any log', async () => {
+    const tables = [
+      'sepa_mandate',
+      'sepa_debit',
+      'sepa_refund',
+      'shopper',
+      'idempotency_record',
+      'ipn_delivery',
+    ];
+    for (const table of tables) {
+      const { rows } = await db.query(`select * from ${table}`);
+      const dump = JSON.stringify(rows);
+      for (const iban of IBANS) expect(dump, table).not.toContain(iban);
+    }
+    const mandates = await db.query('select sealed_iban from sepa_mandate');
+    expect(mandates.rows.length).toBeGreaterThan(0);
+    for (const row of mandates.rows) expect(row.sealed_iban).toMatch(/^v1:/);
+    const everything = [...stack.logs, ...printed].join('\n');
+    expect(stack.logs.length).toBeGreaterThan(0);
+    for (const iban of IBANS) expect(everything).not.toContain(iban);
+  });
+});
+
+describe('live mode', () => {
+  let core: RunningCore;
+  let facade: TestFacade;
+
+  beforeAll(async () => {
+    core = await startCore({
+      databaseUrl: stack.databaseUrl,
+      port: 0,
+      mode: 'live',
+      cardEncryptionKey: randomBytes(32),
+      poolSize: 4,
+    });
+    facade = await startFacade(core.url);
+  });
+
+  afterAll(async () => {
+    await facade?.close();
+    await core?.close();
+  });
+
+  /** 5 TARGET business days later, computed here independently of the service. */
+  function fiveBusinessDaysAfter(start: Date): Date {
+    const easter: Record<number, string> = {
+      2025: '04-20',
+      2026: '04-05',
+      2027: '03-28',
+      2028: '04-16',
+      2029: '04-01',
+      2030: '04-21',
+    };
+    const closed = (date: Date) => {
+      const md = date.toISOString().slice(5, 10);
+      const sunday = new Date(
+        `${date.getUTCFullYear()}-${easter[date.getUTCFullYear()]}T00:00:00Z`,
+      ).getTime();
+      const midnight = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
+      return (
+        date.getUTCDay() === 0 ||
+        date.getUTCDay() === 6 ||
+        ['01-01', '05-01', '12-25', '12-26'].includes(md) ||
+        midnight === sunday - 2 * 86_400_000 ||
+        midnight === sunday + 86_400_000
+      );
+    };
+    let date = start;
+    for (let counted = 0; counted < 5; ) {
+      date = new Date(date.getTime() + 86_400_000);
+      if (!closed(date)) counted += 1;
+    }
+    return date;
+  }
+
+  it('collects after 5 TARGET business days: the pre-notification names that date', async () => {
+    const merchant = await stack.newMerchant();
+    const started = new Date();
+    const response = await fetch(`${facade.baseUrl}/alt-transactions`, {
+      method: 'POST',
+      headers: { authorization: merchant.authorization, 'content-type': 'application/json' },
+      body: JSON.stringify(debitBody()),
+    });
+    expect(response.status).toBe(200);
+    const created = await response.json();
+    const expected = [fiveBusinessDaysAfter(started), fiveBusinessDaysAfter(new Date())].map(shortDate);
+    const date = /on or after (\d{2}-[A-Z][a-z]{2}-\d{2})/.exec(
+      created.sepaDirectDebitTransaction.preNotificationText,
+    )?.[1];
+    expect(expected).toContain(date);
+    const clock = await fetch(`${facade.baseUrl}/sandbox/clock`, {
+      headers: { authorization: merchant.authorization },
+    });
+    expect(clock.status).toBe(404);
+  });
+});
