@@ -3,6 +3,7 @@ import { catalogRouter } from './catalog/router.ts';
 import { clockRouter } from './clock/router.ts';
 import { ipnRouter } from './ipn/router.ts';
 import { merchantsRouter } from './merchants/router.ts';
+import { ordersRouter } from './orders/router.ts';
 import { sepaRouter } from './sepa/router.ts';
 import { shoppersRouter } from './shoppers/router.ts';
 import { tokensRouter } from './tokens/router.ts';
@@ -17,6 +18,7 @@ export const appRouter = router({
   ipn: ipnRouter,
   sepa: sepaRouter,
   catalog: catalogRouter,
+  orders: ordersRouter,
 });
 
 export type AppRouter = typeof appRouter;

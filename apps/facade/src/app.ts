@@ -13,6 +13,7 @@ import { catalogRoutes } from './routes/catalog.ts';
 import { clockRoutes } from './routes/clock.ts';
 import { hostedFieldsRoutes } from './routes/hosted-fields.ts';
 import { notificationConfigRoutes } from './routes/notification-config.ts';
+import { orderRoutes } from './routes/orders.ts';
 import { shopperRoutes } from './routes/shoppers.ts';
 import type { MerchantState } from './routes/state.ts';
 import { publicTokenRoutes, tokenRoutes } from './routes/tokens.ts';
@@ -47,6 +48,7 @@ export function createFacade({ core, log, xmlNamespace, authCacheSeconds, logReq
   notificationConfigRoutes(merchantRoutes, core);
   catalogRoutes(merchantRoutes, core);
   altTransactionRoutes(merchantRoutes, core);
+  orderRoutes(merchantRoutes, core);
 
   if (logRequests) {
     app.use(async (ctx, next) => {

@@ -1,5 +1,24 @@
 import type { XmlShape } from '@paywire/xml';
 
+/**
+ * Batch orders, orders and their shoppers: wrapper/item pairs at several depths, cart-item repeated, and
+ * the cart's money with two decimals (orders are paid by SEPA direct debit, in EUR only).
+ */
+const orderDocument = {
+  repeated: ['cartItem'],
+  wrapped: {
+    invoiceContactsInfo: 'invoice-contact-info',
+    creditCardsInfo: 'credit-card-info',
+    ecpsInfo: 'ecp-info',
+    sepaDirectDebitsInfo: 'sepa-direct-debit-info',
+    invoices: 'invoice',
+    financialTransactions: 'financial-transaction',
+    skus: 'sku',
+    licenseKeys: 'license-key',
+  },
+  decimals: { itemSubTotal: 2, tax: 2, totalCartCost: 2 },
+} as const satisfies Omit<XmlShape, 'root'>;
+
 /** The XML document of each public resource (root element, arrays, value casing). */
 export const xmlShapes = {
   cardTransaction: { root: 'card-transaction', upperCaseValues: ['processingStatus'] },
@@ -9,7 +28,10 @@ export const xmlShapes = {
   sandboxClock: { root: 'sandbox-clock' },
   notificationConfig: { root: 'notification-config', wrapped: { ipnDestinations: 'ipn-destination' } },
   messages: { root: 'messages', repeated: ['message'] },
-  product: { root: 'product', wrapped: { skus: 'sku' } },
   altTransaction: { root: 'alt-transaction' },
   preNotification: { root: 'sepa-pre-notification', wrapped: { translations: 'translation' } },
+  product: { root: 'product', wrapped: { skus: 'sku' } },
+  batchOrder: { root: 'batch-order', ...orderDocument },
+  order: { root: 'order', ...orderDocument },
+  shopper: { root: 'shopper', ...orderDocument },
 } as const satisfies Record<string, XmlShape>;

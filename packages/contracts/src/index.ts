@@ -9,6 +9,7 @@ export * from './internal-headers.ts';
 export * from './ipn.ts';
 export * from './merchants.ts';
 export * from './money.ts';
+export * from './orders.ts';
 export * from './primitives.ts';
 export * from './sepa.ts';
 export * from './shoppers.ts';

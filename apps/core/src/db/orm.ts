@@ -5,6 +5,7 @@ import { CatalogProduct, CatalogSku } from '../catalog/entities.ts';
 import { IdempotencyRecord } from '../idempotency/entities.ts';
 import { IpnConfig, IpnDelivery } from '../ipn/entities.ts';
 import { Merchant } from '../merchants/entities.ts';
+import { Invoice, OrderItem, ShopperOrder } from '../orders/entities.ts';
 import { SepaDebit, SepaMandate, SepaRefund } from '../sepa/entities.ts';
 import { Shopper, StoredCard } from '../shoppers/entities.ts';
 import { PaymentFieldsToken } from '../tokens/entities.ts';
@@ -12,8 +13,8 @@ import { Foundation } from './migrations/0001-foundation.ts';
 import { Idempotency } from './migrations/0002-idempotency.ts';
 import { Ipn } from './migrations/0003-ipn.ts';
 import { Sepa } from './migrations/0004-sepa.ts';
-import { Wallets } from './migrations/0006-wallets.ts';
 import { Orders } from './migrations/0005-orders.ts';
+import { Wallets } from './migrations/0006-wallets.ts';
 
 export const entities = [
   Merchant,
@@ -30,6 +31,9 @@ export const entities = [
   SepaRefund,
   CatalogProduct,
   CatalogSku,
+  ShopperOrder,
+  OrderItem,
+  Invoice,
 ];
 
 /** Committed migrations, in order. The schema only ever changes through these, never by sync at boot. */
@@ -38,8 +42,8 @@ const migrationsList = [
   { name: '0002-idempotency', class: Idempotency },
   { name: '0003-ipn', class: Ipn },
   { name: '0004-sepa', class: Sepa },
-  { name: '0006-wallets', class: Wallets },
   { name: '0005-orders', class: Orders },
+  { name: '0006-wallets', class: Wallets },
 ];
 
 export async function openDatabase(databaseUrl: string, poolSize: number): Promise<MikroORM> {

@@ -1,0 +1,220 @@
+import { z } from 'zod';
+import {
+  amountInput,
+  booleanInput,
+  checkAmountFitsCurrency,
+  currencyInput,
+  optionalText,
+  positiveIntegerInput,
+  text,
+} from './primitives.ts';
+import { ibanInput, type SepaStatus, sepaCurrencyInput } from './sepa.ts';
+import type { CardResponse } from './transactions.ts';
+
+/**
+ * Order placement in one batch (interface.md, Batch order; endpoint 5): a new shopper with a SEPA direct
+ * debit account, and an order of catalogue skus paid by that debit. JSON names here; the XML document
+ * (root batch-order) is their kebab-case, arrays repeating the singular element.
+ */
+
+export const maxCartItems = 100;
+export const maxQuantity = 9999;
+
+const ipAddress = z
+  .string()
+  .trim()
+  .refine(
+    (ip) => z.ipv4().safeParse(ip).success || z.ipv6().safeParse(ip).success,
+    'must be an IPv4 or IPv6 address',
+  );
+
+export const webInfoInput = z.object({
+  ip: ipAddress,
+  remoteHost: optionalText(255),
+  userAgent: optionalText(500),
+});
+
+const countryInput = z
+  .string()
+  .trim()
+  .toUpperCase()
+  .regex(/^[A-Z]{2}$/, 'must be a two-letter country code');
+
+const localeInput = z
+  .string()
+  .trim()
+  .regex(/^[a-zA-Z]{2,3}(?:[-_][a-zA-Z0-9]{2,8})?$/, 'must be a locale such as en or en_US');
+
+export const shopperContactInfoInput = z.object({
+  title: optionalText(20),
+  firstName: text(100),
+  lastName: text(100),
+  email: z.email('must be an email address').max(200),
+  companyName: optionalText(200),
+  address1: optionalText(200),
+  city: optionalText(100),
+  zip: optionalText(20),
+  country: countryInput,
+  phone: optionalText(40),
+  fax: optionalText(40),
+});
+
+export const sepaBillingContactInput = z.object({
+  firstName: optionalText(100),
+  lastName: optionalText(100),
+  address1: optionalText(200),
+  city: optionalText(100),
+  zip: optionalText(20),
+  country: countryInput.optional(),
+});
+
+const sepaDirectDebitInfoInput = z.object({
+  billingContactInfo: sepaBillingContactInput.optional(),
+  sepaDirectDebit: z.object({ iban: ibanInput }),
+});
+
+const quantityInput = positiveIntegerInput.refine(
+  (quantity) => quantity <= maxQuantity,
+  `must be at most ${maxQuantity}`,
+);
+
+export const batchOrderInput = z.object({
+  shopper: z.object({
+    webInfo: webInfoInput,
+    shopperInfo: z.object({
+      storeId: optionalText(20),
+      locale: localeInput.optional(),
+      shopperCurrency: currencyInput.optional(),
+      shopperContactInfo: shopperContactInfoInput,
+      paymentInfo: z.object({
+        // One account: the order is paid by one debit.
+        sepaDirectDebitsInfo: z
+          .array(sepaDirectDebitInfoInput)
+          .length(1, 'must hold exactly one sepa-direct-debit-info'),
+      }),
+    }),
+  }),
+  order: z.object({
+    orderingShopper: z.object({
+      webInfo: webInfoInput,
+      authorizedByShopper: booleanInput.refine(
+        (accepted) => accepted,
+        'must be true: the shopper has to accept the SEPA direct debit mandate',
+      ),
+    }),
+    cart: z.object({
+      cartItem: z
+        .array(z.object({ sku: z.object({ skuId: positiveIntegerInput }), quantity: quantityInput }))
+        .min(1, 'must hold at least one cart-item')
+        .max(maxCartItems, `must hold at most ${maxCartItems} cart-item elements`),
+    }),
+    expectedTotalPrice: z
+      .object({ amount: amountInput, currency: sepaCurrencyInput })
+      .superRefine((price, ctx) => checkAmountFitsCurrency(price.amount, price.currency, ctx)),
+    softDescriptor: text(20)
+      .regex(/^[\w .,*'&-]+$/, 'has characters a statement cannot show')
+      .optional(),
+  }),
+});
+
+export type BatchOrderInput = z.input<typeof batchOrderInput>;
+export type BatchOrderRequest = z.output<typeof batchOrderInput>;
+
+export const orderIdInput = z.object({ orderId: positiveIntegerInput });
+export const batchShopperIdInput = z.object({ shopperId: positiveIntegerInput });
+
+// ---------------------------------------------------------------------------------------------------------
+// Responses. Links (invoice url, pre-notification-translation-ref) leave core as paths under /services/2;
+// the facade, which knows the public base URL, makes them absolute.
+// ---------------------------------------------------------------------------------------------------------
+
+export type ShopperContactInfo = z.output<typeof shopperContactInfoInput>;
+export type SepaBillingContact = z.output<typeof sepaBillingContactInput>;
+
+export interface ShippingContactInfo {
+  firstName: string;
+  lastName: string;
+  address1?: string;
+  city?: string;
+  zip?: string;
+  country: string;
+}
+
+export interface BatchShopperInfo {
+  shopperId: number;
+  shopperContactInfo: Partial<ShopperContactInfo>;
+  shippingContactInfo: Partial<ShippingContactInfo>;
+  invoiceContactsInfo: Array<{ default: boolean } & Partial<ShopperContactInfo>>;
+  paymentInfo: {
+    creditCardsInfo: Array<{
+      billingContactInfo?: Record<string, string>;
+      creditCard: CardResponse;
+    }>;
+    ecpsInfo: never[];
+    sepaDirectDebitsInfo: Array<{
+      billingContactInfo?: SepaBillingContact;
+      sepaDirectDebit: { ibanFirstFour: string; ibanLastFour: string };
+    }>;
+    balance: { amount: number; currency: string };
+  };
+  storeId?: string;
+  shopperCurrency: string;
+  locale: string;
+}
+
+/** GET /shoppers/{id}: root shopper. */
+export interface BatchShopper {
+  shopperInfo: BatchShopperInfo;
+}
+
+export interface FinancialTransaction {
+  status: SepaStatus;
+  dateDue: string;
+  dateCreated: string;
+  amount: number;
+  tax: number;
+  taxRate: number;
+  currency: 'EUR';
+  softDescriptor: string;
+  paymentMethod: 'SEPA Direct Debit';
+  targetBalance: 'PLIMUS_ACCOUNT';
+  /** The wallet provider's transaction data; empty for a SEPA debit. */
+  paypalTransactionData: Record<string, never>;
+  sepaDirectDebit: {
+    ibanFirstFour: string;
+    ibanLastFour: string;
+    mandateId: string;
+    mandateDate: string;
+    preNotificationText: string;
+    preNotificationTranslationRef: string;
+  };
+  invoiceContactInfo: Partial<ShopperContactInfo>;
+  skus: Array<{ skuId: number }>;
+}
+
+export interface Invoice {
+  invoiceId: number;
+  url: string;
+  financialTransactions: FinancialTransaction[];
+}
+
+/** GET /orders/{id}: root order. */
+export interface Order {
+  orderId: number;
+  orderingShopper: { shopperId: number };
+  cart: {
+    chargedCurrency: 'EUR';
+    cartItem: Array<{ sku: { skuId: number; skuName: string }; quantity: number; itemSubTotal: number }>;
+    tax: number;
+    taxRate: number;
+    totalCartCost: number;
+  };
+  postSaleInfo: { invoices: Invoice[] };
+  fulfillment: { licenseKeys: string[] };
+}
+
+/** POST /batch/order-placement: root batch-order. */
+export interface BatchOrder {
+  shopper: BatchShopper;
+  order: Order;
+}
