@@ -834,7 +834,9 @@ describe('live mode', () => {
       body: JSON.stringify(debitBody()),
     });
     expect(response.status).toBe(200);
-    const created = await response.json();
+    const created = (await response.json()) as {
+      sepaDirectDebitTransaction: { preNotificationText: string };
+    };
     const expected = [fiveBusinessDaysAfter(started), fiveBusinessDaysAfter(new Date())].map(shortDate);
     const date = /on or after (\d{2}-[A-Z][a-z]{2}-\d{2})/.exec(
       created.sepaDirectDebitTransaction.preNotificationText,
