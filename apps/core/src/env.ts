@@ -14,7 +14,7 @@ const schema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(16),
   IPN_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   /** Sandbox SEPA debits: seconds from submission until the bank's answer (decisions.md). */
-  SEPA_SANDBOX_SETTLE_SECONDS: z.coerce.number().int().min(0).max(30 * 86_400).default(120),
+  SEPA_SANDBOX_SETTLE_SECONDS: z.coerce.number().int().min(0).max(2_592_000).default(120),
   /** Unset: allowed in sandbox mode, refused in live mode. */
   IPN_ALLOW_PRIVATE_TARGETS: z
     .enum(['true', 'false'])
