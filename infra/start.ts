@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { cardEncryptionKey } from './card-key.ts';
 import { migrateDatabase, provideDatabase } from './database.ts';
 import { loadLauncherEnv } from './launcher-env.ts';
-import { saveMerchant } from './merchants.ts';
+import { ensureSampleCatalogue, saveMerchant } from './merchants.ts';
 
 /**
  * npm start: PostgreSQL (embedded unless DATABASE_URL is set), migrations, the sandbox merchant, then core
@@ -15,7 +15,8 @@ const say = (line: string) => process.stdout.write(`${line}\n`);
 const { server, databaseUrl } = await provideDatabase(env);
 const applied = await migrateDatabase(databaseUrl);
 if (applied.length > 0) say(`applied migrations: ${applied.join(', ')}`);
-await saveMerchant(databaseUrl, env.SANDBOX_API_USERNAME, env.SANDBOX_API_PASSWORD);
+const sandboxMerchantId = await saveMerchant(databaseUrl, env.SANDBOX_API_USERNAME, env.SANDBOX_API_PASSWORD);
+const sample = await ensureSampleCatalogue(databaseUrl, sandboxMerchantId);
 
 const appPath = (app: string) => fileURLToPath(new URL(`../apps/${app}/src/main.ts`, import.meta.url));
 const children: ChildProcess[] = [];
@@ -82,5 +83,6 @@ Paywire is running (${env.PAYWIRE_MODE} mode).
   Base URL:    http://localhost:${env.PORT}/services/2
   Username:    ${env.SANDBOX_API_USERNAME}
   Password:    ${env.SANDBOX_API_PASSWORD}
+  Sample sku:  ${sample.skuId} (${sample.productName} / ${sample.skuName}, ${sample.price}) for batch orders
   Try:         curl -u ${env.SANDBOX_API_USERNAME}:${env.SANDBOX_API_PASSWORD} http://localhost:${env.PORT}/services/2/sandbox/clock
 Press Ctrl-C to stop.`);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureSampleCatalogue } from '../infra/merchants.ts';
 import { type CallOptions, client, type Reply } from './support/http.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
 
@@ -326,5 +327,32 @@ describe('Idempotency-Key', () => {
     // Without a key, the same body makes a new product.
     expectOk(await api.post('/catalog/products', product(), { merchant }));
     expect(await productRows(merchant)).toBe(3);
+  });
+});
+
+describe("the sandbox merchant's sample product (npm start)", () => {
+  it('is made once, however many starts (even concurrent) ensure it', async () => {
+    const merchant = await stack.newMerchant();
+    const first = await ensureSampleCatalogue(stack.databaseUrl, merchant.id);
+    expect(first).toMatchObject({
+      productName: 'Paywire Sample Product',
+      skuName: 'Paywire Sample SKU',
+      price: '10.00 EUR',
+    });
+    const [again, concurrent] = await Promise.all([
+      ensureSampleCatalogue(stack.databaseUrl, merchant.id),
+      ensureSampleCatalogue(stack.databaseUrl, merchant.id),
+    ]);
+    expect(again).toEqual(first);
+    expect(concurrent).toEqual(first);
+    expect(await productRows(merchant)).toBe(1);
+    const { rows } = await db.query<{ id: string }>(
+      'select id::text from catalog_product where merchant_id = $1',
+      [merchant.id],
+    );
+    const read = await api.get(`/catalog/products/${rows[0]?.id}`, { merchant });
+    expect(read.body.skus).toEqual([
+      { skuId: first.skuId, skuName: 'Paywire Sample SKU', price: { amount: 10, currency: 'EUR' } },
+    ]);
   });
 });

@@ -1,5 +1,6 @@
 export type { Acquirer } from './cards/acquirer.ts';
 export { sandboxAcquirer } from './cards/sandbox-acquirer.ts';
+export { ensureSampleProduct } from './catalog/service.ts';
 export { migrate, openDatabase } from './db/orm.ts';
 export { sweepExpiredRecords } from './idempotency/sweep.ts';
 export { upsertMerchant } from './merchants/service.ts';
