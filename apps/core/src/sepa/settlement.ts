@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { IpnEvent, SepaStatus } from '@paywire/contracts';
+import { type IpnEvent, type SendFlag, type SepaStatus, sendFlagOf } from '@paywire/contracts';
 import { fromKysely, type PgBoss } from 'pg-boss';
 import type { CoreServices, MerchantContext } from '../context.ts';
+import type { StoredDestination } from '../ipn/entities.ts';
 import { recordEvent } from '../ipn/events.ts';
 import type { BankOutcome } from './entities.ts';
 import { mandateEventParameters, nextStepAt, sepaEventParameters } from './service.ts';
@@ -88,6 +89,28 @@ function transitionOf(services: CoreServices, row: DueRow): Transition {
   };
 }
 
+/**
+ * The send flags each merchant of the batch has on: one query for the batch, so recordEvent (which checks
+ * again) is only called for events some destination wants, not once per debit to find nobody listening.
+ */
+async function eventsListenedTo(
+  tx: EntityManager,
+  transitions: Transition[],
+): Promise<Map<number, Set<SendFlag>>> {
+  const merchantIds = [...new Set(transitions.map((t) => t.row.merchant_id))];
+  const rows = await tx.execute<{ merchant_id: number; destinations: StoredDestination[] }[]>(
+    `select merchant_id, destinations from ipn_config
+     where merchant_id in (select value::int from jsonb_array_elements_text(?::jsonb))`,
+    [JSON.stringify(merchantIds)],
+  );
+  return new Map(
+    rows.map((row) => [
+      row.merchant_id,
+      new Set(row.destinations.flatMap((destination) => destination.enabled)),
+    ]),
+  );
+}
+
 function workerContext(services: CoreServices, em: EntityManager, merchantId: number): MerchantContext {
   return { ...services, em, merchantId, idempotency: null, clockMemo: {} };
 }
@@ -155,8 +178,10 @@ export async function settleBatch(services: CoreServices, limit: number): Promis
         ],
       );
     }
+    const listening = await eventsListenedTo(tx, transitions);
     const contexts = new Map<number, MerchantContext>();
     for (const { row, event, eventAmountMinor } of transitions) {
+      if (!listening.get(row.merchant_id)?.has(sendFlagOf(event))) continue;
       const ctx = contexts.get(row.merchant_id) ?? workerContext(services, tx, row.merchant_id);
       contexts.set(row.merchant_id, ctx);
       const debit = {
