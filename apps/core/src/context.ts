@@ -2,8 +2,8 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { IdempotentRequest } from '@paywire/contracts';
 import type { PgBoss } from 'pg-boss';
 import type { Acquirer } from './cards/acquirer.ts';
-import type { ClockMemo } from './clock/clock.ts';
 import type { DeliverySettings } from './ipn/delivery.ts';
+import type { CallMemo } from './merchants/facts.ts';
 import type { CardVault } from './security/card-vault.ts';
 import type { SepaSettings } from './sepa/bank.ts';
 
@@ -26,7 +26,8 @@ export interface CallContext extends CoreServices {
   merchantId: number | null;
   /** Set when the caller sent an idempotency key with a mutation. */
   idempotency: IdempotentRequest | null;
-  clockMemo: ClockMemo;
+  /** What the call read about its merchant, kept for the rest of the call. */
+  memo: CallMemo;
 }
 
 export interface MerchantContext extends CallContext {

@@ -96,7 +96,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
       em: orm.em.fork(),
       merchantId: merchantOf(req),
       idempotency: idempotencyOf(req),
-      clockMemo: {},
+      memo: {},
     }),
     onError: ({ error, path }) => {
       if (!isExpected(error) && error.code !== 'UNAUTHORIZED' && error.code !== 'NOT_FOUND') {

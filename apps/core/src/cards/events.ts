@@ -2,7 +2,6 @@ import { type EntityManager, TransactionPropagation } from '@mikro-orm/postgresq
 import { DomainError, type ErrorName, minorToDecimal } from '@paywire/contracts';
 import type { MerchantContext } from '../context.ts';
 import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
-import type { Shopper } from '../shoppers/entities.ts';
 import type { CardTransaction } from './entities.ts';
 
 /** What an event tells of the card paid with: a vaulted card, or the card behind a wallet token. */
@@ -18,10 +17,12 @@ export interface CardView {
 /** The IPN parameters of a card event (decisions.md, IPN delivery). */
 export function cardEventParameters(
   card: CardView,
-  shopper: Shopper | undefined,
+  shopper:
+    | { id: number; firstName?: string | null | undefined; lastName?: string | null | undefined }
+    | undefined,
   money: { amountMinor: number; currency: string },
   now: Date,
-  transaction?: CardTransaction,
+  transaction?: Pick<CardTransaction, 'id' | 'merchantTransactionId' | 'cardHolder'>,
 ): EventParameters {
   const holder = transaction?.cardHolder;
   return {

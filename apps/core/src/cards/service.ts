@@ -1,4 +1,4 @@
-import { type EntityManager, LockMode, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
+import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
 import {
   brandOf,
   type CardBrand,
@@ -17,15 +17,16 @@ import type { z } from 'zod';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
-import { recordEvent } from '../ipn/events.ts';
-import type { Shopper, StoredCard } from '../shoppers/entities.ts';
+import { isEventWanted, recordEvent } from '../ipn/events.ts';
+import type { Shopper } from '../shoppers/entities.ts';
 import {
+  type CardFacts,
   type CardMaterial,
   cardResponse,
   defaultCard,
   findShopper,
-  newShopper,
-  vaultCard,
+  pickFields,
+  vaultable,
 } from '../shoppers/service.ts';
 import { consumeToken } from '../tokens/service.ts';
 import {
@@ -40,6 +41,7 @@ import type { DecodedWalletToken } from '../wallets/token.ts';
 import type { DeclineReason } from './acquirer.ts';
 import { CardTransaction, Refund } from './entities.ts';
 import { CardDeclined, type CardView, cardEventParameters, recordDecline } from './events.ts';
+import { insertSale, type SaleCard, type SaleColumns, type SaleShopper } from './sale-writer.ts';
 
 type CreateTransaction = z.output<typeof createTransactionInput>;
 type UpdateTransaction = z.output<typeof updateTransactionInput>;
@@ -65,8 +67,12 @@ function cardHolderInOrder(holder: NonNullable<PublicTransaction['cardHolderInfo
   );
 }
 
+/** What a transaction's public state is made of: a loaded entity, or a sale just written. */
+type TransactionState = SaleColumns &
+  Pick<CardTransaction, 'id'> & { shopper: { id: number }; card: CardFacts | null | undefined };
+
 /** The card a transaction paid with: a vaulted card, or the card a wallet token stood for. */
-function cardOf(transaction: CardTransaction): CardView {
+function cardOf(transaction: Pick<TransactionState, 'card' | 'wallet'>): CardView {
   if (transaction.card) return transaction.card;
   const wallet = transaction.wallet as NonNullable<CardTransaction['wallet']>; // one of the two (0006 check)
   return {
@@ -77,7 +83,7 @@ function cardOf(transaction: CardTransaction): CardView {
 }
 
 /** The public state of a transaction: what it is now, and the amount that state is about. */
-function present(transaction: CardTransaction): PublicTransaction {
+function present(transaction: TransactionState): PublicTransaction {
   const { status, type, processing } = transaction;
   const state =
     status === 'REVERSED'
@@ -99,7 +105,7 @@ function present(transaction: CardTransaction): PublicTransaction {
     vaultedShopperId: transaction.shopper.id,
     ...(transaction.wallet
       ? { creditCard: walletCreditCard(transaction.wallet), wallet: walletResponse(transaction.wallet) }
-      : { creditCard: cardResponse(transaction.card as StoredCard) }),
+      : { creditCard: cardResponse(transaction.card as CardFacts) }),
     processingInfo: {
       processingStatus: 'success',
       cvvResponseCode: processing.cvvResponseCode,
@@ -112,14 +118,15 @@ function present(transaction: CardTransaction): PublicTransaction {
   };
 }
 
-type PaymentSource =
-  | { shopper: Shopper; stored: StoredCard; material: CardMaterial; wallet?: undefined }
-  | { shopper: Shopper; wallet: DecodedWalletToken; stored?: undefined; material?: undefined };
+type PaymentSource = { known: Shopper | null; shopper: SaleShopper } & (
+  | { wallet: DecodedWalletToken; card: null; shown: CardView; material?: undefined }
+  | { wallet?: undefined; card: SaleCard; shown: CardFacts; material: CardMaterial }
+);
 
 /**
- * What pays: a card (given, from a token, or the shopper's vaulted default) or a wallet token, and the
- * shopper it belongs to, created for a first-time payer. A wallet token is a single-use cryptogram: it is
- * charged once and not vaulted.
+ * What pays: a card (given, from a token, or the shopper's vaulted default) or a wallet token, and who pays.
+ * A first-time payer's shopper and a newly sent card are only described here: the sale writes them with
+ * itself. A wallet token is a single-use cryptogram: it is charged once and not vaulted.
  */
 async function paymentSource(
   ctx: MerchantContext,
@@ -128,14 +135,18 @@ async function paymentSource(
   now: Date,
 ): Promise<PaymentSource> {
   const wallet = input.wallet && resolveWalletToken(ctx.mode, input.wallet);
-  const shopper = input.vaultedShopperId
-    ? await findShopper(em, ctx.merchantId, input.vaultedShopperId)
-    : newShopper(em, ctx.merchantId, {
-        ...(wallet ? walletShopperFields(wallet) : {}),
-        ...input.cardHolderInfo,
-        softDescriptor: input.softDescriptor,
-      });
-  if (wallet) return { shopper, wallet };
+  const known = input.vaultedShopperId ? await findShopper(em, ctx.merchantId, input.vaultedShopperId) : null;
+  const shopper: SaleShopper = known
+    ? { id: known.id }
+    : {
+        columns: pickFields({
+          ...(wallet ? walletShopperFields(wallet) : {}),
+          ...input.cardHolderInfo,
+          softDescriptor: input.softDescriptor,
+        }),
+      };
+  const payer = { known, shopper };
+  if (wallet) return { ...payer, wallet, card: null, shown: walletCard(ctx.acquirer, wallet) };
   let material: CardMaterial | undefined;
   if (input.creditCard) material = { number: input.creditCard.cardNumber, ...input.creditCard };
   else if (input.pfToken) material = await consumeToken(ctx, em, input.pfToken, now);
@@ -145,55 +156,47 @@ async function paymentSource(
       lastName: input.cardHolderInfo.lastName,
       zip: input.cardHolderInfo.zip,
     };
-    return { shopper, material, stored: await vaultCard(ctx, em, shopper, material, billing) };
+    const vault = vaultable(ctx, material, billing);
+    return { ...payer, material, card: { vault }, shown: vault };
   }
-  const stored = await defaultCard(em, shopper);
-  return { shopper, stored, material: { ...stored, number: ctx.vault.open(stored.sealedNumber) } };
+  if (!known) throw new Error('contracts require card data, a token, a wallet or a vaulted shopper');
+  const stored = await defaultCard(em, known);
+  const number = ctx.vault.open(stored.sealedNumber);
+  return { ...payer, material: { ...stored, number }, card: { id: stored.id }, shown: stored };
 }
 
-async function flushTransaction(em: EntityManager, merchantTransactionId: string | undefined): Promise<void> {
-  try {
-    await em.flush();
-  } catch (error) {
-    if (
-      error instanceof UniqueConstraintViolationException &&
-      error.message.includes('merchant_transaction_id_unique')
-    ) {
-      throw new DomainError(
-        'VALIDATION_GENERAL_FAILURE',
-        'merchantTransactionId: is already used by another transaction',
-        {
-          name: 'merchantTransactionId',
-          messageValue: merchantTransactionId ?? '',
-        },
-      );
-    }
-    throw error;
-  }
-}
-
-/** AUTH_CAPTURE and AUTH_ONLY: one database transaction; a decline writes nothing. */
+/**
+ * AUTH_CAPTURE and AUTH_ONLY; a decline writes nothing. A sale is one statement, atomic by itself: only a
+ * token to spend or an event to record with it needs a transaction around it.
+ */
 export async function createTransaction(
   ctx: MerchantContext,
   input: CreateTransaction,
 ): Promise<PublicTransaction> {
-  return inTransaction(ctx.em, async (em) => {
+  const event = input.cardTransactionType === 'AUTH_CAPTURE' ? 'Charge' : 'AuthOnly';
+  const needsTransaction = input.pfToken !== undefined || (await isEventWanted(ctx, ctx.em, event));
+  const atomically = needsTransaction
+    ? (work: (em: EntityManager) => Promise<PublicTransaction>) => inTransaction(ctx.em, work)
+    : (work: (em: EntityManager) => Promise<PublicTransaction>) => work(ctx.em);
+  return atomically(async (em) => {
     const now = await callNow(ctx, em);
-    const { shopper, material, stored, wallet } = await paymentSource(ctx, em, input, now);
+    const source = await paymentSource(ctx, em, input, now);
+    const { known } = source;
+    const wallet = source.wallet;
     const money = { amountMinor: toMinorUnits(input.amount, input.currency), currency: input.currency };
     const { amountMinor } = money;
     const cardHolder = input.cardHolderInfo ?? (wallet && walletCardHolder(wallet));
-    const payment = wallet
+    const payment = source.wallet
       ? {
           wallet: {
-            walletType: wallet.walletType,
-            environment: wallet.environment,
-            brand: wallet.brand,
-            lastFour: wallet.lastFour,
-            paymentData: wallet.paymentData,
+            walletType: source.wallet.walletType,
+            environment: source.wallet.environment,
+            brand: source.wallet.brand,
+            lastFour: source.wallet.lastFour,
+            paymentData: source.wallet.paymentData,
           },
         }
-      : { card: { ...material, brand: brandOf(material.number) as CardBrand } };
+      : { card: { ...source.material, brand: brandOf(source.material.number) as CardBrand } };
     const result = await ctx.acquirer.authorize({
       amountMinor,
       currency: input.currency,
@@ -201,27 +204,21 @@ export async function createTransaction(
       ...(cardHolder ? { cardHolder } : {}),
       now,
     });
+    const payer = {
+      firstName: cardHolder?.firstName ?? known?.firstName ?? '',
+      lastName: cardHolder?.lastName ?? known?.lastName ?? '',
+    };
     if (!result.approved) {
-      const parameters = cardEventParameters(
-        stored ?? walletCard(ctx.acquirer, wallet),
-        shopper.id === undefined ? undefined : shopper,
-        money,
-        now,
-      );
       throw new CardDeclined(result.reason, declineDescriptions[result.reason], {
-        ...parameters,
+        ...cardEventParameters(source.shown, known ?? undefined, money, now),
         merchantTransactionId: input.merchantTransactionId ?? '',
-        firstName: cardHolder?.firstName ?? shopper.firstName ?? '',
-        lastName: cardHolder?.lastName ?? shopper.lastName ?? '',
+        ...payer,
       });
     }
     const { approved: _, tokenizedCard, ...processing } = result;
     const capture = input.cardTransactionType === 'AUTH_CAPTURE';
-    const transaction = em.create(CardTransaction, {
-      merchantId: ctx.merchantId,
+    const sale: SaleColumns = {
       merchantTransactionId: input.merchantTransactionId ?? null,
-      shopper,
-      card: stored ?? null,
       wallet: wallet ? walletCard(ctx.acquirer, wallet, tokenizedCard) : null,
       type: input.cardTransactionType,
       status: capture ? 'CAPTURED' : 'AUTHORIZED',
@@ -232,13 +229,19 @@ export async function createTransaction(
       cardHolder: cardHolder ?? null,
       processing,
       authorizedAt: now,
-    });
-    await flushTransaction(em, input.merchantTransactionId);
+    };
+    const written = await insertSale(em, ctx.merchantId, source.shopper, source.card, sale);
+    const transaction: TransactionState = {
+      ...sale,
+      id: written.transactionId,
+      shopper: { id: written.shopperId },
+      card: source.wallet ? null : source.shown,
+    };
     await recordEvent(
       ctx,
       em,
-      capture ? 'Charge' : 'AuthOnly',
-      cardEventParameters(cardOf(transaction), shopper, money, now, transaction),
+      event,
+      cardEventParameters(cardOf(transaction), { id: written.shopperId, ...payer }, money, now, transaction),
     );
     return present(transaction);
   }).catch(async (error: unknown) => {

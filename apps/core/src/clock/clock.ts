@@ -1,39 +1,28 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Mode } from '../context.ts';
-
-/** The merchant's clock offset, read once per call: one call, one notion of now, one query. */
-export interface ClockMemo {
-  offsetSeconds?: Promise<number>;
-}
+import { type CallMemo, callFacts, loadFacts } from '../merchants/facts.ts';
 
 /**
  * The one source of time for the domain: real time plus the merchant's sandbox offset. In live mode the
- * offset is always zero, so no query is needed.
+ * offset is always zero.
  */
+export function nowWithOffset(mode: Mode, offsetSeconds: number): Date {
+  return new Date(Date.now() + (mode === 'live' ? 0 : offsetSeconds * 1000));
+}
+
+/** Now for a merchant outside a call (jobs, public calls that find their merchant on the way). */
 export async function merchantNow(em: EntityManager, merchantId: number, mode: Mode): Promise<Date> {
   if (mode === 'live') return new Date();
-  return new Date(Date.now() + (await offsetOf(em, merchantId)) * 1000);
+  return nowWithOffset(mode, (await loadFacts(em, merchantId)).offsetSeconds);
 }
 
-async function offsetOf(em: EntityManager, merchantId: number): Promise<number> {
-  const rows = await em.execute<{ offset: string }[]>(
-    'select clock_offset_seconds as "offset" from merchant where id = ?',
-    [merchantId],
-  );
-  return Number(rows[0]?.offset ?? 0);
-}
-
-/**
- * Now for the call's merchant. The offset is read through the caller's entity manager (inside its
- * transaction: a second pool connection per call could starve the pool) and kept for the rest of the call.
- */
+/** Now for the call's merchant, from the facts the call reads once. */
 export async function callNow(
-  call: { merchantId: number; mode: Mode; clockMemo: ClockMemo },
+  call: { merchantId: number; mode: Mode; memo: CallMemo },
   em: EntityManager,
 ): Promise<Date> {
   if (call.mode === 'live') return new Date();
-  call.clockMemo.offsetSeconds ??= offsetOf(em, call.merchantId);
-  return new Date(Date.now() + (await call.clockMemo.offsetSeconds) * 1000);
+  return nowWithOffset(call.mode, (await callFacts(call, em)).offsetSeconds);
 }
 
 export function addSeconds(date: Date, seconds: number): Date {

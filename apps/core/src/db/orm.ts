@@ -15,6 +15,7 @@ import { Ipn } from './migrations/0003-ipn.ts';
 import { Sepa } from './migrations/0004-sepa.ts';
 import { Orders } from './migrations/0005-orders.ts';
 import { Wallets } from './migrations/0006-wallets.ts';
+import { IdempotencyClaim } from './migrations/0007-idempotency-claim.ts';
 
 export const entities = [
   Merchant,
@@ -44,6 +45,7 @@ const migrationsList = [
   { name: '0004-sepa', class: Sepa },
   { name: '0005-orders', class: Orders },
   { name: '0006-wallets', class: Wallets },
+  { name: '0007-idempotency-claim', class: IdempotencyClaim },
 ];
 
 export async function openDatabase(databaseUrl: string, poolSize: number): Promise<MikroORM> {

@@ -11,18 +11,17 @@ import { addSeconds, callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { isDomainFailure, publicErrorBody, ReplayedFailure } from '../errors.ts';
-import { IdempotencyRecord, type StoredOutcome } from './entities.ts';
+import { type FactsRow, factsColumns, factsOf, factsSource } from '../merchants/facts.ts';
+import type { StoredOutcome } from './entities.ts';
 
 type Result = { ok: true; data: unknown } | { ok: false; error: TRPCError };
 
-/** Carries a failed result out of the savepoint so the savepoint rolls back. */
-class FailedInside<R> extends Error {
-  readonly result: R;
-
-  constructor(result: R) {
-    super('procedure failed');
-    this.result = result;
-  }
+/** The key's lock and, once it is held, its record. */
+interface Claim {
+  locked: boolean;
+  fingerprint: string | null;
+  outcome: string | null;
+  expires_at: string | Date | null;
 }
 
 function fingerprintOf(request: IdempotentRequest, path: string, input: unknown): string {
@@ -58,57 +57,61 @@ export async function runIdempotently<R extends Result>(
   const fingerprint = fingerprintOf(ctx.idempotency, path, await getRawInput());
   const { merchantId } = ctx;
   return inTransaction(ctx.em, async (em) => {
-    // The merchant's clock rides along with the lock: one round trip fewer for every keyed call.
-    const [lock] = await em.execute<{ locked: boolean; offset: string }[]>(
-      `select pg_try_advisory_xact_lock(?, hashtext(?)) as locked,
-              (select clock_offset_seconds from merchant where id = ?) as "offset"`,
+    // One round trip: the key's lock and record, and the merchant's facts (clock, IPN) the call will need.
+    const [claim] = await em.execute<(Claim & FactsRow)[]>(
+      `select cl.locked, cl.fingerprint, cl.outcome, cl.expires_at, ${factsColumns}
+       from idempotency_claim(?, ?) cl, ${factsSource} where m.id = ?`,
       [merchantId, key, merchantId],
     );
-    if (!lock?.locked) {
+    if (!claim?.locked) {
       throw new DomainError(
         'REQUEST_WITH_SAME_IDEMPOTENCY_KEY_ALREADY_IN_PROGRESS',
         'a request with this Idempotency-Key is still in progress',
       );
     }
-    ctx.clockMemo.offsetSeconds = Promise.resolve(Number(lock.offset));
+    ctx.memo.facts = Promise.resolve(factsOf(claim));
     const now = await callNow(ctx, em);
-    const stored = await em.findOne(IdempotencyRecord, { merchantId, key });
-    if (stored && stored.expiresAt > now) {
-      if (stored.fingerprint !== fingerprint) {
+    if (claim.outcome !== null && claim.expires_at && new Date(claim.expires_at) > now) {
+      if (claim.fingerprint !== fingerprint) {
         throw new DomainError(
           'SAME_IDEMPOTENCY_KEY_WAS_ALREADY_IN_USE_WITH_PREVIOUS_DIFFERENT_REQUEST',
           'this Idempotency-Key was used with a different request',
         );
       }
-      const answer = JSON.parse(stored.outcome) as StoredOutcome;
+      const answer = JSON.parse(claim.outcome) as StoredOutcome;
       if (answer.ok) return run.replay(answer.data);
       throw new TRPCError({ code: 'BAD_REQUEST', cause: new ReplayedFailure(answer.body) });
     }
 
-    // The procedure runs in a savepoint: a failure undoes its writes but keeps the record of the answer.
-    const result = await em
-      .transactional((inner) =>
-        run.proceed(inner).then((r) => (r.ok ? r : Promise.reject(new FailedInside(r)))),
-      )
-      .catch((error: unknown) => {
-        if (error instanceof FailedInside) return error.result as R;
-        throw error;
-      });
+    // The procedure runs after a savepoint: a failure undoes its writes but keeps the record of the answer.
+    // Success needs no release; the commit keeps everything.
+    await em.execute('savepoint idempotent_call');
+    const result = await run.proceed(em);
+    if (!result.ok) {
+      await em.execute('rollback to savepoint idempotent_call');
+      em.clear(); // what the failed procedure left in the unit of work must not be flushed at commit
+    }
     const outcome = storable(result);
     if (!outcome) {
       if (result.ok) return result;
       throw result.error; // unexpected: roll everything back, the key stays free for a retry
     }
-    const answer = {
-      fingerprint,
-      procedure: path,
-      outcome: JSON.stringify(outcome),
-      expiresAt: addSeconds(now, idempotencyRetentionSeconds),
-    };
     // A record past retention by the merchant's clock leaves the key free: its row takes the new answer.
-    if (stored) em.assign(stored, { ...answer, createdAt: new Date() });
-    else em.create(IdempotencyRecord, { merchantId, key, ...answer });
-    await em.flush();
+    await em.execute(
+      `insert into idempotency_record (merchant_id, key, fingerprint, procedure, outcome, created_at, expires_at)
+       values (?, ?, ?, ?, ?, now(), ?)
+       on conflict (merchant_id, key) do update set fingerprint = excluded.fingerprint,
+         procedure = excluded.procedure, outcome = excluded.outcome, created_at = excluded.created_at,
+         expires_at = excluded.expires_at`,
+      [
+        merchantId,
+        key,
+        fingerprint,
+        path,
+        JSON.stringify(outcome),
+        addSeconds(now, idempotencyRetentionSeconds),
+      ],
+    );
     return result;
   });
 }

@@ -112,7 +112,7 @@ async function eventsListenedTo(
 }
 
 function workerContext(services: CoreServices, em: EntityManager, merchantId: number): MerchantContext {
-  return { ...services, em, merchantId, idempotency: null, clockMemo: {} };
+  return { ...services, em, merchantId, idempotency: null, memo: {} };
 }
 
 /**

@@ -46,7 +46,7 @@ const fieldNames = [
   'softDescriptor',
 ] as const satisfies ReadonlyArray<keyof ShopperFields>;
 
-export function cardResponse(card: StoredCard): CardResponse {
+export function cardResponse(card: CardFacts): CardResponse {
   return {
     cardLastFourDigits: card.lastFour,
     cardType: card.brand as CardBrand,
@@ -54,6 +54,39 @@ export function cardResponse(card: StoredCard): CardResponse {
     cardCategory: card.cardCategory,
     expirationMonth: card.expirationMonth,
     expirationYear: card.expirationYear,
+  };
+}
+
+/** What responses and events show of a vaulted card. */
+export type CardFacts = Pick<
+  StoredCard,
+  'brand' | 'lastFour' | 'expirationMonth' | 'expirationYear' | 'cardSubType' | 'cardCategory'
+>;
+
+/** A card as the vault keeps it: the number sealed and fingerprinted, the rest reduced to its facts. */
+export interface VaultableCard extends CardFacts {
+  fingerprint: string;
+  sealedNumber: string;
+  billingContact: BillingContact | null;
+}
+
+export function vaultable(
+  ctx: MerchantContext,
+  card: CardMaterial,
+  billingContact?: BillingContact,
+): VaultableCard {
+  const brand = brandOf(card.number) as CardBrand; // contracts refuse numbers of no known brand
+  const profile = ctx.acquirer.profile({ number: card.number, brand });
+  return {
+    fingerprint: ctx.vault.fingerprint(card.number),
+    sealedNumber: ctx.vault.seal(card.number),
+    brand,
+    lastFour: card.number.slice(-4),
+    expirationMonth: card.expirationMonth,
+    expirationYear: card.expirationYear,
+    cardSubType: profile.cardSubType,
+    cardCategory: profile.cardCategory,
+    billingContact: billingContact ?? null,
   };
 }
 
@@ -77,20 +110,10 @@ export async function vaultCard(
     if (billingContact) known.billingContact = billingContact;
     return known;
   }
-  const brand = brandOf(card.number) as CardBrand; // contracts refuse numbers of no known brand
-  const profile = ctx.acquirer.profile({ number: card.number, brand });
   const stored = em.create(StoredCard, {
     merchantId: ctx.merchantId,
     shopper,
-    fingerprint,
-    sealedNumber: ctx.vault.seal(card.number),
-    brand,
-    lastFour: card.number.slice(-4),
-    expirationMonth: card.expirationMonth,
-    expirationYear: card.expirationYear,
-    cardSubType: profile.cardSubType,
-    cardCategory: profile.cardCategory,
-    billingContact: billingContact ?? null,
+    ...vaultable(ctx, card, billingContact),
   });
   vaultedNow?.set(fingerprint, stored);
   return stored;
@@ -120,7 +143,9 @@ export function newShopper(em: EntityManager, merchantId: number, fields: Partia
   return em.create(Shopper, { merchantId, ...pickFields(fields) });
 }
 
-function pickFields(fields: Partial<ShopperFields>): Partial<Record<(typeof fieldNames)[number], string>> {
+export function pickFields(
+  fields: Partial<ShopperFields>,
+): Partial<Record<(typeof fieldNames)[number], string>> {
   return Object.fromEntries(
     fieldNames.filter((name) => fields[name] !== undefined).map((name) => [name, fields[name]]),
   );

@@ -1,0 +1,55 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { StoredDestination } from '../ipn/entities.ts';
+
+/** What a call needs to know about its merchant: the clock's offset and where its IPNs go. */
+export interface MerchantFacts {
+  offsetSeconds: number;
+  ipn: { destinations: StoredDestination[]; ensureReceipt: boolean } | null;
+  ipnSecret: string | null;
+}
+
+/** Read once per call, in one query, then kept: one call, one notion of now, one round trip. */
+export interface CallMemo {
+  facts?: Promise<MerchantFacts>;
+}
+
+export interface FactsRow {
+  offset: string;
+  destinations: StoredDestination[] | null;
+  ensure_receipt: boolean | null;
+  ipn_secret: string | null;
+}
+
+/** The facts' columns, for any query that joins `merchant m left join ipn_config c on c.merchant_id = m.id`. */
+export const factsColumns = `m.clock_offset_seconds as "offset", c.destinations, c.ensure_notification_receipt as ensure_receipt,
+  m.ipn_secret`;
+export const factsSource = 'merchant m left join ipn_config c on c.merchant_id = m.id';
+
+export function factsOf(row: FactsRow | undefined): MerchantFacts {
+  return {
+    offsetSeconds: Number(row?.offset ?? 0),
+    ipn: row?.destinations
+      ? { destinations: row.destinations, ensureReceipt: row.ensure_receipt === true }
+      : null,
+    ipnSecret: row?.ipn_secret ?? null,
+  };
+}
+
+export async function loadFacts(em: EntityManager, merchantId: number): Promise<MerchantFacts> {
+  const [row] = await em.execute<FactsRow[]>(`select ${factsColumns} from ${factsSource} where m.id = ?`, [
+    merchantId,
+  ]);
+  return factsOf(row);
+}
+
+/**
+ * The call's merchant facts, read through the caller's entity manager (inside its transaction: a second
+ * pool connection per call could starve the pool) and kept for the rest of the call.
+ */
+export function callFacts(
+  call: { merchantId: number; memo: CallMemo },
+  em: EntityManager,
+): Promise<MerchantFacts> {
+  call.memo.facts ??= loadFacts(em, call.merchantId);
+  return call.memo.facts;
+}
