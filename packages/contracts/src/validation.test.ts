@@ -66,7 +66,7 @@ describe('card transaction contract', () => {
   it('needs a way to pay, and only one card source', () => {
     const { creditCard: _, ...noCard } = sale;
     expect(failure(noCard).messages[0]?.description).toContain(
-      'one of creditCard, pfToken or vaultedShopperId',
+      'one of creditCard, pfToken, wallet or vaultedShopperId',
     );
     expect(failure({ ...sale, pfToken: 'abc' }).messages[0]?.invalidProperty?.name).toBe('pfToken');
   });
