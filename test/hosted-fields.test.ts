@@ -99,6 +99,20 @@ describe('GET /payment-fields-tokens/{token}/form', () => {
     expect(html).not.toMatch(/\saction=/);
   });
 
+  it('keeps the token out of the request log, for the page and for the binding', async () => {
+    const token = await newToken();
+    expect((await browserGet(`/payment-fields-tokens/${token}/form`)).status).toBe(200);
+    const bind = await api.put(
+      `/payment-fields-tokens/${token}`,
+      { ccNumber: '4263982640269299', cvv: '837', expDate: '12/2099' },
+      { merchant: null },
+    );
+    expect(bind.status, bind.text).toBe(200);
+    const lines = stack.logs.filter((line) => line.includes('/payment-fields-tokens/[token]'));
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    expect(stack.logs.join('\n')).not.toContain(token);
+  });
+
   it('answers with a trailing slash too, and ignores a JSON Content-Type on the bodiless GET', async () => {
     const token = await newToken();
     const response = await fetch(`${stack.baseUrl}/payment-fields-tokens/${token}/form/`, {
@@ -148,11 +162,33 @@ describe('GET /payment-fields-tokens/{token}/form', () => {
     expect(html).toContain('cannot be shown here');
   });
 
-  it('serves the form for a well-formed token it cannot vouch for; binding to it is then refused', async () => {
-    // Core has no read of a token's state: the page finds out when it binds, and shows it (browser test).
-    const token = 'A'.repeat(32);
+  it.each([
+    ['unknown', async () => 'A'.repeat(32)],
+    [
+      'spent',
+      async () => {
+        const token = await newToken();
+        const bound = await api.put(
+          `/payment-fields-tokens/${token}`,
+          { ccNumber: '4263982640269299', cvv: '837', expDate: '12/2099' },
+          { merchant: null },
+        );
+        expect(bound.status, bound.text).toBe(200);
+        const sale = await api.post('/transactions', {
+          cardTransactionType: 'AUTH_CAPTURE',
+          amount: 5,
+          currency: 'USD',
+          pfToken: token,
+        });
+        expect(sale.status, sale.text).toBe(200);
+        return token;
+      },
+    ],
+  ])('shows no form for an %s token: the 404 page, and binding to it is refused', async (_, tokenOf) => {
+    const token = await tokenOf();
     const page = await browserGet(`/payment-fields-tokens/${token}/form`);
-    expect(page.status).toBe(200);
+    expect(page.status).toBe(404);
+    expect(await page.text()).toContain('This payment form is not available');
     const bind = await api.put(
       `/payment-fields-tokens/${token}`,
       { ccNumber: '4263982640269299', cvv: '837', expDate: '12/2099' },
@@ -160,6 +196,14 @@ describe('GET /payment-fields-tokens/{token}/form', () => {
     );
     expect(bind.status, bind.text).toBe(400);
     expect(bind.body.message[0]).toMatchObject({ errorName: 'INVALID_PAYMENT_DETAILS', code: 20012 });
+  });
+
+  it('shows no form once the token has expired by the merchant’s clock', async () => {
+    const token = await newToken();
+    expect((await browserGet(`/payment-fields-tokens/${token}/form`)).status).toBe(200);
+    const advanced = await api.put('/sandbox/clock', { advanceBy: 'PT61M' });
+    expect(advanced.status, advanced.text).toBe(200);
+    expect((await browserGet(`/payment-fields-tokens/${token}/form`)).status).toBe(404);
   });
 });
 

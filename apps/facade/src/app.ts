@@ -39,7 +39,7 @@ export function createFacade({ core, log, xmlNamespace, authCacheSeconds, logReq
 
   const publicRoutes = new Router({ prefix: basePath });
   publicTokenRoutes(publicRoutes, core);
-  hostedFieldsRoutes(publicRoutes);
+  hostedFieldsRoutes(publicRoutes, core);
   const merchantRoutes = new Router<MerchantState>({ prefix: basePath });
   transactionRoutes(merchantRoutes, core);
   shopperRoutes(merchantRoutes, core);
@@ -55,7 +55,7 @@ export function createFacade({ core, log, xmlNamespace, authCacheSeconds, logReq
       const started = performance.now();
       await next();
       const ms = Math.round(performance.now() - started);
-      log.info('request', { method: ctx.method, path: ctx.path, status: ctx.status, ms });
+      log.info('request', { method: ctx.method, path: loggablePath(ctx.path), status: ctx.status, ms });
     });
   }
   app.use(renderErrors(log));
@@ -83,6 +83,11 @@ export function createFacade({ core, log, xmlNamespace, authCacheSeconds, logReq
   app.use(merchantRoutes.routes());
   app.use(merchantRoutes.allowedMethods());
   return app;
+}
+
+/** A payment fields token in a path is a credential for the card bound to it: it stays out of the log. */
+function loggablePath(path: string): string {
+  return path.replace(/(\/payment-fields-tokens\/)[^/]+/, '$1[token]');
 }
 
 async function authenticate(core: CoreClient, username: string, password: string): Promise<number | null> {

@@ -56,7 +56,7 @@ export const creditCardInput = z
 
 export type CreditCardInput = z.output<typeof creditCardInput>;
 
-/** Properties that hold card data, or objects that do: values under them are never echoed in an error. */
+/** Properties that hold card or bank account data, or objects that do: values under them are never echoed in an error. */
 export const sensitiveProperties = new Set([
   'creditCard',
   'cardNumber',
@@ -65,4 +65,5 @@ export const sensitiveProperties = new Set([
   'cvv',
   'wallet',
   'encodedPaymentToken',
+  'iban',
 ]);

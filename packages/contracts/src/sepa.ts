@@ -7,7 +7,6 @@ import {
   text,
 } from './primitives.ts';
 import { merchantTransactionIdInput } from './transactions.ts';
-import { ValidationFailure, validate } from './validation.ts';
 
 /**
  * SEPA direct debit: the supported shopper countries (interface.md, Limits), IBAN rules, and the
@@ -143,8 +142,8 @@ export interface AltTransaction {
     mandateId: string;
     mandateDate: string;
     preNotificationText: string;
-    /** Added by the facade, which knows the public base URL. */
-    preNotificationTranslationRef?: string;
+    /** A path from core; the facade puts the public base URL in front. */
+    preNotificationTranslationRef: string;
   };
   processingInfo: { processingStatus: SepaStatus };
 }
@@ -153,26 +152,11 @@ export interface PreNotificationTranslations {
   translations: Array<{ language: PreNotificationLanguage; text: string }>;
 }
 
+/** Where a debit's pre-notification texts are (decisions.md), under the public base URL. */
+export const preNotificationPath = (transactionId: string) =>
+  `/services/2/translations/sepa/prenotification?transactionid=${encodeURIComponent(transactionId)}`;
+
 /** What the vaulted shopper shows of each SEPA mandate. */
 export interface SepaDirectDebitInfo {
   sepaDirectDebit: { ibanFirstFour: string; ibanLastFour: string; mandateId: string; mandateDate: string };
-}
-
-/**
- * `validate` for requests that carry an IBAN: an invalid one is named in the error but its value is never
- * echoed (the generic echo only leaves out values that look like card numbers).
- */
-export function validateHidingIban<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  try {
-    return validate(schema, input);
-  } catch (error) {
-    if (!(error instanceof ValidationFailure)) throw error;
-    throw new ValidationFailure(
-      error.messages.map((message) =>
-        message.invalidProperty && /(^|\.)iban$/.test(message.invalidProperty.name)
-          ? { ...message, invalidProperty: { name: message.invalidProperty.name } }
-          : message,
-      ),
-    );
-  }
 }

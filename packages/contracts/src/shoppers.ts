@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { creditCardInput } from './card-input.ts';
 import { currencyInput, optionalText, positiveIntegerInput, text } from './primitives.ts';
+import type { SepaDirectDebitInfo } from './sepa.ts';
 import type { CardResponse } from './transactions.ts';
 
 export const billingContactInfoInput = z.object({
@@ -69,6 +70,7 @@ export interface VaultedShopper extends Partial<Record<keyof ShopperFields, stri
       billingContactInfo?: z.output<typeof billingContactInfoInput>;
       creditCard: CardResponse;
     }>;
+    sepaDirectDebitInfo?: SepaDirectDebitInfo[];
   };
   lastPaymentInfo?: {
     paymentMethod: 'CC';

@@ -23,6 +23,13 @@ export const bindTokenInput = z
 
 export type BindTokenInput = z.input<typeof bindTokenInput>;
 
+export const tokenInput = z.object({ token: text(100) });
+
+/** Whether a card can still be bound to the token and paid with: known, unused and unexpired. */
+export interface TokenState {
+  usable: boolean;
+}
+
 export interface BoundToken {
   ccType: string;
   last4Digits: string;

@@ -8,6 +8,7 @@ import {
   minorToAmount,
   minorToDecimal,
   type Order,
+  preNotificationPath,
   type SepaBillingContact,
   type ShopperContactInfo,
   toMinorUnits,
@@ -85,8 +86,6 @@ function pick<T extends object, K extends keyof T>(object: T, keys: readonly K[]
 
 /** Links leave core as paths; the facade puts the public base URL in front. */
 export const orderPath = (orderId: number) => `/services/2/orders/${orderId}`;
-export const preNotificationPath = (transactionId: string) =>
-  `/services/2/translations/sepa/prenotification?transactionid=${encodeURIComponent(transactionId)}`;
 
 function financialTransaction(
   order: ShopperOrder,

@@ -13,6 +13,7 @@ import {
   type Refund as PublicRefund,
   type preNotificationInput,
   preNotificationLanguages,
+  preNotificationPath,
   type refundInput,
   type SepaStatus,
   toMinorUnits,
@@ -262,7 +263,7 @@ export async function isCardTransaction(ctx: MerchantContext, transactionId: str
   return rows.length > 0;
 }
 
-/** The public alt-transaction; the facade adds preNotificationTranslationRef, which needs its base URL. */
+/** The public alt-transaction; its link is a path, the facade adds the public base URL. */
 export function presentAltTransaction(debit: SepaDebitView): AltTransaction {
   return {
     transactionId: debit.transactionId,
@@ -278,6 +279,7 @@ export function presentAltTransaction(debit: SepaDebitView): AltTransaction {
       mandateId: debit.mandateId,
       mandateDate: debit.mandateDate,
       preNotificationText: debit.preNotificationText,
+      preNotificationTranslationRef: preNotificationPath(debit.transactionId),
     },
     processingInfo: { processingStatus: debit.status },
   };

@@ -7,6 +7,7 @@ import {
   type CardBrand,
   DomainError,
   isExpired,
+  type TokenState,
   tokenLifetimeMinutes,
 } from '@paywire/contracts';
 import type { z } from 'zod';
@@ -32,6 +33,13 @@ export async function createToken(ctx: MerchantContext): Promise<string> {
   });
   await ctx.em.flush();
   return token;
+}
+
+/** Known, unused and unexpired by its merchant's clock; whether a card is bound does not matter. */
+export async function tokenState(ctx: CallContext, value: string): Promise<TokenState> {
+  const token = await ctx.em.findOne(PaymentFieldsToken, { token: value });
+  if (!token || token.usedAt) return { usable: false };
+  return { usable: token.expiresAt > (await merchantNow(ctx.em, token.merchantId, ctx.mode)) };
 }
 
 /** The shopper's browser binds card data; the token itself is the credential. Rebinding replaces the card. */

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type Router from '@koa/router';
 import { DomainError } from '@paywire/contracts';
 import type { Context } from 'koa';
+import type { CoreClient } from '../core-client.ts';
 
 /**
  * The hosted payment fields: a card form page per token and the script merchants include to embed it.
@@ -86,7 +87,7 @@ function messagePage(code: string, title: string, text: string): string {
 `;
 }
 
-export function hostedFieldsRoutes(router: Router): void {
+export function hostedFieldsRoutes(router: Router, core: CoreClient): void {
   const read = (file: string) => readFileSync(join(assetDirectory, file), 'utf8');
   const assets = new Map(
     Object.entries(assetFiles).map(([file, asset]) => [file, { ...asset, body: read(file) }]),
@@ -103,15 +104,16 @@ export function hostedFieldsRoutes(router: Router): void {
     ctx.body = asset.body;
   });
 
-  // The card form for one token. Whether the token can still be used is known only when the card is bound
-  // (core has no read of a token's state yet): an unusable one then replaces the form with a clear message.
-  router.get('/payment-fields-tokens/:token/form', (ctx) => {
+  // The card form for one token; no form for a token that cannot be used (a token that expires while the
+  // shopper types is refused by the PUT, and form.js then replaces the form with a clear message).
+  router.get('/payment-fields-tokens/:token/form', async (ctx) => {
     const origin = embeddingOrigin(ctx.query.origin);
     securityHeaders(ctx);
     ctx.set('Cache-Control', 'no-store');
     ctx.set('Content-Security-Policy', pagePolicy(origin));
     ctx.type = 'text/html; charset=utf-8';
-    if (!tokenPattern.test(ctx.params.token ?? '')) {
+    const token = ctx.params.token ?? '';
+    if (!tokenPattern.test(token) || !(await core.tokens.status.query({ token })).usable) {
       ctx.status = 404;
       ctx.body = messagePage(
         'TOKEN_UNUSABLE',

@@ -1,35 +1,28 @@
 import type Router from '@koa/router';
-import {
-  batchOrderInput,
-  batchShopperIdInput,
-  type Order,
-  orderIdInput,
-  validate,
-  validateHidingIban,
-} from '@paywire/contracts';
+import { batchOrderInput, batchShopperIdInput, type Order, orderIdInput, validate } from '@paywire/contracts';
 import type { Context } from 'koa';
 import { asMerchant, type CoreClient } from '../core-client.ts';
+import { publicUrl } from '../http/links.ts';
 import { readBody, respond } from '../http/respond.ts';
 import { xmlShapes } from '../xml-shapes.ts';
 import type { MerchantState } from './state.ts';
 
-/**
- * Core writes an order's links (invoice url, pre-notification-translation-ref) as paths under /services/2;
- * the public base URL is the request's, as the payment-fields-tokens Location is.
- */
+/** An order's links (invoice url, pre-notification-translation-ref) on the public base URL. */
 function withLinks(ctx: Context, order: Order): Order {
-  const base = `${ctx.protocol}://${ctx.host}`;
   return {
     ...order,
     postSaleInfo: {
       invoices: order.postSaleInfo.invoices.map((invoice) => ({
         ...invoice,
-        url: base + invoice.url,
+        url: publicUrl(ctx, invoice.url),
         financialTransactions: invoice.financialTransactions.map((transaction) => ({
           ...transaction,
           sepaDirectDebit: {
             ...transaction.sepaDirectDebit,
-            preNotificationTranslationRef: base + transaction.sepaDirectDebit.preNotificationTranslationRef,
+            preNotificationTranslationRef: publicUrl(
+              ctx,
+              transaction.sepaDirectDebit.preNotificationTranslationRef,
+            ),
           },
         })),
       })),
@@ -41,7 +34,7 @@ function withLinks(ctx: Context, order: Order): Order {
 export function orderRoutes(router: Router<MerchantState>, core: CoreClient): void {
   router.post('/batch/order-placement', async (ctx) => {
     // An invalid IBAN is named in the error, never echoed.
-    const input = validateHidingIban(batchOrderInput, readBody(ctx, xmlShapes.batchOrder));
+    const input = validate(batchOrderInput, readBody(ctx, xmlShapes.batchOrder));
     const { shopper, order } = await core.orders.placeBatch.mutate(input, asMerchant(ctx.state));
     respond(ctx, 200, { shopper, order: withLinks(ctx, order) }, xmlShapes.batchOrder);
   });

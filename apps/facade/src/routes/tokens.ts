@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import { bindTokenInput, validate } from '@paywire/contracts';
 import { asMerchant, type CoreClient } from '../core-client.ts';
+import { publicUrl } from '../http/links.ts';
 import { readBody, respond } from '../http/respond.ts';
 import { xmlShapes } from '../xml-shapes.ts';
 import type { MerchantState } from './state.ts';
@@ -10,7 +11,7 @@ export function tokenRoutes(router: Router<MerchantState>, core: CoreClient): vo
   router.post('/payment-fields-tokens', async (ctx) => {
     const { token } = await core.tokens.create.mutate(undefined, asMerchant(ctx.state));
     ctx.status = 201;
-    ctx.set('Location', `${ctx.protocol}://${ctx.host}/services/2/payment-fields-tokens/${token}`);
+    ctx.set('Location', publicUrl(ctx, `/services/2/payment-fields-tokens/${token}`));
     ctx.body = '';
   });
 }
