@@ -1,3 +1,4 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import {
   DomainError,
   type ErrorBody,
@@ -39,4 +40,22 @@ export function isDomainFailure(error: TRPCError): boolean {
 
 export function isExpected(error: TRPCError): boolean {
   return isDomainFailure(error) || error.cause instanceof ReplayedFailure || error.cause instanceof ZodError;
+}
+
+/** A merchantTransactionId another of the merchant's transactions has is a validation error, not a 500. */
+export function duplicateMerchantTransactionId(
+  error: unknown,
+  merchantTransactionId: string | null | undefined,
+) {
+  if (
+    error instanceof UniqueConstraintViolationException &&
+    error.message.includes('merchant_transaction_id_unique')
+  ) {
+    return new DomainError(
+      'VALIDATION_GENERAL_FAILURE',
+      'merchantTransactionId: is already used by another transaction',
+      { name: 'merchantTransactionId', messageValue: merchantTransactionId ?? '' },
+    );
+  }
+  return error;
 }

@@ -1,3 +1,5 @@
+import { DomainError } from './errors.ts';
+
 /**
  * Money is never a float in the domain: amounts travel as canonical decimal strings in requests and as
  * integer minor units in storage. Each currency carries its own exponent.
@@ -42,6 +44,21 @@ export function toMinorUnits(decimal: string, currency: string): number {
   if (fraction.length > exponent)
     throw new RangeError(`${decimal} has more than ${exponent} fraction digits`);
   return Number(whole + fraction.padEnd(exponent, '0'));
+}
+
+/**
+ * An amount checked against a currency known only once its transaction is found (a capture or refund), in
+ * minor units: more fraction digits than the currency has is 14021 naming `amount`.
+ */
+export function amountInMinorUnits(amount: string, currency: string): number {
+  if (fractionDigits(amount) > currencyExponent(currency)) {
+    throw new DomainError(
+      'AMOUNT_EXCEEDED_MAXIMUM_ALLOWED_FRACTION_DIGITS',
+      `${currency} amounts allow at most ${currencyExponent(currency)} fraction digits`,
+      { name: 'amount', messageValue: amount },
+    );
+  }
+  return toMinorUnits(amount, currency);
 }
 
 /** 1050 in EUR -> "10.50": exact decimal text of a minor-unit amount. */

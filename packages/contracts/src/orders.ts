@@ -8,7 +8,7 @@ import {
   positiveIntegerInput,
   text,
 } from './primitives.ts';
-import { ibanInput, type SepaStatus, sepaCurrencyInput } from './sepa.ts';
+import { ibanInput, type SepaDebitDetails, type SepaStatus, sepaCurrencyInput } from './sepa.ts';
 import type { CardResponse } from './transactions.ts';
 
 /**
@@ -180,14 +180,7 @@ export interface FinancialTransaction {
   targetBalance: 'PLIMUS_ACCOUNT';
   /** The wallet provider's transaction data; empty for a SEPA debit. */
   paypalTransactionData: Record<string, never>;
-  sepaDirectDebit: {
-    ibanFirstFour: string;
-    ibanLastFour: string;
-    mandateId: string;
-    mandateDate: string;
-    preNotificationText: string;
-    preNotificationTranslationRef: string;
-  };
+  sepaDirectDebit: SepaDebitDetails;
   invoiceContactInfo: Partial<ShopperContactInfo>;
   skus: Array<{ skuId: number }>;
 }

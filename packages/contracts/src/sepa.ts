@@ -136,20 +136,23 @@ export interface AltTransaction {
   payerInfo: { firstName: string; lastName: string };
   vaultedShopperId: number;
   authorizedByShopper: true;
-  sepaDirectDebitTransaction: {
-    ibanFirstFour: string;
-    ibanLastFour: string;
-    mandateId: string;
-    mandateDate: string;
-    preNotificationText: string;
-    /** A path from core; the facade puts the public base URL in front. */
-    preNotificationTranslationRef: string;
-  };
+  sepaDirectDebitTransaction: SepaDebitDetails;
   processingInfo: { processingStatus: SepaStatus };
 }
 
 export interface PreNotificationTranslations {
   translations: Array<{ language: PreNotificationLanguage; text: string }>;
+}
+
+/** What a debit shows of its account and mandate, in alt-transactions and in order invoices alike. */
+export interface SepaDebitDetails {
+  ibanFirstFour: string;
+  ibanLastFour: string;
+  mandateId: string;
+  mandateDate: string;
+  preNotificationText: string;
+  /** A path from core; the facade puts the public base URL in front. */
+  preNotificationTranslationRef: string;
 }
 
 /** Where a debit's pre-notification texts are (decisions.md), under the public base URL. */

@@ -4,6 +4,19 @@ import { currencyInput, optionalText, positiveIntegerInput, text } from './primi
 import type { SepaDirectDebitInfo } from './sepa.ts';
 import type { CardResponse } from './transactions.ts';
 
+/** A billing contact's fields, in the order responses show them. */
+export const billingContactFields = [
+  'firstName',
+  'lastName',
+  'address1',
+  'address2',
+  'city',
+  'state',
+  'zip',
+  'country',
+] as const;
+export type BillingContact = Partial<Record<(typeof billingContactFields)[number], string>>;
+
 export const billingContactInfoInput = z.object({
   firstName: optionalText(100),
   lastName: optionalText(100),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { CardBrand } from './cards.ts';
 import { text } from './primitives.ts';
+import type { BillingContact } from './shoppers.ts';
 
 /** The wallets a card transaction accepts a payment token of (interface.md, Endpoint 2). */
 export const walletTypes = ['GOOGLE_PAY', 'APPLE_PAY'] as const;
@@ -23,17 +24,6 @@ export type WalletInput = z.output<typeof walletInput>;
 /** Where a wallet token comes from: the wallet's test environment (a dummy no network charges) or production. */
 export type WalletEnvironment = 'TEST' | 'PRODUCTION';
 
-export interface WalletBillingContact {
-  firstName?: string;
-  lastName?: string;
-  address1?: string;
-  address2?: string;
-  city?: string;
-  state?: string;
-  zip?: string;
-  country?: string;
-}
-
 /**
  * The card a wallet token stands for, as the original gateway answers it under `wallet.tokenizedCard`: the
  * shopper's card (last four, brand, sub-type) and, when known, the device account number (DPAN) the wallet
@@ -51,6 +41,6 @@ export interface TokenizedCardResponse {
 /** The `wallet` section of a card transaction paid with a wallet token. */
 export interface WalletResponse {
   walletType: WalletType;
-  billingContactInfo?: WalletBillingContact;
+  billingContactInfo?: BillingContact;
   tokenizedCard: TokenizedCardResponse;
 }

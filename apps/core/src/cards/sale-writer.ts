@@ -1,5 +1,5 @@
-import { type EntityManager, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
-import { DomainError } from '@paywire/contracts';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { duplicateMerchantTransactionId } from '../errors.ts';
 import { Shopper } from '../shoppers/entities.ts';
 import type { VaultableCard } from '../shoppers/service.ts';
 import type { CardTransaction } from './entities.ts';
@@ -108,16 +108,6 @@ export async function insertSale(
       shopperId: row.shopper_id,
     };
   } catch (error) {
-    if (
-      error instanceof UniqueConstraintViolationException &&
-      error.message.includes('merchant_transaction_id_unique')
-    ) {
-      throw new DomainError(
-        'VALIDATION_GENERAL_FAILURE',
-        'merchantTransactionId: is already used by another transaction',
-        { name: 'merchantTransactionId', messageValue: sale.merchantTransactionId ?? '' },
-      );
-    }
-    throw error;
+    throw duplicateMerchantTransactionId(error, sale.merchantTransactionId);
   }
 }

@@ -1,11 +1,10 @@
 import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
 import {
+  amountInMinorUnits,
   brandOf,
   type CardBrand,
   type createTransactionInput,
-  currencyExponent,
   DomainError,
-  fractionDigits,
   minorToAmount,
   type Refund as PublicRefund,
   type CardTransaction as PublicTransaction,
@@ -16,6 +15,7 @@ import {
 import type { z } from 'zod';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
+import { inOrder } from '../db/json-order.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { isEventWanted, recordEvent } from '../ipn/events.ts';
 import type { Shopper } from '../shoppers/entities.ts';
@@ -60,13 +60,6 @@ const declineDescriptions: Record<DeclineReason, string> = {
 
 const cardHolderFields = ['firstName', 'lastName', 'zip', 'email', 'country'] as const;
 
-/** jsonb keeps keys in its own order; XML clients expect the documented one on every read. */
-function cardHolderInOrder(holder: NonNullable<PublicTransaction['cardHolderInfo']>) {
-  return Object.fromEntries(
-    cardHolderFields.filter((field) => holder[field] !== undefined).map((field) => [field, holder[field]]),
-  );
-}
-
 /** What a transaction's public state is made of: a loaded entity, or a sale just written. */
 type TransactionState = SaleColumns &
   Pick<CardTransaction, 'id'> & { shopper: { id: number }; card: CardFacts | null | undefined };
@@ -101,7 +94,7 @@ function present(transaction: TransactionState): PublicTransaction {
     ...(transaction.softDescriptor ? { softDescriptor: transaction.softDescriptor } : {}),
     amount: minorToAmount(amountMinor, transaction.currency),
     currency: transaction.currency,
-    ...(transaction.cardHolder ? { cardHolderInfo: cardHolderInOrder(transaction.cardHolder) } : {}),
+    ...(transaction.cardHolder ? { cardHolderInfo: inOrder(transaction.cardHolder, cardHolderFields) } : {}),
     vaultedShopperId: transaction.shopper.id,
     ...(transaction.wallet
       ? { creditCard: walletCreditCard(transaction.wallet), wallet: walletResponse(transaction.wallet) }
@@ -284,17 +277,6 @@ function requireOpenAuthorization(transaction: CardTransaction): void {
   }
 }
 
-function amountInMinor(amount: string, currency: string): number {
-  if (fractionDigits(amount) > currencyExponent(currency)) {
-    throw new DomainError(
-      'AMOUNT_EXCEEDED_MAXIMUM_ALLOWED_FRACTION_DIGITS',
-      `${currency} amounts allow at most ${currencyExponent(currency)} fraction digits`,
-      { name: 'amount', messageValue: amount },
-    );
-  }
-  return toMinorUnits(amount, currency);
-}
-
 async function reverse(ctx: MerchantContext, em: EntityManager, transaction: CardTransaction): Promise<void> {
   requireOpenAuthorization(transaction);
   const now = await callNow(ctx, em);
@@ -343,7 +325,7 @@ export async function updateTransaction(
       const amountMinor =
         input.amount === undefined
           ? transaction.amountMinor
-          : amountInMinor(input.amount, transaction.currency);
+          : amountInMinorUnits(input.amount, transaction.currency);
       if (amountMinor > transaction.amountMinor) {
         throw new DomainError('VALIDATION_GENERAL_FAILURE', 'amount: exceeds the authorized amount', {
           name: 'amount',
@@ -395,7 +377,7 @@ export async function refundTransaction(ctx: MerchantContext, input: RefundReque
     let amountMinor: number;
     if (transaction.status === 'AUTHORIZED') {
       amountMinor = transaction.amountMinor;
-      if (input.amount !== undefined && amountInMinor(input.amount, currency) !== amountMinor) {
+      if (input.amount !== undefined && amountInMinorUnits(input.amount, currency) !== amountMinor) {
         throw new DomainError(
           'REFUND_AMOUNT_EXCEEDS_BALANCE',
           'an uncaptured authorization can only be voided whole',
@@ -409,7 +391,7 @@ export async function refundTransaction(ctx: MerchantContext, input: RefundReque
       );
     } else {
       const balance = transaction.capturedMinor - transaction.refundedMinor;
-      amountMinor = input.amount === undefined ? balance : amountInMinor(input.amount, currency);
+      amountMinor = input.amount === undefined ? balance : amountInMinorUnits(input.amount, currency);
       if (amountMinor > balance || balance === 0) {
         throw new DomainError(
           'REFUND_AMOUNT_EXCEEDS_BALANCE',

@@ -3,12 +3,12 @@ import {
   type BatchOrder,
   type BatchOrderRequest,
   type BatchShopper,
+  billingContactFields,
   DomainError,
   type FinancialTransaction,
   minorToAmount,
   minorToDecimal,
   type Order,
-  preNotificationPath,
   type SepaBillingContact,
   type ShopperContactInfo,
   toMinorUnits,
@@ -16,11 +16,12 @@ import {
 import { findSkus } from '../catalog/service.ts';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
+import { inOrder } from '../db/json-order.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { sepaDirectDebitInfo } from '../sepa/mandates.ts';
-import { findSepaDebit, openSepaDebit, type SepaDebitView } from '../sepa/service.ts';
+import { debitDetails, findSepaDebit, openSepaDebit, type SepaDebitView } from '../sepa/service.ts';
 import { shortDate } from '../sepa/texts.ts';
-import { type BillingContact, Shopper, StoredCard } from '../shoppers/entities.ts';
+import { Shopper, StoredCard } from '../shoppers/entities.ts';
 import { cardResponse, findShopper } from '../shoppers/service.ts';
 import { Invoice, OrderItem, ShopperOrder } from './entities.ts';
 
@@ -45,17 +46,6 @@ const contactFields = [
   'fax',
 ] as const satisfies ReadonlyArray<keyof ShopperContactInfo>;
 
-const cardBillingFields = [
-  'firstName',
-  'lastName',
-  'address1',
-  'address2',
-  'city',
-  'state',
-  'zip',
-  'country',
-] as const satisfies ReadonlyArray<keyof BillingContact>;
-
 /** Shipping and SEPA billing contacts have the same fields. */
 const addressFields = ['firstName', 'lastName', 'address1', 'city', 'zip', 'country'] as const;
 
@@ -75,13 +65,6 @@ function contactOf(shopper: Shopper): Partial<ShopperContactInfo> {
     fax: shopper.fax,
   };
   return Object.fromEntries(contactFields.flatMap((name) => (values[name] ? [[name, values[name]]] : [])));
-}
-
-/** The keys given, in their order, that have a value: jsonb keeps keys in its own order, XML clients in ours. */
-function pick<T extends object, K extends keyof T>(object: T, keys: readonly K[]): Partial<Pick<T, K>> {
-  return Object.fromEntries(
-    keys.flatMap((key) => (object[key] == null ? [] : [[key, object[key]]])),
-  ) as Partial<Pick<T, K>>;
 }
 
 /** Links leave core as paths; the facade puts the public base URL in front. */
@@ -105,15 +88,8 @@ function financialTransaction(
     paymentMethod: 'SEPA Direct Debit',
     targetBalance: 'PLIMUS_ACCOUNT',
     paypalTransactionData: {},
-    sepaDirectDebit: {
-      ibanFirstFour: debit.ibanFirstFour,
-      ibanLastFour: debit.ibanLastFour,
-      mandateId: debit.mandateId,
-      mandateDate: debit.mandateDate,
-      preNotificationText: debit.preNotificationText,
-      preNotificationTranslationRef: preNotificationPath(debit.transactionId),
-    },
-    invoiceContactInfo: pick(invoice.contact, contactFields),
+    sepaDirectDebit: debitDetails(debit),
+    invoiceContactInfo: inOrder(invoice.contact, contactFields),
     skus: [...new Set(items.map((item) => item.sku.id))].map((skuId) => ({ skuId })),
   };
 }
@@ -173,7 +149,7 @@ async function presentShopper(em: EntityManager, shopper: Shopper): Promise<Batc
   );
   for (const invoice of invoices) {
     if (invoice.billingContact) {
-      billing.set((await debitOf(em, invoice)).mandateId, pick(invoice.billingContact, addressFields));
+      billing.set((await debitOf(em, invoice)).mandateId, inOrder(invoice.billingContact, addressFields));
     }
   }
   const shopperCurrency = shopper.shopperCurrency ?? currency;
@@ -181,12 +157,12 @@ async function presentShopper(em: EntityManager, shopper: Shopper): Promise<Batc
     shopperInfo: {
       shopperId: shopper.id,
       shopperContactInfo: contact,
-      shippingContactInfo: pick(contact, addressFields),
+      shippingContactInfo: inOrder(contact, addressFields),
       invoiceContactsInfo: [{ default: true, ...contact }],
       paymentInfo: {
         creditCardsInfo: cards.map((card) => ({
           ...(card.billingContact
-            ? { billingContactInfo: pick(card.billingContact, cardBillingFields) }
+            ? { billingContactInfo: inOrder(card.billingContact, billingContactFields) }
             : {}),
           creditCard: cardResponse(card),
         })),

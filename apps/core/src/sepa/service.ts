@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { type EntityManager, LockMode, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
+import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
 import {
   type AltTransaction,
   type altTransactionIdInput,
+  amountInMinorUnits,
   type createAltTransactionInput,
-  currencyExponent,
   DomainError,
-  fractionDigits,
   minorToAmount,
   minorToDecimal,
   type PreNotificationTranslations,
@@ -15,6 +14,7 @@ import {
   preNotificationLanguages,
   preNotificationPath,
   type refundInput,
+  type SepaDebitDetails,
   type SepaStatus,
   toMinorUnits,
 } from '@paywire/contracts';
@@ -22,6 +22,7 @@ import type { z } from 'zod';
 import { addSeconds, callNow } from '../clock/clock.ts';
 import type { MerchantContext, Mode } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
+import { duplicateMerchantTransactionId } from '../errors.ts';
 import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
 import type { Shopper } from '../shoppers/entities.ts';
 import { findShopper, newShopper } from '../shoppers/service.ts';
@@ -185,17 +186,7 @@ async function flushDebit(em: EntityManager, merchantTransactionId: string | und
   try {
     await em.flush();
   } catch (error) {
-    if (
-      error instanceof UniqueConstraintViolationException &&
-      error.message.includes('merchant_transaction_id_unique')
-    ) {
-      throw new DomainError(
-        'VALIDATION_GENERAL_FAILURE',
-        'merchantTransactionId: is already used by another transaction',
-        { name: 'merchantTransactionId', messageValue: merchantTransactionId ?? '' },
-      );
-    }
-    throw error;
+    throw duplicateMerchantTransactionId(error, merchantTransactionId);
   }
 }
 
@@ -263,7 +254,19 @@ export async function isCardTransaction(ctx: MerchantContext, transactionId: str
   return rows.length > 0;
 }
 
-/** The public alt-transaction; its link is a path, the facade adds the public base URL. */
+/** What a debit shows of its account and mandate; the link is a path, the facade adds the base URL. */
+export function debitDetails(debit: SepaDebitView): SepaDebitDetails {
+  return {
+    ibanFirstFour: debit.ibanFirstFour,
+    ibanLastFour: debit.ibanLastFour,
+    mandateId: debit.mandateId,
+    mandateDate: debit.mandateDate,
+    preNotificationText: debit.preNotificationText,
+    preNotificationTranslationRef: preNotificationPath(debit.transactionId),
+  };
+}
+
+/** The public alt-transaction. */
 export function presentAltTransaction(debit: SepaDebitView): AltTransaction {
   return {
     transactionId: debit.transactionId,
@@ -273,14 +276,7 @@ export function presentAltTransaction(debit: SepaDebitView): AltTransaction {
     payerInfo: debit.payer,
     vaultedShopperId: debit.vaultedShopperId,
     authorizedByShopper: true,
-    sepaDirectDebitTransaction: {
-      ibanFirstFour: debit.ibanFirstFour,
-      ibanLastFour: debit.ibanLastFour,
-      mandateId: debit.mandateId,
-      mandateDate: debit.mandateDate,
-      preNotificationText: debit.preNotificationText,
-      preNotificationTranslationRef: preNotificationPath(debit.transactionId),
-    },
+    sepaDirectDebitTransaction: debitDetails(debit),
     processingInfo: { processingStatus: debit.status },
   };
 }
@@ -345,18 +341,6 @@ export async function getPreNotification(
   };
 }
 
-function refundAmount(amount: string | undefined, balance: number, currency: string): number {
-  if (amount === undefined) return balance;
-  if (fractionDigits(amount) > currencyExponent(currency)) {
-    throw new DomainError(
-      'AMOUNT_EXCEEDED_MAXIMUM_ALLOWED_FRACTION_DIGITS',
-      `${currency} amounts allow at most ${currencyExponent(currency)} fraction digits`,
-      { name: 'amount', messageValue: amount },
-    );
-  }
-  return toMinorUnits(amount, currency);
-}
-
 const notRefundable: Record<Exclude<SepaStatus, 'SUCCESS'>, string> = {
   PENDING: 'the debit is still PENDING: only a collected (SUCCESS) debit can be refunded',
   FAIL: 'the debit failed: nothing was collected to refund',
@@ -386,7 +370,7 @@ export async function refundSepaDebit(ctx: MerchantContext, input: RefundRequest
       });
     }
     const balance = debit.amountMinor - debit.refundedMinor;
-    const amountMinor = refundAmount(input.amount, balance, currency);
+    const amountMinor = input.amount === undefined ? balance : amountInMinorUnits(input.amount, currency);
     if (amountMinor > balance) {
       throw new DomainError(
         'REFUND_AMOUNT_EXCEEDS_BALANCE',

@@ -1,15 +1,5 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/postgresql';
-
-export interface BillingContact {
-  firstName?: string;
-  lastName?: string;
-  address1?: string;
-  address2?: string;
-  city?: string;
-  state?: string;
-  zip?: string;
-  country?: string;
-}
+import type { BillingContact } from '@paywire/contracts';
 
 const optional = (length: number) => p.string().length(length).nullable();
 

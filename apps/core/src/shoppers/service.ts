@@ -1,5 +1,6 @@
 import { type EntityManager, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import {
+  type BillingContact,
   brandOf,
   type CardBrand,
   type CardResponse,
@@ -15,7 +16,7 @@ import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { sepaDirectDebitInfo } from '../sepa/mandates.ts';
 import { consumeToken } from '../tokens/service.ts';
-import { type BillingContact, Shopper, StoredCard } from './entities.ts';
+import { Shopper, StoredCard } from './entities.ts';
 
 /** Card data in the clear, only in memory and only for the length of one call. */
 export interface CardMaterial {

@@ -1,9 +1,10 @@
 import {
+  type BillingContact,
+  billingContactFields,
   type CardBrand,
   type CardResponse,
   DomainError,
   type ShopperFields,
-  type WalletBillingContact,
   type WalletEnvironment,
   type WalletInput,
   type WalletResponse,
@@ -11,6 +12,7 @@ import {
 } from '@paywire/contracts';
 import type { Acquirer } from '../cards/acquirer.ts';
 import type { Mode } from '../context.ts';
+import { inOrder } from '../db/json-order.ts';
 import { decodeWalletToken } from './decode.ts';
 import { type DecodedWalletToken, tokenProperty } from './token.ts';
 
@@ -29,7 +31,7 @@ export interface WalletCard {
   dpanLastFour?: string;
   dpanExpirationMonth?: string;
   dpanExpirationYear?: string;
-  billingContact?: WalletBillingContact;
+  billingContact?: BillingContact;
 }
 
 /**
@@ -85,17 +87,6 @@ export function walletCreditCard(card: WalletCard) {
   };
 }
 
-const contactFields = [
-  'firstName',
-  'lastName',
-  'address1',
-  'address2',
-  'city',
-  'state',
-  'zip',
-  'country',
-] as const;
-
 /** The `wallet` section of a transaction, in the original gateway's shape. */
 export function walletResponse(card: WalletCard): WalletResponse {
   const contact = card.billingContact;
@@ -104,11 +95,7 @@ export function walletResponse(card: WalletCard): WalletResponse {
     // jsonb keeps keys in its own order; XML clients expect the documented one on every read.
     ...(contact
       ? {
-          billingContactInfo: Object.fromEntries(
-            contactFields
-              .filter((field) => contact[field] !== undefined)
-              .map((field) => [field, contact[field]]),
-          ),
+          billingContactInfo: inOrder(contact, billingContactFields),
         }
       : {}),
     tokenizedCard: {

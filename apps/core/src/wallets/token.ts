@@ -1,7 +1,7 @@
 import {
+  type BillingContact,
   type CardBrand,
   DomainError,
-  type WalletBillingContact,
   type WalletEnvironment,
   type WalletType,
 } from '@paywire/contracts';
@@ -28,7 +28,7 @@ export interface WalletCardDetails {
   cardClass?: CardClass;
   /** Last four digits of the device account number (DPAN), when the wallet tells it. */
   dpanLastFour?: string;
-  billingContact?: WalletBillingContact;
+  billingContact?: BillingContact;
   email?: string;
 }
 
@@ -71,7 +71,7 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, prefix
 }
 
 /** "Ada Lovelace" -> first name "Ada", last name "Lovelace"; a single word is the last name. */
-export function splitName(name: string | undefined): Pick<WalletBillingContact, 'firstName' | 'lastName'> {
+export function splitName(name: string | undefined): Pick<BillingContact, 'firstName' | 'lastName'> {
   const words = name?.trim().split(/\s+/).filter(Boolean) ?? [];
   const lastName = words.pop();
   return {
@@ -81,7 +81,7 @@ export function splitName(name: string | undefined): Pick<WalletBillingContact, 
 }
 
 /** Drops absent fields, and the contact itself when nothing is left. */
-export function compactContact(contact: WalletBillingContact): WalletBillingContact | undefined {
+export function compactContact(contact: BillingContact): BillingContact | undefined {
   const entries = Object.entries(contact).filter(([, value]) => value !== undefined && value !== '');
-  return entries.length > 0 ? (Object.fromEntries(entries) as WalletBillingContact) : undefined;
+  return entries.length > 0 ? (Object.fromEntries(entries) as BillingContact) : undefined;
 }
