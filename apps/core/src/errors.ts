@@ -47,10 +47,11 @@ export function duplicateMerchantTransactionId(
   error: unknown,
   merchantTransactionId: string | null | undefined,
 ) {
-  if (
-    error instanceof UniqueConstraintViolationException &&
-    error.message.includes('merchant_transaction_id_unique')
-  ) {
+  // MikroORM converts the driver's error; a statement run on the driver directly raises pg's own (23505).
+  const unique =
+    error instanceof UniqueConstraintViolationException ||
+    (error instanceof Error && (error as { code?: unknown }).code === '23505');
+  if (unique && (error as Error).message.includes('merchant_transaction_id_unique')) {
     return new DomainError(
       'VALIDATION_GENERAL_FAILURE',
       'merchantTransactionId: is already used by another transaction',

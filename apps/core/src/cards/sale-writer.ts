@@ -1,11 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executePrepared } from '../db/prepared.ts';
 import { duplicateMerchantTransactionId } from '../errors.ts';
 import { Shopper } from '../shoppers/entities.ts';
-import type { VaultableCard } from '../shoppers/service.ts';
+import { type ShopperFieldName, shopperFieldNames, type VaultableCard } from '../shoppers/service.ts';
 import type { CardTransaction } from './entities.ts';
 
 /** The shopper a sale belongs to: a known one, or a new one with these columns. */
-export type SaleShopper = { id: number } | { columns: Record<string, string> };
+export type SaleShopper = { id: number } | { columns: Partial<Record<ShopperFieldName, string>> };
 /** The card a sale charges: a vaulted one, or one to vault (a known number updates its vaulted card). */
 export type SaleCard = { id: number } | { vault: VaultableCard } | null;
 
@@ -38,7 +39,7 @@ export async function insertSale(
   const values: unknown[] = [];
   const bind = (value: unknown) => {
     values.push(value);
-    return '?';
+    return `$${values.length}`;
   };
   const json = (value: unknown) => (value == null ? null : JSON.stringify(value));
 
@@ -47,8 +48,12 @@ export async function insertSale(
   else {
     const properties = em.getMetadata().get(Shopper).properties as Record<string, { fieldNames: string[] }>;
     const columnOf = (property: string) => properties[property]?.fieldNames[0] ?? property;
-    const names = ['merchant_id', ...Object.keys(shopper.columns).map(columnOf), 'created_at', 'updated_at'];
-    const row = [merchantId, ...Object.values(shopper.columns)].map(bind);
+    // Every column, null where unknown: one statement text, prepared once, whatever the request sent.
+    const names = ['merchant_id', ...shopperFieldNames.map(columnOf), 'created_at', 'updated_at'];
+    const row = [
+      `${bind(merchantId)}::integer`,
+      ...shopperFieldNames.map((name) => `${bind(shopper.columns[name] ?? null)}::varchar`),
+    ];
     shopperSql = `insert into shopper (${names.join(', ')}) values (${row.join(', ')}, now(), now()) returning id`;
   }
   let cardSql: string;
@@ -101,7 +106,7 @@ export async function insertSale(
       from s, c returning id)
     select t.id as transaction_id, s.id as shopper_id from t, s`;
   try {
-    const [row] = await em.execute<{ transaction_id: string; shopper_id: number }[]>(sql, values);
+    const [row] = await executePrepared<{ transaction_id: string; shopper_id: number }>(em, sql, values);
     if (!row) throw new Error('the sale statement returned no row');
     return {
       transactionId: Number(row.transaction_id),

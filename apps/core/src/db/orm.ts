@@ -16,6 +16,7 @@ import { Sepa } from './migrations/0004-sepa.ts';
 import { Orders } from './migrations/0005-orders.ts';
 import { Wallets } from './migrations/0006-wallets.ts';
 import { IdempotencyClaim } from './migrations/0007-idempotency-claim.ts';
+import { prepareMarkedStatements } from './prepared.ts';
 
 export const entities = [
   Merchant,
@@ -54,6 +55,7 @@ export async function openDatabase(databaseUrl: string, poolSize: number): Promi
     entities,
     pool: { min: 0, max: poolSize },
     debug: false,
+    driverOptions: { onPoolCreated: prepareMarkedStatements },
     ensureDatabase: false,
     extensions: [Migrator],
     migrations: { migrationsList, snapshot: false, silent: true, transactional: true, allOrNothing: true },

@@ -9,6 +9,7 @@ import {
 import { TRPCError } from '@trpc/server';
 import { addSeconds, callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
+import { executePrepared } from '../db/prepared.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { isDomainFailure, publicErrorBody, ReplayedFailure } from '../errors.ts';
 import { type FactsRow, factsColumns, factsOf, factsSource } from '../merchants/facts.ts';
@@ -58,10 +59,11 @@ export async function runIdempotently<R extends Result>(
   const { merchantId } = ctx;
   return inTransaction(ctx.em, async (em) => {
     // One round trip: the key's lock and record, and the merchant's facts (clock, IPN) the call will need.
-    const [claim] = await em.execute<(Claim & FactsRow)[]>(
+    const [claim] = await executePrepared<Claim & FactsRow>(
+      em,
       `select cl.locked, cl.fingerprint, cl.outcome, cl.expires_at, ${factsColumns}
-       from idempotency_claim(?, ?) cl, ${factsSource} where m.id = ?`,
-      [merchantId, key, merchantId],
+       from idempotency_claim($1, $2) cl, ${factsSource} where m.id = $1`,
+      [merchantId, key],
     );
     if (!claim?.locked) {
       throw new DomainError(
@@ -97,9 +99,10 @@ export async function runIdempotently<R extends Result>(
       throw result.error; // unexpected: roll everything back, the key stays free for a retry
     }
     // A record past retention by the merchant's clock leaves the key free: its row takes the new answer.
-    await em.execute(
+    await executePrepared(
+      em,
       `insert into idempotency_record (merchant_id, key, fingerprint, procedure, outcome, created_at, expires_at)
-       values (?, ?, ?, ?, ?, now(), ?)
+       values ($1, $2, $3, $4, $5, now(), $6)
        on conflict (merchant_id, key) do update set fingerprint = excluded.fingerprint,
          procedure = excluded.procedure, outcome = excluded.outcome, created_at = excluded.created_at,
          expires_at = excluded.expires_at`,

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { type IpnEvent, sendFlagOf, transactionTypeOf } from '@paywire/contracts';
 import { fromKysely } from 'pg-boss';
 import type { MerchantContext } from '../context.ts';
+import { executePrepared } from '../db/prepared.ts';
 import { callFacts, type MerchantFacts } from '../merchants/facts.ts';
 import type { StoredDestination } from './entities.ts';
 import { deliveryExpirySeconds, deliveryQueue } from './queue.ts';
@@ -70,9 +71,10 @@ export async function recordEvent(
   if (!transaction) throw new Error('an event is recorded in the transaction of the change it reports');
   const db = fromKysely(transaction);
   for (const target of targets) {
-    const [row] = await em.execute<{ id: string }[]>(
+    const [row] = await executePrepared<{ id: string }>(
+      em,
       `insert into ipn_delivery (merchant_id, event, reference_number, destination, body, max_attempts)
-       values (?, ?, ?, ?, ?, ?) returning id`,
+       values ($1, $2, $3, $4, $5, $6) returning id`,
       [ctx.merchantId, event, referenceNumber || null, target.ipnUrl, body, maxAttempts],
     );
     await ctx.jobs.send(

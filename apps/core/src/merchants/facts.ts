@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executePrepared } from '../db/prepared.ts';
 import type { StoredDestination } from '../ipn/entities.ts';
 
 /** What a call needs to know about its merchant: the clock's offset and where its IPNs go. */
@@ -36,9 +37,11 @@ export function factsOf(row: FactsRow | undefined): MerchantFacts {
 }
 
 export async function loadFacts(em: EntityManager, merchantId: number): Promise<MerchantFacts> {
-  const [row] = await em.execute<FactsRow[]>(`select ${factsColumns} from ${factsSource} where m.id = ?`, [
-    merchantId,
-  ]);
+  const [row] = await executePrepared<FactsRow>(
+    em,
+    `select ${factsColumns} from ${factsSource} where m.id = $1`,
+    [merchantId],
+  );
   return factsOf(row);
 }
 

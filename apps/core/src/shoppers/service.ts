@@ -30,7 +30,7 @@ type CreateShopper = z.output<typeof createShopperInput>;
 type UpdateShopper = z.output<typeof updateShopperInput>;
 type CreditCardInfo = NonNullable<NonNullable<CreateShopper['paymentSources']>['creditCardInfo']>[number];
 
-const fieldNames = [
+export const shopperFieldNames = [
   'firstName',
   'lastName',
   'email',
@@ -46,6 +46,7 @@ const fieldNames = [
   'merchantShopperId',
   'softDescriptor',
 ] as const satisfies ReadonlyArray<keyof ShopperFields>;
+export type ShopperFieldName = (typeof shopperFieldNames)[number];
 
 export function cardResponse(card: CardFacts): CardResponse {
   return {
@@ -146,9 +147,9 @@ export function newShopper(em: EntityManager, merchantId: number, fields: Partia
 
 export function pickFields(
   fields: Partial<ShopperFields>,
-): Partial<Record<(typeof fieldNames)[number], string>> {
+): Partial<Record<(typeof shopperFieldNames)[number], string>> {
   return Object.fromEntries(
-    fieldNames.filter((name) => fields[name] !== undefined).map((name) => [name, fields[name]]),
+    shopperFieldNames.filter((name) => fields[name] !== undefined).map((name) => [name, fields[name]]),
   );
 }
 
@@ -205,7 +206,7 @@ export async function presentShopper(em: EntityManager, shopper: Shopper): Promi
     last && (cards.find((card) => card.id === Number(last.card_id)) ?? last.wallet ?? undefined);
   const mandates = await sepaDirectDebitInfo(em, shopper);
   const fields = Object.fromEntries(
-    fieldNames.filter((name) => shopper[name] != null).map((name) => [name, shopper[name]]),
+    shopperFieldNames.filter((name) => shopper[name] != null).map((name) => [name, shopper[name]]),
   );
   return {
     vaultedShopperId: shopper.id,
