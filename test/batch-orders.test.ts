@@ -831,6 +831,27 @@ describe('refusals', () => {
     expect(failure(unsupported)).toMatchObject({ status: 400, property: failure(reply).property });
   });
 
+  it('a locale longer than the shopper record keeps: 400 naming it, not a 500', async () => {
+    const reply = await place(
+      batchXml({ items: [[sku.ebook, 1]], expected: '10.00' }).replace(
+        '<locale>en</locale>',
+        '<locale>eng_abcdefgh</locale>',
+      ),
+    );
+    expect(failure(reply)).toMatchObject({ status: 400, property: 'shopper.shopperInfo.locale' });
+  });
+
+  it('an IBAN sent in place of its element: 400, never echoed', async () => {
+    const reply = await place(
+      batchXml({ items: [[sku.ebook, 1]], expected: '10.00' }).replace(
+        /<sepa-direct-debit>[\s\S]*?<\/sepa-direct-debit>/,
+        '<sepa-direct-debit>NL91ABNA0417164300</sepa-direct-debit>',
+      ),
+    );
+    expect(failure(reply).status).toBe(400);
+    expect(reply.text).not.toContain('NL91ABNA0417164300');
+  });
+
   it('authorized-by-shopper false: 400', async () => {
     const reply = await place(batchXml({ items: [[sku.ebook, 1]], expected: '10.00', authorized: 'false' }));
     expect(failure(reply)).toMatchObject({

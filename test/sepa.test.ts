@@ -137,6 +137,17 @@ async function until(id: string, status: string, merchant: TestMerchant, timeout
   }
 }
 
+/**
+ * Returns once a settlement run has started and finished after this call: a control debit of a merchant of
+ * its own, made due now, has settled. A run scans every merchant, so what it left PENDING was not due.
+ */
+async function aSettlementRun() {
+  const control = await stack.newMerchant();
+  const created = await debit({}, control);
+  await advance(control, 'PT5M');
+  await until(created.transactionId, 'SUCCESS', control);
+}
+
 async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -376,6 +387,13 @@ describe('validation', () => {
       description: 'currency: EUR only',
       invalidProperty: { messageValue: 'USD' },
     });
+    // An IBAN sent in place of its object (letters among its digits, so it looks like no card number).
+    const misplaced = await api.post(
+      '/alt-transactions',
+      debitBody({ sepaDirectDebitTransaction: 'NL91ABNA0417164300' }),
+    );
+    expectInvalid(misplaced, 'sepaDirectDebitTransaction');
+    expect(misplaced.text).not.toContain('NL91ABNA0417164300');
   });
 
   it('refuses an unknown or foreign vaultedShopperId with 404', async () => {
@@ -388,12 +406,31 @@ describe('validation', () => {
     );
   });
 
-  it('refuses a merchantTransactionId used before', async () => {
+  it('refuses a merchantTransactionId used before, by a debit or by a card transaction', async () => {
     const merchantTransactionId = `sepa-${randomUUID()}`;
     await debit({ merchantTransactionId });
     expectInvalid(
       await api.post('/alt-transactions', debitBody({ merchantTransactionId })),
       'merchantTransactionId',
+    );
+    expectInvalid(
+      await api.post('/transactions', { ...saleBody(), merchantTransactionId }),
+      'merchantTransactionId',
+    );
+    const cardFirst = `card-${randomUUID()}`;
+    expectStatus(await api.post('/transactions', { ...saleBody(), merchantTransactionId: cardFirst }), 200);
+    expectInvalid(
+      await api.post('/alt-transactions', debitBody({ merchantTransactionId: cardFirst })),
+      'merchantTransactionId',
+    );
+    // Another merchant has ids of its own.
+    expectStatus(
+      await api.post(
+        '/alt-transactions',
+        debitBody({ merchantTransactionId }),
+        as(await stack.newMerchant()),
+      ),
+      200,
     );
   });
 });
@@ -483,7 +520,7 @@ describe('settlement by the merchant clock', () => {
 
     // Not due yet: the sandbox answers after 120 s of the merchant's clock.
     await advance(merchant, 'PT1M');
-    await delay(1500);
+    await aSettlementRun();
     for (const { transactionId } of [ok, failing, returned]) {
       expect((await getDebit(transactionId, merchant)).processingInfo.processingStatus).toBe('PENDING');
     }
@@ -553,7 +590,7 @@ describe('settlement by the merchant clock', () => {
     const theirs = await debit({}, waiting);
     await advance(advanced, 'PT5M');
     await until(mine.transactionId, 'SUCCESS', advanced);
-    await delay(1000);
+    await aSettlementRun();
     expect((await getDebit(theirs.transactionId, waiting)).processingInfo.processingStatus).toBe('PENDING');
   });
 });
@@ -710,7 +747,7 @@ describe('refunds of SEPA debits', () => {
     const { merchant, created } = await collectedDebit({ sepaDirectDebitTransaction: { iban: RETURNED } });
     expectStatus(await api.post(`/transactions/refund/${created.transactionId}`, {}, as(merchant)), 200);
     await advance(merchant, 'PT10M');
-    await delay(1500);
+    await aSettlementRun();
     const refunds = await db.query('select count(*)::int as n from sepa_refund where debit_id = $1', [
       created.transactionId,
     ]);

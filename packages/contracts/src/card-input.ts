@@ -66,4 +66,8 @@ export const sensitiveProperties = new Set([
   'wallet',
   'encodedPaymentToken',
   'iban',
+  // An IBAN sent where its object belongs is still an IBAN.
+  'sepaDirectDebitTransaction',
+  'sepaDirectDebit',
+  'sepaDirectDebitsInfo',
 ]);

@@ -43,7 +43,8 @@ const countryInput = z
 const localeInput = z
   .string()
   .trim()
-  .regex(/^[a-zA-Z]{2,3}(?:[-_][a-zA-Z0-9]{2,8})?$/, 'must be a locale such as en or en_US');
+  .max(10, 'must be at most 10 characters')
+  .regex(/^[a-zA-Z]{2,3}(?:[-_][a-zA-Z0-9]{2,6})?$/, 'must be a locale such as en or en_US');
 
 export const shopperContactInfoInput = z.object({
   title: optionalText(20),

@@ -103,7 +103,10 @@ export async function insertSale(
         currency, amount_minor, captured_minor, soft_descriptor, card_holder, processing, authorized_at,
         created_at, updated_at)
       select ${saleValues[0]}, ${saleValues[1]}, s.id, c.id, ${saleValues.slice(2).join(', ')}, now(), now()
-      from s, c returning id)
+      from s, c returning id),
+    -- unique per merchant across card transactions and SEPA debits (0008)
+    r as (insert into merchant_transaction_ids (merchant_id, merchant_transaction_id)
+      select ${saleValues[0]}, ${saleValues[1]} where ${saleValues[1]} is not null)
     select t.id as transaction_id, s.id as shopper_id from t, s`;
   try {
     const [row] = await executePrepared<{ transaction_id: string; shopper_id: number }>(em, sql, values);

@@ -16,6 +16,7 @@ import { Sepa } from './migrations/0004-sepa.ts';
 import { Orders } from './migrations/0005-orders.ts';
 import { Wallets } from './migrations/0006-wallets.ts';
 import { IdempotencyClaim } from './migrations/0007-idempotency-claim.ts';
+import { MerchantTransactionIds } from './migrations/0008-merchant-transaction-ids.ts';
 import { prepareMarkedStatements } from './prepared.ts';
 
 export const entities = [
@@ -47,6 +48,7 @@ const migrationsList = [
   { name: '0005-orders', class: Orders },
   { name: '0006-wallets', class: Wallets },
   { name: '0007-idempotency-claim', class: IdempotencyClaim },
+  { name: '0008-merchant-transaction-ids', class: MerchantTransactionIds },
 ];
 
 export async function openDatabase(databaseUrl: string, poolSize: number): Promise<MikroORM> {

@@ -190,6 +190,22 @@ async function flushDebit(em: EntityManager, merchantTransactionId: string | und
   }
 }
 
+/** A merchantTransactionId is the merchant's one id for one transaction, card or SEPA (0008). */
+async function claimMerchantTransactionId(
+  ctx: MerchantContext,
+  em: EntityManager,
+  id: string,
+): Promise<void> {
+  await em
+    .execute('insert into merchant_transaction_ids (merchant_id, merchant_transaction_id) values (?, ?)', [
+      ctx.merchantId,
+      id,
+    ])
+    .catch((error: unknown) => {
+      throw duplicateMerchantTransactionId(error, id);
+    });
+}
+
 /**
  * Opens a pending debit (mandate created or reused), records ChargePending and schedules settlement (the
  * row's nextActionAt, which the settlement workers read), all in the caller's transaction.
@@ -201,6 +217,7 @@ export async function openSepaDebit(
   now: Date,
 ): Promise<SepaDebitView> {
   const { shopper, iban, payer, amountMinor, currency } = request;
+  if (request.merchantTransactionId) await claimMerchantTransactionId(ctx, em, request.merchantTransactionId);
   const outcome = ctx.sepa.bank.submit({ iban, amountMinor, currency });
   const mandate = await mandateFor(ctx, em, shopper, iban, now);
   const dueAt = nextStepAt(ctx, now);

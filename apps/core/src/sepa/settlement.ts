@@ -47,7 +47,8 @@ interface Transition {
   status: SepaStatus;
   nextActionAt: Date | null;
   refundMinor: number;
-  event: IpnEvent;
+  /** None when the row had nothing due after all: its next action is only cleared. */
+  event: IpnEvent | null;
   eventAmountMinor: number;
 }
 
@@ -76,6 +77,9 @@ function transitionOf(services: CoreServices, row: DueRow): Transition {
       event: 'Charge',
       eventAmountMinor: amountMinor,
     };
+  }
+  if (row.status !== 'SUCCESS' || row.outcome !== 'SUCCESS_THEN_RETURN') {
+    return { row, status: row.status, nextActionAt: null, refundMinor: 0, event: null, eventAmountMinor: 0 };
   }
   // A collected debit the bank returns: whatever the merchant has not refunded yet goes back.
   const balance = amountMinor - Number(row.refunded_minor);
@@ -126,7 +130,7 @@ export async function settleBatch(services: CoreServices, limit: number): Promis
       `select d.id, d.merchant_id, d.merchant_transaction_id, d.shopper_id, d.status, d.outcome, d.currency,
               d.amount_minor, d.refunded_minor, d.payer_first_name, d.payer_last_name, d.next_action_at,
               m.merchant_now, ma.reference, ma.accepted_at, ma.iban_first_four, ma.iban_last_four
-       from (select id, now() + make_interval(secs => case when ? then 0 else clock_offset_seconds end)
+       from (select id, ?::timestamptz + make_interval(secs => case when ? then 0 else clock_offset_seconds end)
                as merchant_now from merchant) m
        cross join lateral (
          select * from sepa_debit d
@@ -136,7 +140,8 @@ export async function settleBatch(services: CoreServices, limit: number): Promis
          for update skip locked) d
        join sepa_mandate ma on ma.id = d.mandate_id
        limit ?`,
-      [services.mode === 'live', limit, limit],
+      // Core's clock, as everywhere in the domain (due times were written from it), not the database's.
+      [new Date(), services.mode === 'live', limit, limit],
     );
     if (rows.length === 0) return 0;
     const transitions = rows.map((row) => transitionOf(services, row));
@@ -147,12 +152,14 @@ export async function settleBatch(services: CoreServices, limit: number): Promis
            refunded_minor = d.refunded_minor + v.refund_minor,
            settled_at = coalesce(d.settled_at, v.merchant_now), updated_at = now()
        from jsonb_to_recordset(?::jsonb)
-         as v(id bigint, status text, next_action_at timestamptz, refund_minor bigint, merchant_now timestamptz)
-       where d.id = v.id`,
+         as v(id bigint, merchant_id int, status text, next_action_at timestamptz, refund_minor bigint,
+              merchant_now timestamptz)
+       where d.id = v.id and d.merchant_id = v.merchant_id`,
       [
         JSON.stringify(
           transitions.map((t) => ({
             id: t.row.id,
+            merchant_id: t.row.merchant_id,
             status: t.status,
             next_action_at: t.nextActionAt,
             refund_minor: t.refundMinor,
@@ -181,7 +188,7 @@ export async function settleBatch(services: CoreServices, limit: number): Promis
     const listening = await eventsListenedTo(tx, transitions);
     const contexts = new Map<number, MerchantContext>();
     for (const { row, event, eventAmountMinor } of transitions) {
-      if (!listening.get(row.merchant_id)?.has(sendFlagOf(event))) continue;
+      if (event === null || !listening.get(row.merchant_id)?.has(sendFlagOf(event))) continue;
       const ctx = contexts.get(row.merchant_id) ?? workerContext(services, tx, row.merchant_id);
       contexts.set(row.merchant_id, ctx);
       const debit = {
@@ -212,15 +219,22 @@ export async function settleDue(services: CoreServices, options: SettlementOptio
   const batchSize = options.batchSize ?? 500;
   const lanes = options.lanes ?? 3;
   let settled = 0;
-  await Promise.all(
+  let failed = false;
+  // Every lane stops before the run ends, failed or not: a lane still working must not overlap the next run.
+  const outcomes = await Promise.allSettled(
     Array.from({ length: lanes }, async () => {
-      for (;;) {
-        const count = await settleBatch(services, batchSize);
+      while (!failed) {
+        const count = await settleBatch(services, batchSize).catch((error: unknown) => {
+          failed = true;
+          throw error;
+        });
         settled += count;
         if (count === 0) return; // a short batch may have made new steps due (a return after its collection)
       }
     }),
   );
+  const failure = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (failure) throw failure.reason;
   return settled;
 }
 
