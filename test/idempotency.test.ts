@@ -375,6 +375,29 @@ describe('declines are stored', () => {
     expect(await payments(merchant)).toBe(0);
     expectReplay(again, first, key);
   });
+
+  it('many concurrent keyed declines, more than core has connections, each report one Decline', async () => {
+    // Core runs with 8 connections here; a decline's event is written in its key's own transaction.
+    const merchant = await stack.newMerchant();
+    const config = {
+      ipnDestinations: [{ ipnUrl: 'http://127.0.0.1:9/ipn', sendDecline: true }],
+      ensureNotificationReceipt: false,
+      receiveAffiliateNotifications: false,
+    };
+    expectStatus(await api.post('/notification-config', config, as(merchant)), 200);
+    const body = saleBody({ amount: 10.51 }); // INSUFFICIENT_FUNDS
+    const keys = Array.from({ length: 20 }, newKey);
+    const replies = await Promise.all(keys.map((key) => sale(keyed(key, as(merchant)), body)));
+    for (const reply of replies) expectError(reply, 400, 'INSUFFICIENT_FUNDS', 14002);
+    const replays = await Promise.all(keys.slice(0, 5).map((key) => sale(keyed(key, as(merchant)), body)));
+    for (const [index, again] of replays.entries()) {
+      expectReplay(again, replies[index] as Reply, keys[index] as string);
+    }
+    const declines = () =>
+      count("select count(*) from ipn_delivery where merchant_id = $1 and event = 'Decline'", [merchant.id]);
+    expect(await declines()).toBe(20);
+    expectStatus(await sale(as(merchant)), 200); // and core still answers
+  });
 });
 
 describe('merchant scope', () => {

@@ -608,6 +608,19 @@ describe('hosted payment fields tokens', () => {
     expectError(await bind(token), 400, 'INVALID_PAYMENT_DETAILS', 20012);
   });
 
+  it('pays once when several sales race with one token', async () => {
+    for (let round = 0; round < 4; round++) {
+      const token = await boundToken();
+      const replies = await Promise.all(
+        Array.from({ length: 6 }, () => api.post('/transactions', saleWith({ pfToken: token }))),
+      );
+      expect(replies.filter((reply) => reply.status === 200)).toHaveLength(1);
+      for (const reply of replies.filter((r) => r.status !== 200)) {
+        expectError(reply, 400, 'INVALID_PAYMENT_DETAILS', 20012);
+      }
+    }
+  });
+
   it('refuses an unbound token in a sale with 400 20012', async () => {
     const token = await newToken();
 

@@ -7,7 +7,7 @@ import { renderErrors } from './http/errors.ts';
 import { requestFormat } from './http/format.ts';
 import { idempotencyKey } from './http/idempotency.ts';
 import { checkApiVersion } from './http/version.ts';
-import type { Logger } from './log.ts';
+import { type Logger, loggablePath } from './log.ts';
 import { altTransactionRoutes } from './routes/alt-transactions.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { clockRoutes } from './routes/clock.ts';
@@ -83,11 +83,6 @@ export function createFacade({ core, log, xmlNamespace, authCacheSeconds, logReq
   app.use(merchantRoutes.routes());
   app.use(merchantRoutes.allowedMethods());
   return app;
-}
-
-/** A payment fields token in a path is a credential for the card bound to it: it stays out of the log. */
-function loggablePath(path: string): string {
-  return path.replace(/(\/payment-fields-tokens\/)[^/]+/, '$1[token]');
 }
 
 async function authenticate(core: CoreClient, username: string, password: string): Promise<number | null> {

@@ -27,3 +27,8 @@ export function createLogger(
     error: (message, fields) => write('error', message, fields),
   };
 }
+
+/** A payment fields token in a path is a credential for the card bound to it: it stays out of the log. */
+export function loggablePath(path: string): string {
+  return path.replace(/(\/payment-fields-tokens\/)[^/]+/, '$1[token]');
+}

@@ -1,7 +1,5 @@
-import { type EntityManager, TransactionPropagation } from '@mikro-orm/postgresql';
-import { DomainError, type ErrorName, minorToDecimal } from '@paywire/contracts';
-import type { MerchantContext } from '../context.ts';
-import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
+import { type ErrorName, minorToDecimal } from '@paywire/contracts';
+import { type EventParameters, ipnDate, ReportedFailure } from '../ipn/events.ts';
 import type { CardTransaction } from './entities.ts';
 
 /** What an event tells of the card paid with: a vaulted card, or the card behind a wallet token. */
@@ -45,22 +43,8 @@ export function cardEventParameters(
 }
 
 /** A processor decline, carrying what its Decline event reports. */
-export class CardDeclined extends DomainError {
-  readonly parameters: EventParameters;
-
+export class CardDeclined extends ReportedFailure {
   constructor(reason: ErrorName, description: string, parameters: EventParameters) {
-    super(reason, description);
-    this.parameters = parameters;
+    super(reason, description, 'Decline', parameters);
   }
-}
-
-/**
- * A decline rolls its transaction back (and, for a keyed call, the idempotency savepoint), so its event is
- * written in a transaction of its own: every decline that happened is reported, and a replayed one never
- * runs again to be reported twice.
- */
-export async function recordDecline(ctx: MerchantContext, declined: CardDeclined): Promise<void> {
-  await ctx.em.transactional((em: EntityManager) => recordEvent(ctx, em, 'Decline', declined.parameters), {
-    propagation: TransactionPropagation.REQUIRES_NEW,
-  });
 }

@@ -17,7 +17,7 @@ import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inOrder } from '../db/json-order.ts';
 import { inTransaction } from '../db/transaction.ts';
-import { isEventWanted, recordEvent } from '../ipn/events.ts';
+import { isEventWanted, ReportedFailure, recordEvent, recordReportedFailure } from '../ipn/events.ts';
 import type { Shopper } from '../shoppers/entities.ts';
 import {
   type CardFacts,
@@ -40,7 +40,7 @@ import {
 import type { DecodedWalletToken } from '../wallets/token.ts';
 import type { DeclineReason } from './acquirer.ts';
 import { CardTransaction, Refund } from './entities.ts';
-import { CardDeclined, type CardView, cardEventParameters, recordDecline } from './events.ts';
+import { CardDeclined, type CardView, cardEventParameters } from './events.ts';
 import { insertSale, type SaleCard, type SaleColumns, type SaleShopper } from './sale-writer.ts';
 
 type CreateTransaction = z.output<typeof createTransactionInput>;
@@ -223,7 +223,13 @@ export async function createTransaction(
       processing,
       authorizedAt: now,
     };
-    const written = await insertSale(em, ctx.merchantId, source.shopper, source.card, sale);
+    // An approval with no sale to show for it must not hold the shopper's funds.
+    const written = await insertSale(em, ctx.merchantId, source.shopper, source.card, sale).catch(
+      async (error: unknown) => {
+        await ctx.acquirer.reverse(processing.networkTransactionId);
+        throw error;
+      },
+    );
     const transaction: TransactionState = {
       ...sale,
       id: written.transactionId,
@@ -238,7 +244,7 @@ export async function createTransaction(
     );
     return present(transaction);
   }).catch(async (error: unknown) => {
-    if (error instanceof CardDeclined) await recordDecline(ctx, error);
+    if (error instanceof ReportedFailure) await recordReportedFailure(ctx, error);
     throw error;
   });
 }

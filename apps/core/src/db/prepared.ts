@@ -13,15 +13,18 @@ const marker = '/* prepared */ ';
  */
 export function prepareMarkedStatements(pool: Pool): void {
   pool.on('connect', (client) => {
-    const query = client.query.bind(client) as (config: QueryConfig | string, values?: unknown[]) => unknown;
-    client.query = ((text: QueryConfig | string, values?: unknown[]) =>
-      typeof text === 'string' && text.startsWith(marker)
-        ? query({
-            name: `pw_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`,
-            text,
-            values: values ?? [],
-          })
-        : query(text, values)) as typeof client.query;
+    const query = client.query.bind(client) as (config: QueryConfig | string, ...rest: unknown[]) => unknown;
+    client.query = ((text: QueryConfig | string, values?: unknown[], ...rest: unknown[]) =>
+      typeof text === 'string' && text.startsWith(marker) && (values === undefined || Array.isArray(values))
+        ? query(
+            {
+              name: `pw_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`,
+              text,
+              values: values ?? [],
+            },
+            ...rest,
+          )
+        : query(text, values, ...rest)) as typeof client.query;
   });
 }
 

@@ -12,6 +12,7 @@ import type { MerchantContext } from '../context.ts';
 import { executePrepared } from '../db/prepared.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { isDomainFailure, publicErrorBody, ReplayedFailure } from '../errors.ts';
+import { ReportedFailure, recordEvent } from '../ipn/events.ts';
 import { type FactsRow, factsColumns, factsOf, factsSource } from '../merchants/facts.ts';
 import type { StoredOutcome } from './entities.ts';
 
@@ -92,6 +93,9 @@ export async function runIdempotently<R extends Result>(
     if (!result.ok) {
       await em.execute('rollback to savepoint idempotent_call');
       em.clear(); // what the failed procedure left in the unit of work must not be flushed at commit
+      // A failure that is an event (a decline) is reported with the stored answer: once, whatever the retries.
+      const { cause } = result.error;
+      if (cause instanceof ReportedFailure) await recordEvent(ctx, em, cause.event, cause.parameters);
     }
     const outcome = storable(result);
     if (!outcome) {

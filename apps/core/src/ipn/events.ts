@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { type IpnEvent, sendFlagOf, transactionTypeOf } from '@paywire/contracts';
+import { type EntityManager, TransactionPropagation } from '@mikro-orm/postgresql';
+import {
+  DomainError,
+  type ErrorName,
+  type IpnEvent,
+  sendFlagOf,
+  transactionTypeOf,
+} from '@paywire/contracts';
 import { fromKysely } from 'pg-boss';
 import type { MerchantContext } from '../context.ts';
 import { executePrepared } from '../db/prepared.ts';
@@ -90,4 +96,28 @@ export async function recordEvent(
       },
     );
   }
+}
+
+/** A domain failure that is an event in itself (a decline): reported although the call's writes roll back. */
+export class ReportedFailure extends DomainError {
+  readonly event: IpnEvent;
+  readonly parameters: EventParameters;
+
+  constructor(reason: ErrorName, description: string, event: IpnEvent, parameters: EventParameters) {
+    super(reason, description);
+    this.event = event;
+    this.parameters = parameters;
+  }
+}
+
+/**
+ * Records a failure's event after its call rolled back. A keyed call's failure is recorded by the
+ * idempotency middleware in the key's own transaction, so it commits once, with the stored answer; any other
+ * in a transaction of its own. Nothing opens when no destination wants the event.
+ */
+export async function recordReportedFailure(ctx: MerchantContext, failure: ReportedFailure): Promise<void> {
+  if (ctx.idempotency || !(await isEventWanted(ctx, ctx.em, failure.event))) return;
+  await ctx.em.transactional((em: EntityManager) => recordEvent(ctx, em, failure.event, failure.parameters), {
+    propagation: TransactionPropagation.REQUIRES_NEW,
+  });
 }

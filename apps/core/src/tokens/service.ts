@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
 import {
   type BoundToken,
   type bindTokenInput,
@@ -48,7 +48,12 @@ export async function bindToken(
   input: z.output<typeof bindTokenInput>,
 ): Promise<BoundToken> {
   return ctx.em.transactional(async (em) => {
-    const token = await em.findOne(PaymentFieldsToken, { token: input.token });
+    // Locked: a binding racing the sale that spends the token must not put a card (and CVV) back on it.
+    const token = await em.findOne(
+      PaymentFieldsToken,
+      { token: input.token },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
     const now = token && (await merchantNow(em, token.merchantId, ctx.mode));
     if (!token || !now || token.usedAt || token.expiresAt <= now) throw unusable('token');
     const [month, year] = input.expDate.split('/') as [string, string];
@@ -75,7 +80,11 @@ export async function bindToken(
   });
 }
 
-/** Takes the card out of a token for one transaction: the token is spent and its sealed card (with CVV) erased. */
+/**
+ * Takes the card out of a token for one transaction: the token is spent and its sealed card (with CVV)
+ * erased. The row is locked until the caller's transaction ends, so of concurrent sales with one token one
+ * spends it and the others, once it commits, find it used.
+ */
 export async function consumeToken(
   ctx: MerchantContext,
   em: EntityManager,
@@ -83,7 +92,11 @@ export async function consumeToken(
   now: Date,
   property = 'pfToken',
 ): Promise<CardMaterial> {
-  const token = await em.findOne(PaymentFieldsToken, { token: value, merchantId: ctx.merchantId });
+  const token = await em.findOne(
+    PaymentFieldsToken,
+    { token: value, merchantId: ctx.merchantId },
+    { lockMode: LockMode.PESSIMISTIC_WRITE },
+  );
   if (!token?.sealedCard || token.usedAt || token.expiresAt <= now) throw unusable(property);
   const card = JSON.parse(ctx.vault.open(token.sealedCard)) as CardMaterial;
   token.usedAt = now;

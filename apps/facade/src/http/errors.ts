@@ -9,7 +9,7 @@ import {
 import { XmlInputError } from '@paywire/xml';
 import { TRPCClientError } from '@trpc/client';
 import type { Middleware } from 'koa';
-import type { Logger } from '../log.ts';
+import { type Logger, loggablePath } from '../log.ts';
 import { xmlShapes } from '../xml-shapes.ts';
 import { respond } from './respond.ts';
 
@@ -60,7 +60,7 @@ export function renderErrors(log: Logger): Middleware {
     } catch (error) {
       let body = errorBody(error);
       if (!body) {
-        log.error('unexpected error', { method: ctx.method, path: ctx.path, error });
+        log.error('unexpected error', { method: ctx.method, path: loggablePath(ctx.path), error });
         body = single('INTERNAL_ERROR', 'an unexpected error occurred; it has been logged');
       }
       const status = statusOf(body);

@@ -11,7 +11,8 @@ export class IdempotencyClaim extends Migration {
       returns table ("locked" boolean, "fingerprint" varchar, "outcome" text, "expires_at" timestamptz)
       language plpgsql volatile as $$
       begin
-        if not pg_try_advisory_xact_lock(p_merchant, hashtext(p_key)) then
+        -- one 64-bit lock per merchant and key: two keys practically never share one
+        if not pg_try_advisory_xact_lock(hashtextextended(p_merchant || ':' || p_key, 0)) then
           return query select false, null::varchar, null::text, null::timestamptz;
           return;
         end if;
