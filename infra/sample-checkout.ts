@@ -29,6 +29,8 @@ interface Order {
   token: string;
   amount: string;
   currency: string;
+  /** Answered attempts to pay: a declined card may be replaced in the fields and paid again. */
+  attempts: number;
   paid?: PaymentResult;
 }
 
@@ -83,7 +85,7 @@ export function createSampleCheckout(options: SampleCheckoutOptions): Server {
     });
     if (response.status !== 201) throw await paywireError(response);
     const token = response.headers.get('location')?.split('/').pop() ?? '';
-    const order = { id: `order-${randomBytes(6).toString('hex')}`, token, amount, currency };
+    const order = { id: `order-${randomBytes(6).toString('hex')}`, token, amount, currency, attempts: 0 };
     if (orders.size >= maxOpenOrders) orders.delete(orders.keys().next().value as string);
     orders.set(token, order);
     return order;
@@ -98,7 +100,8 @@ export function createSampleCheckout(options: SampleCheckoutOptions): Server {
         authorization,
         'content-type': 'application/json',
         accept: 'application/json',
-        'idempotency-key': order.id, // a retried /pay never charges twice
+        // A retry of this attempt (no answer came) never charges twice; a new card after a decline is a new attempt.
+        'idempotency-key': `${order.id}-${order.attempts}`,
       },
       body: JSON.stringify({
         cardTransactionType: 'AUTH_CAPTURE',
@@ -109,7 +112,10 @@ export function createSampleCheckout(options: SampleCheckoutOptions): Server {
         softDescriptor: 'PAYWIRE SAMPLE',
       }),
     });
-    if (response.status !== 200) throw await paywireError(response);
+    if (response.status !== 200) {
+      order.attempts += 1;
+      throw await paywireError(response);
+    }
     const sale = (await response.json()) as {
       transactionId: string;
       currency: string;
