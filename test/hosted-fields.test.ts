@@ -87,6 +87,17 @@ describe('GET /payment-fields-tokens/{token}/form', () => {
     expectStrictPage(response, merchant);
   });
 
+  it('keeps the token to the first origin that framed it: another site gets the 404 page', async () => {
+    const token = await newToken();
+    const framedBy = (site: string) =>
+      browserGet(`/payment-fields-tokens/${token}/form?origin=${encodeURIComponent(site)}`);
+    expect((await framedBy('https://shop.example')).status).toBe(200);
+    const elsewhere = await framedBy('https://evil.example');
+    expect(elsewhere.status).toBe(404);
+    expect(await elsewhere.text()).toContain('This payment form is not available');
+    expect((await framedBy('https://shop.example')).status).toBe(200); // a reload of the checkout
+  });
+
   it('holds no secret: not the token, no credentials, no card field names a plain form could submit', async () => {
     const token = await newToken();
     const response = await browserGet(`/payment-fields-tokens/${token}/form`);

@@ -23,9 +23,13 @@ export const bindTokenInput = z
 
 export type BindTokenInput = z.input<typeof bindTokenInput>;
 
-export const tokenInput = z.object({ token: text(100) });
+/** The hosted fields page opening for a token, framed by the page at `origin` (none: not framed). */
+export const formOpeningInput = z.object({ token: text(100), origin: text(200).optional() });
 
-/** Whether a card can still be bound to the token and paid with: known, unused and unexpired. */
+/**
+ * Whether the form may be shown: the token is known, unused and unexpired, and the first origin that
+ * framed its form is this one.
+ */
 export interface TokenState {
   usable: boolean;
 }

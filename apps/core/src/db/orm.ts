@@ -17,6 +17,7 @@ import { Orders } from './migrations/0005-orders.ts';
 import { Wallets } from './migrations/0006-wallets.ts';
 import { IdempotencyClaim } from './migrations/0007-idempotency-claim.ts';
 import { MerchantTransactionIds } from './migrations/0008-merchant-transaction-ids.ts';
+import { TokenEmbeddingOrigin } from './migrations/0009-token-embedding-origin.ts';
 import { prepareMarkedStatements } from './prepared.ts';
 
 export const entities = [
@@ -49,6 +50,7 @@ const migrationsList = [
   { name: '0006-wallets', class: Wallets },
   { name: '0007-idempotency-claim', class: IdempotencyClaim },
   { name: '0008-merchant-transaction-ids', class: MerchantTransactionIds },
+  { name: '0009-token-embedding-origin', class: TokenEmbeddingOrigin },
 ];
 
 export async function openDatabase(databaseUrl: string, poolSize: number): Promise<MikroORM> {

@@ -9,6 +9,8 @@ export const PaymentFieldsToken = defineEntity({
     sealedCard: p.text().nullable(),
     expiresAt: p.datetime(),
     usedAt: p.datetime().nullable(),
+    /** The origin of the page that first framed the token's form; no other may frame it. */
+    embeddingOrigin: p.string().length(200).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

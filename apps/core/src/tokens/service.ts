@@ -6,6 +6,7 @@ import {
   brandOf,
   type CardBrand,
   DomainError,
+  type formOpeningInput,
   isExpired,
   type TokenState,
   tokenLifetimeMinutes,
@@ -35,11 +36,27 @@ export async function createToken(ctx: MerchantContext): Promise<string> {
   return token;
 }
 
-/** Known, unused and unexpired by its merchant's clock; whether a card is bound does not matter. */
-export async function tokenState(ctx: CallContext, value: string): Promise<TokenState> {
-  const token = await ctx.em.findOne(PaymentFieldsToken, { token: value });
-  if (!token || token.usedAt) return { usable: false };
-  return { usable: token.expiresAt > (await merchantNow(ctx.em, token.merchantId, ctx.mode)) };
+/**
+ * The hosted fields page asks before it shows the form: the token must be known, unused and unexpired by
+ * its merchant's clock (bound or not). The first origin that frames the form keeps it: a token taken from
+ * the merchant's checkout cannot be framed on another site afterwards.
+ */
+export async function openForm(
+  ctx: CallContext,
+  input: z.output<typeof formOpeningInput>,
+): Promise<TokenState> {
+  return ctx.em.transactional(async (em) => {
+    const token = await em.findOne(
+      PaymentFieldsToken,
+      { token: input.token },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
+    if (!token || token.usedAt) return { usable: false };
+    if (token.expiresAt <= (await merchantNow(em, token.merchantId, ctx.mode))) return { usable: false };
+    if (input.origin === undefined) return { usable: true };
+    token.embeddingOrigin ??= input.origin;
+    return { usable: token.embeddingOrigin === input.origin };
+  });
 }
 
 /** The shopper's browser binds card data; the token itself is the credential. Rebinding replaces the card. */

@@ -104,8 +104,8 @@ export function hostedFieldsRoutes(router: Router, core: CoreClient): void {
     ctx.body = asset.body;
   });
 
-  // The card form for one token; no form for a token that cannot be used (a token that expires while the
-  // shopper types is refused by the PUT, and form.js then replaces the form with a clear message).
+  // The card form for one token; no form for a token that cannot be used or that another origin framed first
+  // (a token that expires while the shopper types is refused by the PUT, and form.js then says so).
   router.get('/payment-fields-tokens/:token/form', async (ctx) => {
     const origin = embeddingOrigin(ctx.query.origin);
     securityHeaders(ctx);
@@ -113,19 +113,22 @@ export function hostedFieldsRoutes(router: Router, core: CoreClient): void {
     ctx.set('Content-Security-Policy', pagePolicy(origin));
     ctx.type = 'text/html; charset=utf-8';
     const token = ctx.params.token ?? '';
-    if (!tokenPattern.test(token) || !(await core.tokens.status.query({ token })).usable) {
-      ctx.status = 404;
-      ctx.body = messagePage(
-        'TOKEN_UNUSABLE',
-        'This payment form is not available',
-        'The link is not valid, has expired or has already been used. Return to the checkout and start again; no payment was made.',
-      );
-    } else if (origin === null) {
+    if (origin === null) {
       ctx.status = 400;
       ctx.body = messagePage(
         'BAD_EMBEDDING',
         'This payment form cannot be shown here',
         'The page embedding it gave no valid origin. No card data was requested.',
+      );
+    } else if (
+      !tokenPattern.test(token) ||
+      !(await core.tokens.openForm.mutate({ token, ...(origin ? { origin } : {}) })).usable
+    ) {
+      ctx.status = 404;
+      ctx.body = messagePage(
+        'TOKEN_UNUSABLE',
+        'This payment form is not available',
+        'The link is not valid, has expired, has already been used or belongs to another page. Return to the checkout and start again; no payment was made.',
       );
     } else {
       ctx.status = 200;
