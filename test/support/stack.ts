@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { type Acquirer, type RunningCore, startCore } from '@paywire/core';
+import { type Acquirer, type CoreOptions, type RunningCore, startCore } from '@paywire/core';
 import { createCoreClient, createFacade, createLogger } from '@paywire/facade';
 import { inject } from 'vitest';
 import { migrateDatabase } from '../../infra/database.ts';
@@ -19,6 +19,8 @@ export interface Stack {
   baseUrl: string;
   databaseUrl: string;
   core: RunningCore;
+  /** The options core was started with (database, mode, card key...): a second core can share them. */
+  coreOptions: CoreOptions;
   merchant: TestMerchant;
   newMerchant(): Promise<TestMerchant>;
   /** Every line the facade and core logged during the file's tests. */
@@ -85,7 +87,7 @@ export async function startStack(
 ): Promise<Stack> {
   const databaseUrl = await newDatabase();
   const logs: string[] = [];
-  const core = await startCore({
+  const coreOptions: CoreOptions = {
     databaseUrl,
     port: 0,
     mode: options.mode ?? 'sandbox',
@@ -94,12 +96,14 @@ export async function startStack(
     poolSize: 8,
     ipnRetryDelaySeconds: 1,
     logError: (message, fields) => logs.push(JSON.stringify({ message, ...fields })),
-  });
+  };
+  const core = await startCore(coreOptions);
   const facade = await startFacade(core.url, (line) => logs.push(line));
   return {
     baseUrl: facade.baseUrl,
     databaseUrl,
     core,
+    coreOptions,
     merchant: await newMerchant(databaseUrl),
     newMerchant: () => newMerchant(databaseUrl),
     logs,
