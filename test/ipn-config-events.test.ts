@@ -1,12 +1,11 @@
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { setTimeout as delay } from 'node:timers/promises';
 import { createCoreClient } from '@paywire/facade';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CallOptions, client, type Reply, saleBody } from './support/http.ts';
+import { type IpnReceiver, type ReceivedIpn, startIpnReceiver } from './support/ipn-receiver.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
+import { waitFor } from './support/wait.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // Instant payment notifications (interface.md: IPN configuration, endpoint 7, Events, Versioning;
@@ -68,89 +67,21 @@ const version2 = { 'bluesnap-version': '2.0' };
 
 // --- the receiver -----------------------------------------------------------------------------------------
 
-interface Received {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-  params: URLSearchParams;
-  at: number;
-}
-
-interface Receiver {
-  origin: string;
-  requests: Received[];
-  /** A fresh path on the receiver, so each test reads only its own deliveries. */
-  newHook(): string;
-  close(): Promise<void>;
-}
-
-async function startReceiver(): Promise<Receiver> {
-  const requests: Received[] = [];
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      // Recorded before answering: once core marks a delivery delivered, its request is in this list.
-      requests.push({
-        method: request.method ?? '',
-        path: request.url ?? '',
-        headers: request.headers,
-        body,
-        params: new URLSearchParams(body),
-        at: Date.now(),
-      });
-      response.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    origin,
-    requests,
-    newHook: () => `${origin}/ipn/${randomBytes(6).toString('hex')}`,
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
-}
-
-/** The requests that reached one hook URL, in arrival order. */
-const arrivedAt = (receiver: Receiver, hook: string) =>
-  receiver.requests.filter((request) => `${receiver.origin}${request.path}` === hook);
-
-/** Polls until probe gives a value (not undefined/false), for at most timeoutMs, in 50 ms steps. */
-async function waitFor<T>(
-  what: string,
-  probe: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await delay(50);
-  }
-}
-
 /** Waits for the first request at hook whose transactionType and referenceNumber match. */
-const arrival = (receiver: Receiver, hook: string, transactionType: string, referenceNumber?: string) =>
+const arrival = (receiver: IpnReceiver, hook: string, transactionType: string, referenceNumber?: string) =>
   waitFor(`${transactionType} ${referenceNumber ?? ''} at ${hook}`, () =>
-    arrivedAt(receiver, hook).find(
-      (request) =>
-        request.params.get('transactionType') === transactionType &&
-        (referenceNumber === undefined || request.params.get('referenceNumber') === referenceNumber),
-    ),
+    receiver
+      .at(hook)
+      .find(
+        (request) =>
+          request.params.get('transactionType') === transactionType &&
+          (referenceNumber === undefined || request.params.get('referenceNumber') === referenceNumber),
+      ),
   );
 
 // --- Standard Webhooks, verified independently of the implementation ---------------------------------------
 
-function verifies(secret: string, request: Received): boolean {
+function verifies(secret: string, request: ReceivedIpn): boolean {
   const id = String(request.headers['webhook-id'] ?? '');
   const timestamp = String(request.headers['webhook-timestamp'] ?? '');
   const header = String(request.headers['webhook-signature'] ?? '');
@@ -173,10 +104,10 @@ let stack: Stack;
 let api: ReturnType<typeof client>;
 let core: ReturnType<typeof createCoreClient>;
 let db: pg.Client;
-let receiver: Receiver;
+let receiver: IpnReceiver;
 
 beforeAll(async () => {
-  [stack, receiver] = await Promise.all([startStack(), startReceiver()]);
+  [stack, receiver] = await Promise.all([startStack(), startIpnReceiver()]);
   api = client(stack);
   core = createCoreClient(stack.core.url);
   db = new pg.Client({ connectionString: stack.databaseUrl });
@@ -287,7 +218,7 @@ interface CardIpn {
 }
 
 /** The parameters decisions.md requires of a card event, its authKey, and no card secrets in the body. */
-function expectCardIpn(request: Received, expected: CardIpn, secret: string) {
+function expectCardIpn(request: ReceivedIpn, expected: CardIpn, secret: string) {
   expect(request.method).toBe('POST');
   expect(request.headers['content-type']).toMatch(/^application\/x-www-form-urlencoded/);
   const params = Object.fromEntries(request.params);
@@ -610,7 +541,7 @@ describe('card events reach the receiver', () => {
     expect(rows.map((row) => [row.event, row.reference_number, row.destination])).toEqual([
       ['Charge', paid.transactionId, hook],
     ]);
-    expect(arrivedAt(receiver, hook)).toHaveLength(1);
+    expect(receiver.at(hook)).toHaveLength(1);
   });
 
   it('AUTH_ONLY sends AUTH_ONLY; its capture sends CHARGE for the captured amount', async () => {
@@ -642,7 +573,7 @@ describe('card events reach the receiver', () => {
       secret,
     );
     await settled(merchant);
-    expect(arrivedAt(receiver, hook).map((request) => request.params.get('transactionType'))).toEqual([
+    expect(receiver.at(hook).map((request) => request.params.get('transactionType'))).toEqual([
       'AUTH_ONLY',
       'CHARGE',
     ]);
@@ -717,7 +648,7 @@ describe('card events reach the receiver', () => {
 
     const rows = await settled(merchant);
     expect(rows.map((row) => row.event)).toEqual(['Decline']);
-    expect(arrivedAt(receiver, hook)).toHaveLength(1);
+    expect(receiver.at(hook)).toHaveLength(1);
   });
 });
 
@@ -778,12 +709,8 @@ describe('send flags', () => {
       ['Charge', loud],
       ['Refund', quiet],
     ]);
-    expect(arrivedAt(receiver, quiet).map((request) => request.params.get('transactionType'))).toEqual([
-      'REFUND',
-    ]);
-    expect(arrivedAt(receiver, loud).map((request) => request.params.get('transactionType'))).toEqual([
-      'CHARGE',
-    ]);
+    expect(receiver.at(quiet).map((request) => request.params.get('transactionType'))).toEqual(['REFUND']);
+    expect(receiver.at(loud).map((request) => request.params.get('transactionType'))).toEqual(['CHARGE']);
   });
 
   it('with no configuration nothing is recorded or sent', async () => {
@@ -802,7 +729,7 @@ describe('send flags', () => {
     await arrival(receiver, hook, 'CHARGE', heard.transactionId);
     const rows = await settled(merchant);
     expect(rows.map((row) => row.reference_number)).toEqual([heard.transactionId]);
-    expect(arrivedAt(receiver, hook).map((request) => request.params.get('referenceNumber'))).toEqual([
+    expect(receiver.at(hook).map((request) => request.params.get('referenceNumber'))).toEqual([
       heard.transactionId,
     ]);
     expect(unheard.transactionId).not.toBe(heard.transactionId);
@@ -828,7 +755,7 @@ describe('rolled back or replayed writes send nothing', () => {
       ['Charge', first.transactionId],
       ['Charge', control.transactionId],
     ]);
-    const charges = arrivedAt(receiver, hook);
+    const charges = receiver.at(hook);
     expect(charges.map((request) => request.params.get('referenceNumber')).sort()).toEqual(
       [first.transactionId, control.transactionId].sort(),
     );
@@ -852,7 +779,7 @@ describe('rolled back or replayed writes send nothing', () => {
       'Charge',
     ]);
     expect(
-      arrivedAt(receiver, hook).filter((request) => request.params.get('referenceNumber') === transactionId),
+      receiver.at(hook).filter((request) => request.params.get('referenceNumber') === transactionId),
     ).toHaveLength(1);
   });
 
@@ -873,9 +800,9 @@ describe('rolled back or replayed writes send nothing', () => {
     await arrival(receiver, hook, 'CHARGE', control.transactionId);
     const rows = await settled(merchant);
     expect(rows.map((row) => row.event).sort()).toEqual(['Charge', 'Decline']);
-    const declines = arrivedAt(receiver, hook).filter(
-      (request) => request.params.get('transactionType') === 'DECLINE',
-    );
+    const declines = receiver
+      .at(hook)
+      .filter((request) => request.params.get('transactionType') === 'DECLINE');
     expect(declines.map((request) => request.params.get('merchantTransactionId'))).toEqual([
       merchantTransactionId,
     ]);
@@ -923,11 +850,11 @@ describe('delivery log and redelivery (core procedures)', () => {
 
     await core.ipn.redeliver.mutate({ deliveryId: delivery.deliveryId }, acting(merchant));
     const both = await waitFor('the redelivery', () => {
-      const arrived = arrivedAt(receiver, hook);
+      const arrived = receiver.at(hook);
       return arrived.length >= 2 && arrived;
     });
     expect(both).toHaveLength(2);
-    const again = both[1] as Received;
+    const again = both[1] as ReceivedIpn;
     expect(again.body).toBe(original.body);
     expect(again.headers['webhook-id']).toBe(original.headers['webhook-id']);
     expect(verifies(await secretOf(merchant), again)).toBe(true);
@@ -990,7 +917,7 @@ describe('outbound safety in live mode', () => {
     }
     expect(log.map((entry) => entry.destination)).toHaveLength(targets.length);
     // All destinations share the hook's path; refused deliveries are final, so nothing comes later.
-    expect(arrivedAt(receiver, hook)).toEqual([]);
+    expect(receiver.at(hook)).toEqual([]);
 
     // The live stack still records what it would have sent, marked as not a test.
     const liveDb = new pg.Client({ connectionString: live.databaseUrl });

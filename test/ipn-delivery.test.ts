@@ -17,6 +17,7 @@ import {
   type TestFacade,
   type TestMerchant,
 } from './support/stack.ts';
+import { waitFor } from './support/wait.ts';
 
 /**
  * Reliable IPN delivery (decisions.md, "IPN delivery"): real sales through the facade produce CHARGE
@@ -25,25 +26,7 @@ import {
  */
 
 // ---------------------------------------------------------------------------------------------------------
-// Helpers: bounded polling, a recording receiver, a facade + core stack of our own, database reads.
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `probe` until it returns something truthy; fails after `timeoutMs` naming what it waited for. */
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined | null | false> | T | undefined | null | false,
-  timeoutMs = 15_000,
-  intervalMs = 50,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`gave up after ${timeoutMs} ms waiting for ${what}`);
-    await pause(intervalMs);
-  }
-}
+// Helpers: a recording receiver, a facade + core stack of our own, database reads.
 
 interface Received {
   path: string;

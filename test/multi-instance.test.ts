@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type RunningCore, startCore } from '@paywire/core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CallOptions, client, type Reply, saleBody } from './support/http.ts';
+import { type IpnReceiver, type ReceivedIpn, startIpnReceiver } from './support/ipn-receiver.ts';
 import { type Stack, startFacade, startStack, type TestFacade, type TestMerchant } from './support/stack.ts';
+import { waitFor } from './support/wait.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // Horizontal scale (design.md, "test": the multi-instance tests): two cores on ONE database, each behind a
@@ -21,60 +21,19 @@ const SEPA_OUTCOMES = [
   { iban: 'DE35370400440532013002', final: 'REFUNDED', settled: 'Charge', returned: true },
 ] as const;
 
-// --- an IPN receiver on 127.0.0.1 that acknowledges everything ---------------------------------------------
-
-interface Received {
-  path: string;
-  webhookId: string;
-  form: URLSearchParams;
-}
-
-interface Receiver {
-  origin: string;
-  on(path: string): Received[];
-  close(): Promise<void>;
-}
-
-async function startReceiver(): Promise<Receiver> {
-  const requests: Received[] = [];
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      requests.push({
-        path: new URL(request.url ?? '/', 'http://receiver').pathname,
-        webhookId: String(request.headers['webhook-id'] ?? ''),
-        form: new URLSearchParams(Buffer.concat(chunks).toString('utf8')),
-      });
-      response.writeHead(200).end('ok');
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    on: (path) => requests.filter((request) => request.path === path),
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
-}
-
 // --- two cores, two facades, one database ------------------------------------------------------------------
 
 let stack: Stack;
 let secondCore: RunningCore;
 let secondFacade: TestFacade;
-let receiver: Receiver;
+let receiver: IpnReceiver;
 let db: pg.Pool;
 /** Facade A (the stack's, in front of the first core) and facade B (in front of the second core). */
 let viaA: ReturnType<typeof client>;
 let viaB: ReturnType<typeof client>;
 
 beforeAll(async () => {
-  [stack, receiver] = await Promise.all([startStack(), startReceiver()]);
+  [stack, receiver] = await Promise.all([startStack(), startIpnReceiver()]);
   secondCore = await startCore({
     ...stack.coreOptions,
     logError: (message, fields) => stack.logs.push(JSON.stringify({ core: 'second', message, ...fields })),
@@ -100,22 +59,6 @@ const as = (merchant: TestMerchant, options: CallOptions = {}): CallOptions => (
 function expectStatus(reply: Reply, status: number): Reply {
   expect(reply.status, reply.text).toBe(status);
   return reply;
-}
-
-/** Polls `probe` until it returns something truthy; fails after `timeoutMs` naming what it waited for. */
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined | null | false>,
-  timeoutMs: number,
-  intervalMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`gave up after ${timeoutMs} ms waiting for ${what}`);
-    await delay(intervalMs);
-  }
 }
 
 async function count(sql: string, params: unknown[]): Promise<number> {
@@ -176,14 +119,14 @@ async function allDeliveriesFinished(merchant: TestMerchant, expected: number): 
 }
 
 /** Each webhook-id once, and as many requests as delivery rows, each naming its row's reference. */
-function expectEachDeliveredOnce(received: Received[], rows: DeliveryRow[]): void {
-  const ids = received.map((request) => request.webhookId);
+function expectEachDeliveredOnce(received: ReceivedIpn[], rows: DeliveryRow[]): void {
+  const ids = received.map((request) => String(request.headers['webhook-id']));
   expect(ids.length - new Set(ids).size, 'webhook-ids received more than once').toBe(0);
   expect(received).toHaveLength(rows.length);
   expect(new Set(ids)).toEqual(new Set(rows.map((row) => `ipn_${row.id}`)));
   for (const row of rows) {
-    const request = received.find((candidate) => candidate.webhookId === `ipn_${row.id}`);
-    expect(request?.form.get('referenceNumber')).toBe(row.reference_number);
+    const request = received.find((candidate) => String(candidate.headers['webhook-id']) === `ipn_${row.id}`);
+    expect(request?.params.get('referenceNumber')).toBe(row.reference_number);
   }
 }
 
@@ -332,7 +275,7 @@ describe('two cores on one database', () => {
 
     // And each of those rows reached the receiver once, whichever core's worker took its job.
     const rows = await allDeliveriesFinished(merchant, expectedEvents.size);
-    expectEachDeliveredOnce(receiver.on(path), rows);
+    expectEachDeliveredOnce(receiver.at(`${receiver.origin}${path}`), rows);
   });
 
   it('delivers each IPN once when both cores work the delivery queue', { timeout: 20_000 }, async () => {
@@ -349,7 +292,9 @@ describe('two cores on one database', () => {
     await waitFor(
       'one request per sale at the receiver',
       async () => {
-        const got = new Set(receiver.on(path).map((request) => request.form.get('referenceNumber')));
+        const got = new Set(
+          receiver.at(`${receiver.origin}${path}`).map((request) => request.params.get('referenceNumber')),
+        );
         return sales.every((sale) => got.has(sale));
       },
       15_000,
@@ -358,7 +303,7 @@ describe('two cores on one database', () => {
     expect(rows.map((row) => row.event)).toEqual(sales.map(() => 'Charge'));
     expect(new Set(rows.map((row) => row.reference_number))).toEqual(new Set(sales));
     expect(rows.filter((row) => row.attempts !== 1)).toEqual([]); // acknowledged at once: no retry, no double
-    const received = receiver.on(path);
+    const received = receiver.at(`${receiver.origin}${path}`);
     expectEachDeliveredOnce(received, rows);
     expect(received).toHaveLength(sales.length);
   });

@@ -1,12 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type RunningCore, startCore } from '@paywire/core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CallOptions, client, type Reply, saleBody, xmlDocument } from './support/http.ts';
+import { type IpnReceiver, startIpnReceiver } from './support/ipn-receiver.ts';
 import { type Stack, startFacade, startStack, type TestFacade, type TestMerchant } from './support/stack.ts';
+import { waitFor } from './support/wait.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // SEPA direct debit (interface.md: SEPA resource, States and transitions, endpoints 4 and 6, Limits, Events;
@@ -33,43 +33,12 @@ const altShape = { root: 'alt-transaction' };
 const asAltXml: CallOptions = { format: 'xml', shape: altShape };
 const translationsShape = { root: 'sepa-pre-notification', wrapped: { translations: 'translation' } };
 
-// --- the IPN receiver -------------------------------------------------------------------------------------
-
-interface Receiver {
-  origin: string;
-  received: URLSearchParams[];
-  close(): Promise<void>;
-}
-
-async function startReceiver(): Promise<Receiver> {
-  const received: URLSearchParams[] = [];
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      received.push(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
-      response.writeHead(200).end('ok');
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    received,
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
-}
-
 // --- the stack --------------------------------------------------------------------------------------------
 
 let stack: Stack;
 let api: ReturnType<typeof client>;
 let db: pg.Client;
-let receiver: Receiver;
+let receiver: IpnReceiver;
 const printed: string[] = [];
 const originalWrite = process.stdout.write;
 
@@ -78,7 +47,7 @@ beforeAll(async () => {
     printed.push(String(chunk));
     return (originalWrite as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
   } as typeof process.stdout.write;
-  [stack, receiver] = await Promise.all([startStack(), startReceiver()]);
+  [stack, receiver] = await Promise.all([startStack(), startIpnReceiver()]);
   api = client(stack);
   db = new pg.Client({ connectionString: stack.databaseUrl });
   await db.connect();
@@ -148,24 +117,16 @@ async function aSettlementRun() {
   await until(created.transactionId, 'SUCCESS', control);
 }
 
-async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await delay(50);
-  }
-}
-
 /** The IPN with this transactionType and referenceNumber, once delivered. */
 const ipn = (transactionType: string, referenceNumber: string) =>
-  waitFor(`${transactionType} ${referenceNumber}`, () =>
-    receiver.received.find(
-      (params) =>
-        params.get('transactionType') === transactionType &&
-        params.get('referenceNumber') === referenceNumber,
-    ),
+  waitFor(
+    `${transactionType} ${referenceNumber}`,
+    () =>
+      receiver.requests.find(
+        ({ params }) =>
+          params.get('transactionType') === transactionType &&
+          params.get('referenceNumber') === referenceNumber,
+      )?.params,
   );
 
 /** A new merchant (its own clock) with every SEPA event sent to the receiver. */
@@ -559,7 +520,10 @@ describe('settlement by the merchant clock', () => {
     expect((await ipn('DECLINE', failing.transactionId)).get('invoiceAmount')).toBe('7.00');
     expect((await ipn('REFUND', returned.transactionId)).get('invoiceAmount')).toBe('12.34');
     await delay(500);
-    const about = (id: string) => receiver.received.filter((params) => params.get('referenceNumber') === id);
+    const about = (id: string) =>
+      receiver.requests
+        .map((request) => request.params)
+        .filter((params) => params.get('referenceNumber') === id);
     expect(
       about(ok.transactionId)
         .map((params) => params.get('transactionType'))
@@ -570,7 +534,7 @@ describe('settlement by the merchant clock', () => {
         .map((params) => params.get('transactionType'))
         .sort(),
     ).toEqual(['CHARGE_PENDING', 'DECLINE']);
-    for (const params of receiver.received) {
+    for (const { params } of receiver.requests) {
       for (const iban of IBANS) expect(params.toString()).not.toContain(iban);
     }
   });
@@ -698,9 +662,11 @@ describe('refunds of SEPA debits', () => {
     expect(refunds.rows.map((row) => row.a)).toEqual([500, 450, 1050]);
     const amounts = (
       await waitFor('three refund IPNs', () => {
-        const found = receiver.received.filter(
-          (params) => params.get('transactionType') === 'REFUND' && params.get('referenceNumber') === id,
-        );
+        const found = receiver.requests
+          .map((request) => request.params)
+          .filter(
+            (params) => params.get('transactionType') === 'REFUND' && params.get('referenceNumber') === id,
+          );
         return found.length === 3 ? found : undefined;
       })
     ).map((params) => params.get('invoiceAmount'));
