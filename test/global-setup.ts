@@ -1,26 +1,15 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { type PostgresServer, serverAt, startEmbeddedPostgres } from '../infra/postgres.ts';
+import { freePort } from './support/ports.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     /** Maintenance database URL of this run's PostgreSQL server. */
     postgresAdminUrl: string;
   }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 /** TEST_DATABASE_URL if set, else a container when an engine answers, else embedded PostgreSQL. */

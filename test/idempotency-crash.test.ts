@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { saleBody } from './support/http.ts';
+import { freePort } from './support/ports.ts';
 import { newDatabase, newMerchant, startFacade } from './support/stack.ts';
 
 /**
@@ -43,16 +43,6 @@ function killCore(): Promise<void> {
     if (!core || core.exitCode !== null) return resolve();
     core.once('exit', () => resolve());
     core.kill('SIGKILL');
-  });
-}
-
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
   });
 }
 

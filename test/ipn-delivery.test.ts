@@ -8,6 +8,7 @@ import { createCoreClient } from '@paywire/facade';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saleBody } from './support/http.ts';
+import { freePort } from './support/ports.ts';
 import {
   newDatabase,
   newMerchant,
@@ -463,16 +464,6 @@ describe('IPN delivery across a core crash', () => {
       if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
       child.once('exit', () => resolve());
       child.kill('SIGKILL');
-    });
-  }
-
-  async function freePort(): Promise<number> {
-    const { createServer: createNetServer } = await import('node:net');
-    return new Promise((resolve) => {
-      const probe = createNetServer().listen(0, '127.0.0.1', () => {
-        const { port } = probe.address() as AddressInfo;
-        probe.close(() => resolve(port));
-      });
     });
   }
 

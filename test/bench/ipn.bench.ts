@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { type AddressInfo, createServer as createNetServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +14,7 @@ import { migrateDatabase } from '../../infra/database.ts';
 import { saveMerchant } from '../../infra/merchants.ts';
 import { type PostgresServer, startEmbeddedPostgres } from '../../infra/postgres.ts';
 import { saleBody } from '../support/http.ts';
+import { freePort } from '../support/ports.ts';
 
 /**
  * IPN delivery: 10 000 deliveries produced as fast as possible (AUTH_CAPTURE sales through core's tRPC
@@ -41,17 +42,6 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const wallClock = () => performance.timeOrigin + performance.now();
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (line: string) => process.stderr.write(`${line}\n`);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createNetServer().listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
 
 // Everything started is registered here and stopped by cleanup(), on success, failure or a signal.
 let dataDir: string | undefined;

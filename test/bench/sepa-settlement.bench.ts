@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -11,6 +10,7 @@ import pg from 'pg';
 import { migrateDatabase } from '../../infra/database.ts';
 import { saveMerchant } from '../../infra/merchants.ts';
 import { type PostgresServer, startEmbeddedPostgres } from '../../infra/postgres.ts';
+import { freePort } from '../support/ports.ts';
 
 /**
  * SEPA settlement: N pending debits opened through core's tRPC sepa.create (32 in flight, each a new
@@ -35,17 +35,6 @@ const ibans = ['DE89370400440532013000', 'DE62370400440532013001', 'DE3537040044
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (line: string) => process.stderr.write(`${line}\n`);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createNetServer().listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
 
 let dataDir: string | undefined;
 let postgres: PostgresServer | undefined;
