@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { XMLParser } from 'fast-xml-parser';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CallOptions, client, type Reply } from './support/http.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
@@ -16,7 +16,7 @@ const FAILING_IBAN = 'DE62370400440532013001'; // sandbox: ends in FAIL
 
 let stack: Stack;
 let api: ReturnType<typeof client>;
-let db: pg.Client;
+let db: pg.Pool;
 let origin: string;
 /** The stack merchant's catalogue: two EUR skus and one USD sku. */
 const sku = { ebook: 0, audiobook: 0, usEdition: 0 };
@@ -25,8 +25,7 @@ beforeAll(async () => {
   stack = await startStack();
   api = client(stack);
   origin = stack.baseUrl.replace(/\/services\/2$/, '');
-  db = new pg.Client({ connectionString: stack.databaseUrl });
-  await db.connect();
+  db = stack.db;
   const [ebook = 0, audiobook = 0] = await createSkus(stack.merchant, [
     ['Ebook', '10.00', 'EUR'],
     ['Audiobook', '2.50', 'EUR'],
@@ -36,7 +35,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await db?.end();
   await stack?.close();
 });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CallOptions, client, type Reply, saleBody, xmlDocument } from './support/http.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
@@ -26,7 +26,7 @@ const asRefund: CallOptions = { format: 'xml', shape: { root: 'refund' } };
 
 let stack: Stack;
 let api: ReturnType<typeof client>;
-let db: pg.Client;
+let db: pg.Pool;
 /** What the process printed while this file ran: the real log output, whatever reaches stack.logs. */
 const printed: string[] = [];
 const originalWrite = process.stdout.write;
@@ -38,13 +38,11 @@ beforeAll(async () => {
   } as typeof process.stdout.write;
   stack = await startStack();
   api = client(stack);
-  db = new pg.Client({ connectionString: stack.databaseUrl });
-  await db.connect();
+  db = stack.db;
 });
 
 afterAll(async () => {
   process.stdout.write = originalWrite;
-  await db?.end();
   await stack?.close();
 });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureSampleCatalogue } from '../infra/merchants.ts';
 import { type CallOptions, client, type Reply } from './support/http.ts';
@@ -16,17 +16,15 @@ const asXml: CallOptions = { format: 'xml', shape: productShape };
 
 let stack: Stack;
 let api: ReturnType<typeof client>;
-let db: pg.Client;
+let db: pg.Pool;
 
 beforeAll(async () => {
   stack = await startStack();
   api = client(stack);
-  db = new pg.Client({ connectionString: stack.databaseUrl });
-  await db.connect();
+  db = stack.db;
 });
 
 afterAll(async () => {
-  await db?.end();
   await stack?.close();
 });
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { fromXml } from '@paywire/xml';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CallOptions, client, type Reply, saleBody } from './support/http.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
@@ -1157,12 +1157,10 @@ describe('card data protection', () => {
   });
 
   describe('in the database', () => {
-    let db: pg.Client;
+    let db: pg.Pool;
     beforeAll(async () => {
-      db = new pg.Client({ connectionString: stack.databaseUrl });
-      await db.connect();
+      db = stack.db;
     });
-    afterAll(() => db?.end());
 
     const rowsOf = async (table: string) => (await db.query(`select * from ${table}`)).rows;
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sweepExpiredRecords } from '@paywire/core';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CallOptions, client, type Reply, saleBody, xmlDocument } from './support/http.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
@@ -16,17 +16,15 @@ const asCardTransaction: CallOptions = { format: 'xml', shape: { root: 'card-tra
 
 let stack: Stack;
 let api: ReturnType<typeof client>;
-let db: pg.Client;
+let db: pg.Pool;
 
 beforeAll(async () => {
   stack = await startStack();
   api = client(stack);
-  db = new pg.Client({ connectionString: stack.databaseUrl });
-  await db.connect();
+  db = stack.db;
 });
 
 afterAll(async () => {
-  await db?.end();
   await stack?.close();
 });
 

@@ -103,19 +103,17 @@ const md5 = (text: string) => createHash('md5').update(text).digest('hex');
 let stack: Stack;
 let api: ReturnType<typeof client>;
 let core: ReturnType<typeof createCoreClient>;
-let db: pg.Client;
+let db: pg.Pool;
 let receiver: IpnReceiver;
 
 beforeAll(async () => {
   [stack, receiver] = await Promise.all([startStack(), startIpnReceiver()]);
   api = client(stack);
   core = createCoreClient(stack.core.url);
-  db = new pg.Client({ connectionString: stack.databaseUrl });
-  await db.connect();
+  db = stack.db;
 });
 
 afterAll(async () => {
-  await db?.end();
   await stack?.close();
   await receiver?.close();
 });

@@ -173,13 +173,12 @@ describe('IPN delivery, core in process', () => {
 
   beforeAll(async () => {
     stack = await startStack();
-    db = new pg.Pool({ connectionString: stack.databaseUrl, max: 2 });
+    db = stack.db;
   });
 
   afterAll(async () => {
     await Promise.all(receivers.map((started) => started.close()));
     await stack?.close();
-    await db?.end();
   });
 
   it('retries a failing receiver until it acknowledges, with one webhook-id, signed', {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type RunningCore, startCore } from '@paywire/core';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CallOptions, client, type Reply, saleBody } from './support/http.ts';
 import { type IpnReceiver, type ReceivedIpn, startIpnReceiver } from './support/ipn-receiver.ts';
@@ -41,7 +41,7 @@ beforeAll(async () => {
   secondFacade = await startFacade(secondCore.url, (line) => stack.logs.push(line));
   viaA = client(stack);
   viaB = client({ ...stack, baseUrl: secondFacade.baseUrl });
-  db = new pg.Pool({ connectionString: stack.databaseUrl, max: 2 });
+  db = stack.db;
 });
 
 afterAll(async () => {
@@ -49,7 +49,6 @@ afterAll(async () => {
   await secondCore?.close();
   await stack?.close();
   await receiver?.close();
-  await db?.end();
 });
 
 // --- helpers ------------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type RunningCore, startCore } from '@paywire/core';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CallOptions, client, type Reply, saleBody, xmlDocument } from './support/http.ts';
 import { type IpnReceiver, startIpnReceiver } from './support/ipn-receiver.ts';
@@ -37,7 +37,7 @@ const translationsShape = { root: 'sepa-pre-notification', wrapped: { translatio
 
 let stack: Stack;
 let api: ReturnType<typeof client>;
-let db: pg.Client;
+let db: pg.Pool;
 let receiver: IpnReceiver;
 const printed: string[] = [];
 const originalWrite = process.stdout.write;
@@ -49,13 +49,11 @@ beforeAll(async () => {
   } as typeof process.stdout.write;
   [stack, receiver] = await Promise.all([startStack(), startIpnReceiver()]);
   api = client(stack);
-  db = new pg.Client({ connectionString: stack.databaseUrl });
-  await db.connect();
+  db = stack.db;
 });
 
 afterAll(async () => {
   process.stdout.write = originalWrite;
-  await db?.end();
   await stack?.close();
   await receiver?.close();
 });

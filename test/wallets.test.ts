@@ -45,7 +45,7 @@ const recordingAcquirer: Acquirer = {
 
 let stack: Stack;
 let api: ReturnType<typeof client>;
-let db: pg.Client;
+let db: pg.Pool;
 let hook: Server;
 let hookUrl: string;
 /** What the process printed while this file ran, beside stack.logs. */
@@ -59,8 +59,7 @@ beforeAll(async () => {
   } as typeof process.stdout.write;
   stack = await startStack({ acquirer: recordingAcquirer });
   api = client(stack);
-  db = new pg.Client({ connectionString: stack.databaseUrl });
-  await db.connect();
+  db = stack.db;
   // An IPN receiver that acknowledges everything: the events are read from their delivery rows.
   hook = createServer((request, response) => {
     request.resume();
@@ -72,7 +71,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   process.stdout.write = originalWrite;
-  await db?.end();
   await stack?.close();
   await new Promise((resolve) => hook?.close(resolve));
 });

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { type Acquirer, type CoreOptions, type RunningCore, startCore } from '@paywire/core';
 import { createCoreClient, createFacade, createLogger } from '@paywire/facade';
+import pg from 'pg';
 import { inject } from 'vitest';
 import { migrateDatabase } from '../../infra/database.ts';
 import { saveMerchant } from '../../infra/merchants.ts';
@@ -23,6 +24,8 @@ export interface Stack {
   coreOptions: CoreOptions;
   merchant: TestMerchant;
   newMerchant(): Promise<TestMerchant>;
+  /** A small pool on the file's database, for reading (and setting up) rows directly. */
+  db: pg.Pool;
   /** Every line the facade and core logged during the file's tests. */
   logs: string[];
   close(): Promise<void>;
@@ -99,17 +102,20 @@ export async function startStack(
   };
   const core = await startCore(coreOptions);
   const facade = await startFacade(core.url, (line) => logs.push(line));
+  const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   return {
     baseUrl: facade.baseUrl,
     databaseUrl,
     core,
     coreOptions,
+    db,
     merchant: await newMerchant(databaseUrl),
     newMerchant: () => newMerchant(databaseUrl),
     logs,
     async close() {
       await facade.close();
       await core.close();
+      await db.end();
     },
   };
 }
