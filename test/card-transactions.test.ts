@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CallOptions, client, type Reply, saleBody, xmlDocument } from './support/http.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
+import { captureStdout } from './support/stdout.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // Test data (decisions.md, Sandbox processor) and small helpers
@@ -27,22 +28,17 @@ const asRefund: CallOptions = { format: 'xml', shape: { root: 'refund' } };
 let stack: Stack;
 let api: ReturnType<typeof client>;
 let db: pg.Pool;
-/** What the process printed while this file ran: the real log output, whatever reaches stack.logs. */
-const printed: string[] = [];
-const originalWrite = process.stdout.write;
+let stdout: ReturnType<typeof captureStdout>;
 
 beforeAll(async () => {
-  process.stdout.write = function (this: typeof process.stdout, chunk: unknown, ...rest: unknown[]) {
-    printed.push(String(chunk));
-    return (originalWrite as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
-  } as typeof process.stdout.write;
+  stdout = captureStdout();
   stack = await startStack();
   api = client(stack);
   db = stack.db;
 });
 
 afterAll(async () => {
-  process.stdout.write = originalWrite;
+  stdout?.restore();
   await stack?.close();
 });
 
@@ -1072,7 +1068,7 @@ describe('logs', () => {
   });
 
   it('never contain a card number or security code', () => {
-    const output = [...stack.logs, ...printed].join('\n');
+    const output = [...stack.logs, ...stdout.printed].join('\n');
     expect(output).toContain('/services/2/transactions'); // the check below reads real log lines
     for (const number of CARD_NUMBERS) expect(output).not.toContain(number);
     expect(output).not.toMatch(/securityCode|security-code|cardNumber|card-number/);

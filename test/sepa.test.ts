@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CallOptions, client, type Reply, saleBody, xmlDocument } from './support/http.ts';
 import { type IpnReceiver, startIpnReceiver } from './support/ipn-receiver.ts';
 import { type Stack, startFacade, startStack, type TestFacade, type TestMerchant } from './support/stack.ts';
+import { captureStdout } from './support/stdout.ts';
 import { waitFor } from './support/wait.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -39,21 +40,17 @@ let stack: Stack;
 let api: ReturnType<typeof client>;
 let db: pg.Pool;
 let receiver: IpnReceiver;
-const printed: string[] = [];
-const originalWrite = process.stdout.write;
+let stdout: ReturnType<typeof captureStdout>;
 
 beforeAll(async () => {
-  process.stdout.write = function (this: typeof process.stdout, chunk: unknown, ...rest: unknown[]) {
-    printed.push(String(chunk));
-    return (originalWrite as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
-  } as typeof process.stdout.write;
+  stdout = captureStdout();
   [stack, receiver] = await Promise.all([startStack(), startIpnReceiver()]);
   api = client(stack);
   db = stack.db;
 });
 
 afterAll(async () => {
-  process.stdout.write = originalWrite;
+  stdout?.restore();
   await stack?.close();
   await receiver?.close();
 });
@@ -768,7 +765,7 @@ describe('secrecy of the IBAN', () => {
     const mandates = await db.query('select sealed_iban from sepa_mandate');
     expect(mandates.rows.length).toBeGreaterThan(0);
     for (const row of mandates.rows) expect(row.sealed_iban).toMatch(/^v1:/);
-    const everything = [...stack.logs, ...printed].join('\n');
+    const everything = [...stack.logs, ...stdout.printed].join('\n');
     expect(stack.logs.length).toBeGreaterThan(0);
     for (const iban of IBANS) expect(everything).not.toContain(iban);
   });

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CallOptions, client, type Reply, saleBody, xmlDocument } from './support/http.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
+import { captureStdout } from './support/stdout.ts';
 import {
   type ApplePayOptions,
   applePayPayment,
@@ -48,15 +49,10 @@ let api: ReturnType<typeof client>;
 let db: pg.Pool;
 let hook: Server;
 let hookUrl: string;
-/** What the process printed while this file ran, beside stack.logs. */
-const printed: string[] = [];
-const originalWrite = process.stdout.write;
+let stdout: ReturnType<typeof captureStdout>;
 
 beforeAll(async () => {
-  process.stdout.write = function (this: typeof process.stdout, chunk: unknown, ...rest: unknown[]) {
-    printed.push(String(chunk));
-    return (originalWrite as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
-  } as typeof process.stdout.write;
+  stdout = captureStdout();
   stack = await startStack({ acquirer: recordingAcquirer });
   api = client(stack);
   db = stack.db;
@@ -70,7 +66,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  process.stdout.write = originalWrite;
+  stdout?.restore();
   await stack?.close();
   await new Promise((resolve) => hook?.close(resolve));
 });
@@ -854,6 +850,6 @@ describe('token data at rest and in logs', () => {
     expect(secrets.size).toBeGreaterThan(40);
     expectNoTokenData(stack.logs.join('\n'));
     expect(stack.logs.length).toBeGreaterThan(0);
-    expectNoTokenData(printed.join(''));
+    expectNoTokenData(stdout.printed.join(''));
   });
 });
