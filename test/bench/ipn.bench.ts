@@ -1,20 +1,16 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createTransactionInput, validate } from '@paywire/contracts';
 import { createCoreClient } from '@paywire/facade';
 import pg from 'pg';
-import { migrateDatabase } from '../../infra/database.ts';
-import { saveMerchant } from '../../infra/merchants.ts';
-import { type PostgresServer, startEmbeddedPostgres } from '../../infra/postgres.ts';
 import { saleBody } from '../support/http.ts';
 import { freePort } from '../support/ports.ts';
+import { type BenchDatabase, startBenchDatabase } from './bench-database.ts';
 
 /**
  * IPN delivery: 10 000 deliveries produced as fast as possible (AUTH_CAPTURE sales through core's tRPC
@@ -44,8 +40,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 // Everything started is registered here and stopped by cleanup(), on success, failure or a signal.
-let dataDir: string | undefined;
-let postgres: PostgresServer | undefined;
+let database: BenchDatabase | undefined;
 let core: ChildProcess | undefined;
 let receiver: Server | undefined;
 let db: pg.Client | undefined;
@@ -74,8 +69,7 @@ function cleanup(): Promise<void> {
         server.closeAllConnections();
       });
     }
-    await postgres?.stop().catch((error: unknown) => log(`stopping PostgreSQL: ${String(error)}`));
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await database?.stop().catch((error: unknown) => log(`stopping PostgreSQL: ${String(error)}`));
   })();
   return cleaning;
 }
@@ -137,17 +131,9 @@ const percentile = (sorted: number[], p: number) =>
 
 let failed = false;
 try {
-  dataDir = mkdtempSync(path.join(tmpdir(), 'paywire-ipn-bench-'));
-  chmodSync(dataDir, 0o755); // PostgreSQL runs as its own OS user when we are root
-  postgres = await startEmbeddedPostgres({
-    dataDir: path.join(dataDir, 'pg'),
-    port: await freePort(),
-    durable: true,
-  });
-  await postgres.ensureDatabase('bench');
-  const databaseUrl = postgres.databaseUrl('bench');
-  await migrateDatabase(databaseUrl);
-  const merchantId = await saveMerchant(databaseUrl, 'bench', randomBytes(12).toString('base64url'));
+  database = await startBenchDatabase('ipn-bench');
+  const { databaseUrl } = database;
+  const merchantId = database.merchant.id;
 
   const receiverPort = await startReceiver();
   const corePort = await freePort();

@@ -1,14 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type Result } from 'autocannon';
-import { migrateDatabase } from '../../infra/database.ts';
-import { saveMerchant } from '../../infra/merchants.ts';
-import { startEmbeddedPostgres } from '../../infra/postgres.ts';
 import { saleBody } from '../support/http.ts';
+import { startBenchDatabase } from './bench-database.ts';
 
 /**
  * AUTH_CAPTURE sales, JSON, 32 connections, 10 s: the full service (facade and core as two processes,
@@ -22,13 +18,7 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const ports = { bare: 18090, core: 18081, facade: 18080 };
 
-const dataDir = mkdtempSync(path.join(tmpdir(), 'paywire-bench-'));
-chmodSync(dataDir, 0o755);
-const postgres = await startEmbeddedPostgres({
-  dataDir: path.join(dataDir, 'pg'),
-  port: 18432,
-  durable: true,
-});
+const database = await startBenchDatabase('sale-bench');
 const children: ChildProcess[] = [];
 
 function start(script: string, args: string[], env: Record<string, string> = {}): Promise<void> {
@@ -85,12 +75,9 @@ const row = (name: string, f: Figures) =>
   `| ${name} | ${Math.round(f.rps)} | ${Math.round(f.p50)} | ${Math.round(f.p99)} | ${f.errors} |`;
 
 try {
-  await postgres.ensureDatabase('bench');
-  const databaseUrl = postgres.databaseUrl('bench');
-  await migrateDatabase(databaseUrl);
-  const password = randomBytes(12).toString('base64url');
-  const merchantId = await saveMerchant(databaseUrl, 'bench', password);
-  const authorization = `Basic ${Buffer.from(`bench:${password}`).toString('base64')}`;
+  const { databaseUrl, merchant } = database;
+  const merchantId = merchant.id;
+  const authorization = `Basic ${Buffer.from(`${merchant.username}:${merchant.password}`).toString('base64')}`;
 
   await start('test/bench/bare-server.ts', [databaseUrl, String(ports.bare), String(merchantId)]);
   await start('apps/core/src/main.ts', [], {
@@ -129,6 +116,5 @@ try {
 } finally {
   for (const child of children) child.kill('SIGTERM');
   await new Promise((resolve) => setTimeout(resolve, 1000));
-  await postgres.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await database.stop();
 }

@@ -1,16 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createAltTransactionInput, validate } from '@paywire/contracts';
 import { type RunningCore, startCore } from '@paywire/core';
 import { createCoreClient } from '@paywire/facade';
 import pg from 'pg';
-import { migrateDatabase } from '../../infra/database.ts';
-import { saveMerchant } from '../../infra/merchants.ts';
-import { type PostgresServer, startEmbeddedPostgres } from '../../infra/postgres.ts';
-import { freePort } from '../support/ports.ts';
+import { type BenchDatabase, startBenchDatabase } from './bench-database.ts';
 
 /**
  * SEPA settlement: N pending debits opened through core's tRPC sepa.create (32 in flight, each a new
@@ -36,8 +30,7 @@ const ibans = ['DE89370400440532013000', 'DE62370400440532013001', 'DE3537040044
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-let dataDir: string | undefined;
-let postgres: PostgresServer | undefined;
+let database: BenchDatabase | undefined;
 let core: RunningCore | undefined;
 let db: pg.Client | undefined;
 let cleaning: Promise<void> | undefined;
@@ -46,8 +39,7 @@ function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     await db?.end().catch(() => {});
     await core?.close().catch((error: unknown) => log(`stopping core: ${String(error)}`));
-    await postgres?.stop().catch((error: unknown) => log(`stopping PostgreSQL: ${String(error)}`));
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await database?.stop().catch((error: unknown) => log(`stopping PostgreSQL: ${String(error)}`));
   })();
   return cleaning;
 }
@@ -61,17 +53,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 let failed = false;
 try {
-  dataDir = mkdtempSync(path.join(tmpdir(), 'paywire-sepa-bench-'));
-  chmodSync(dataDir, 0o755); // PostgreSQL runs as its own OS user when we are root
-  postgres = await startEmbeddedPostgres({
-    dataDir: path.join(dataDir, 'pg'),
-    port: await freePort(),
-    durable: true,
-  });
-  await postgres.ensureDatabase('bench');
-  const databaseUrl = postgres.databaseUrl('bench');
-  await migrateDatabase(databaseUrl);
-  const merchantId = await saveMerchant(databaseUrl, 'bench', randomBytes(12).toString('base64url'));
+  database = await startBenchDatabase('sepa-bench');
+  const { databaseUrl } = database;
+  const merchantId = database.merchant.id;
   core = await startCore({
     databaseUrl,
     port: 0,

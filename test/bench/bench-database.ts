@@ -1,0 +1,48 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { migrateDatabase } from '../../infra/database.ts';
+import { saveMerchant } from '../../infra/merchants.ts';
+import { startEmbeddedPostgres } from '../../infra/postgres.ts';
+import { freePort } from '../support/ports.ts';
+
+export interface BenchDatabase {
+  databaseUrl: string;
+  merchant: { id: number; username: string; password: string };
+  /** Stops PostgreSQL and removes its directory. */
+  stop(): Promise<void>;
+}
+
+/**
+ * What every benchmark measures against: a durable embedded PostgreSQL (as `npm start` runs it) in a
+ * directory of its own, a migrated database and one merchant.
+ */
+export async function startBenchDatabase(name: string): Promise<BenchDatabase> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), `paywire-${name}-`));
+  chmodSync(dataDir, 0o755); // PostgreSQL runs as its own OS user when we are root
+  const removeDir = () => rmSync(dataDir, { recursive: true, force: true });
+  const postgres = await startEmbeddedPostgres({
+    dataDir: path.join(dataDir, 'pg'),
+    port: await freePort(),
+    durable: true,
+  }).catch((error: unknown) => {
+    removeDir();
+    throw error;
+  });
+  const stop = async () => {
+    await postgres.stop();
+    removeDir();
+  };
+  try {
+    await postgres.ensureDatabase('bench');
+    const databaseUrl = postgres.databaseUrl('bench');
+    await migrateDatabase(databaseUrl);
+    const password = randomBytes(12).toString('base64url');
+    const id = await saveMerchant(databaseUrl, 'bench', password);
+    return { databaseUrl, merchant: { id, username: 'bench', password }, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
