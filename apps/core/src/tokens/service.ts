@@ -37,6 +37,23 @@ export async function createToken(ctx: MerchantContext): Promise<string> {
 }
 
 /**
+ * The token, locked until the caller's transaction ends, while it can still be used: known, unused and
+ * unexpired by its merchant's clock (or by `now`, the calling merchant's). Locked, so that of a sale and a
+ * binding, or of two sales, racing on one token, the second sees what the first did.
+ */
+async function lockUsable(
+  ctx: CallContext,
+  em: EntityManager,
+  where: { token: string; merchantId?: number },
+  now?: Date,
+): Promise<{ token: PaymentFieldsToken; now: Date } | null> {
+  const token = await em.findOne(PaymentFieldsToken, where, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (!token || token.usedAt) return null;
+  const at = now ?? (await merchantNow(em, token.merchantId, ctx.mode));
+  return token.expiresAt > at ? { token, now: at } : null;
+}
+
+/**
  * The hosted fields page asks before it shows the form: the token must be known, unused and unexpired by
  * its merchant's clock (bound or not). The first origin that frames the form keeps it: a token taken from
  * the merchant's checkout cannot be framed on another site afterwards.
@@ -46,13 +63,9 @@ export async function openForm(
   input: z.output<typeof formOpeningInput>,
 ): Promise<TokenState> {
   return ctx.em.transactional(async (em) => {
-    const token = await em.findOne(
-      PaymentFieldsToken,
-      { token: input.token },
-      { lockMode: LockMode.PESSIMISTIC_WRITE },
-    );
-    if (!token || token.usedAt) return { usable: false };
-    if (token.expiresAt <= (await merchantNow(em, token.merchantId, ctx.mode))) return { usable: false };
+    const usable = await lockUsable(ctx, em, { token: input.token });
+    if (!usable) return { usable: false };
+    const { token } = usable;
     if (input.origin === undefined) return { usable: true };
     token.embeddingOrigin ??= input.origin;
     return { usable: token.embeddingOrigin === input.origin };
@@ -65,14 +78,10 @@ export async function bindToken(
   input: z.output<typeof bindTokenInput>,
 ): Promise<BoundToken> {
   return ctx.em.transactional(async (em) => {
-    // Locked: a binding racing the sale that spends the token must not put a card (and CVV) back on it.
-    const token = await em.findOne(
-      PaymentFieldsToken,
-      { token: input.token },
-      { lockMode: LockMode.PESSIMISTIC_WRITE },
-    );
-    const now = token && (await merchantNow(em, token.merchantId, ctx.mode));
-    if (!token || !now || token.usedAt || token.expiresAt <= now) throw unusable('token');
+    // A binding racing the sale that spends the token must not put a card (and CVV) back on it.
+    const usable = await lockUsable(ctx, em, { token: input.token });
+    if (!usable) throw unusable('token');
+    const { token, now } = usable;
     const [month, year] = input.expDate.split('/') as [string, string];
     // The hosted fields page shows this inline; a sale would only be declined later.
     if (isExpired(Number(month), Number(year), now)) {
@@ -99,8 +108,7 @@ export async function bindToken(
 
 /**
  * Takes the card out of a token for one transaction: the token is spent and its sealed card (with CVV)
- * erased. The row is locked until the caller's transaction ends, so of concurrent sales with one token one
- * spends it and the others, once it commits, find it used.
+ * erased. Of concurrent sales with one token one spends it; the others, once it commits, find it used.
  */
 export async function consumeToken(
   ctx: MerchantContext,
@@ -109,12 +117,8 @@ export async function consumeToken(
   now: Date,
   property = 'pfToken',
 ): Promise<CardMaterial> {
-  const token = await em.findOne(
-    PaymentFieldsToken,
-    { token: value, merchantId: ctx.merchantId },
-    { lockMode: LockMode.PESSIMISTIC_WRITE },
-  );
-  if (!token?.sealedCard || token.usedAt || token.expiresAt <= now) throw unusable(property);
+  const token = (await lockUsable(ctx, em, { token: value, merchantId: ctx.merchantId }, now))?.token;
+  if (!token?.sealedCard) throw unusable(property);
   const card = JSON.parse(ctx.vault.open(token.sealedCard)) as CardMaterial;
   token.usedAt = now;
   token.sealedCard = null;
