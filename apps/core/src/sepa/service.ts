@@ -250,13 +250,23 @@ export async function openSepaDebit(
 
 const idOf = (transactionId: string) => (/^\d{1,18}$/.test(transactionId) ? Number(transactionId) : null);
 
+/** The merchant's debit by its public id, with its mandate; locked for a change when asked. */
+async function loadDebit(em: EntityManager, merchantId: number, transactionId: string, lock = false) {
+  const id = idOf(transactionId);
+  if (id === null) return null;
+  return em.findOne(
+    SepaDebit,
+    { id, merchantId },
+    { populate: ['mandate'], ...(lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {}) },
+  );
+}
+
 export async function findSepaDebit(
   em: EntityManager,
   merchantId: number,
   transactionId: string,
 ): Promise<SepaDebitView | null> {
-  const id = idOf(transactionId);
-  const debit = id && (await em.findOne(SepaDebit, { id, merchantId }, { populate: ['mandate'] }));
+  const debit = await loadDebit(em, merchantId, transactionId);
   return debit ? view(debit, debit.mandate) : null;
 }
 
@@ -344,9 +354,7 @@ export async function getPreNotification(
   ctx: MerchantContext,
   input: z.output<typeof preNotificationInput>,
 ): Promise<PreNotificationTranslations> {
-  const id = idOf(input.transactionId);
-  const debit =
-    id && (await ctx.em.findOne(SepaDebit, { id, merchantId: ctx.merchantId }, { populate: ['mandate'] }));
+  const debit = await loadDebit(ctx.em, ctx.merchantId, input.transactionId);
   if (!debit) throw notFound(input.transactionId);
   const languages = input.language ? [input.language] : preNotificationLanguages;
   const notification = notificationOf(debit, debit.mandate);
@@ -370,14 +378,7 @@ const notRefundable: Record<Exclude<SepaStatus, 'SUCCESS'>, string> = {
  */
 export async function refundSepaDebit(ctx: MerchantContext, input: RefundRequest): Promise<PublicRefund> {
   return inTransaction(ctx.em, async (em) => {
-    const id = idOf(input.transactionId);
-    const debit =
-      id &&
-      (await em.findOne(
-        SepaDebit,
-        { id, merchantId: ctx.merchantId },
-        { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['mandate'] },
-      ));
+    const debit = await loadDebit(em, ctx.merchantId, input.transactionId, true);
     if (!debit) throw notFound(input.transactionId);
     const { currency } = debit;
     if (debit.status !== 'SUCCESS') {
