@@ -172,3 +172,11 @@ export interface Refund {
   reason?: string;
   refundStatus: 'SUCCESS';
 }
+
+/**
+ * The row id a public transaction id names, or null when it cannot name one. Card transactions and SEPA
+ * debits share one id space.
+ */
+export function transactionIdOf(transactionId: string): number | null {
+  return /^\d{1,18}$/.test(transactionId) ? Number(transactionId) : null;
+}

@@ -10,6 +10,7 @@ import {
   type CardTransaction as PublicTransaction,
   type refundInput,
   toMinorUnits,
+  transactionIdOf,
   type updateTransactionInput,
 } from '@paywire/contracts';
 import type { z } from 'zod';
@@ -255,13 +256,9 @@ async function lockTransaction(
   merchantId: number,
   by: { transactionId?: string | undefined; merchantTransactionId?: string | undefined },
 ): Promise<CardTransaction | null> {
-  const where =
-    by.transactionId !== undefined
-      ? /^\d{1,18}$/.test(by.transactionId)
-        ? { id: Number(by.transactionId) }
-        : undefined
-      : { merchantTransactionId: by.merchantTransactionId };
-  if (!where) return null;
+  const id = by.transactionId === undefined ? undefined : transactionIdOf(by.transactionId);
+  if (id === null) return null;
+  const where = id === undefined ? { merchantTransactionId: by.merchantTransactionId } : { id };
   return em.findOne(
     CardTransaction,
     { ...where, merchantId },
@@ -357,7 +354,7 @@ export async function getTransaction(
   ctx: MerchantContext,
   transactionId: string,
 ): Promise<PublicTransaction> {
-  const id = /^\d{1,18}$/.test(transactionId) ? Number(transactionId) : undefined;
+  const id = transactionIdOf(transactionId);
   const transaction =
     id &&
     (await ctx.em.findOne(

@@ -17,6 +17,7 @@ import {
   type SepaDebitDetails,
   type SepaStatus,
   toMinorUnits,
+  transactionIdOf,
 } from '@paywire/contracts';
 import type { z } from 'zod';
 import { addSeconds, callNow } from '../clock/clock.ts';
@@ -248,11 +249,9 @@ export async function openSepaDebit(
   return view(debit, mandate);
 }
 
-const idOf = (transactionId: string) => (/^\d{1,18}$/.test(transactionId) ? Number(transactionId) : null);
-
 /** The merchant's debit by its public id, with its mandate; locked for a change when asked. */
 async function loadDebit(em: EntityManager, merchantId: number, transactionId: string, lock = false) {
-  const id = idOf(transactionId);
+  const id = transactionIdOf(transactionId);
   if (id === null) return null;
   return em.findOne(
     SepaDebit,
@@ -272,7 +271,7 @@ export async function findSepaDebit(
 
 /** Whether the id names one of the merchant's card transactions (refunds dispatch on it). */
 export async function isCardTransaction(ctx: MerchantContext, transactionId: string): Promise<boolean> {
-  const id = idOf(transactionId);
+  const id = transactionIdOf(transactionId);
   if (id === null) return false;
   const rows = await ctx.em.execute('select 1 from card_transaction where id = ? and merchant_id = ?', [
     id,
