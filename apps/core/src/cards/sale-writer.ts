@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { executePrepared } from '../db/prepared.ts';
+import { executePrepared } from '../db/wire.ts';
 import { duplicateMerchantTransactionId } from '../errors.ts';
 import { Shopper } from '../shoppers/entities.ts';
 import { type ShopperFieldName, shopperFieldNames, type VaultableCard } from '../shoppers/service.ts';

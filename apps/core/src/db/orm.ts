@@ -18,7 +18,7 @@ import { Wallets } from './migrations/0006-wallets.ts';
 import { IdempotencyClaim } from './migrations/0007-idempotency-claim.ts';
 import { MerchantTransactionIds } from './migrations/0008-merchant-transaction-ids.ts';
 import { TokenEmbeddingOrigin } from './migrations/0009-token-embedding-origin.ts';
-import { prepareMarkedStatements } from './prepared.ts';
+import { wireOptions } from './wire.ts';
 
 export const entities = [
   Merchant,
@@ -59,7 +59,7 @@ export async function openDatabase(databaseUrl: string, poolSize: number): Promi
     entities,
     pool: { min: 0, max: poolSize },
     debug: false,
-    driverOptions: { onPoolCreated: prepareMarkedStatements },
+    driverOptions: wireOptions,
     ensureDatabase: false,
     extensions: [Migrator],
     migrations: { migrationsList, snapshot: false, silent: true, transactional: true, allOrNothing: true },

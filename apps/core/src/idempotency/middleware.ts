@@ -9,8 +9,8 @@ import {
 import { TRPCError } from '@trpc/server';
 import { addSeconds, callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
-import { executePrepared } from '../db/prepared.ts';
 import { inTransaction } from '../db/transaction.ts';
+import { executePrepared, sendWithNext } from '../db/wire.ts';
 import { isDomainFailure, publicErrorBody, ReplayedFailure } from '../errors.ts';
 import { ReportedFailure, recordEvent } from '../ipn/events.ts';
 import { type FactsRow, factsColumns, factsOf, factsSource } from '../merchants/facts.ts';
@@ -25,6 +25,10 @@ interface Claim {
   outcome: string | null;
   expires_at: string | Date | null;
 }
+
+const renewal = `
+  on conflict (merchant_id, key) do update set fingerprint = excluded.fingerprint, procedure = excluded.procedure,
+    outcome = excluded.outcome, created_at = excluded.created_at, expires_at = excluded.expires_at`;
 
 function fingerprintOf(request: IdempotentRequest, path: string, input: unknown): string {
   return (
@@ -87,8 +91,9 @@ export async function runIdempotently<R extends Result>(
     }
 
     // The procedure runs after a savepoint: a failure undoes its writes but keeps the record of the answer.
-    // Success needs no release; the commit keeps everything.
-    await em.execute('savepoint idempotent_call');
+    // Success needs no release; the commit keeps everything. The savepoint travels with the procedure's first
+    // statement, and the record with the commit: three round trips for claim, sale and commit.
+    await sendWithNext(em, 'savepoint idempotent_call', []);
     const result = await run.proceed(em);
     if (!result.ok) {
       await em.execute('rollback to savepoint idempotent_call');
@@ -102,14 +107,12 @@ export async function runIdempotently<R extends Result>(
       if (result.ok) return result;
       throw result.error; // unexpected: roll everything back, the key stays free for a retry
     }
-    // A record past retention by the merchant's clock leaves the key free: its row takes the new answer.
-    await executePrepared(
+    // A record past retention by the merchant's clock leaves the key free: its row, unless the sweep took
+    // it meanwhile, takes the new answer. A key seen for the first time needs no conflict check.
+    await sendWithNext(
       em,
       `insert into idempotency_record (merchant_id, key, fingerprint, procedure, outcome, created_at, expires_at)
-       values ($1, $2, $3, $4, $5, now(), $6)
-       on conflict (merchant_id, key) do update set fingerprint = excluded.fingerprint,
-         procedure = excluded.procedure, outcome = excluded.outcome, created_at = excluded.created_at,
-         expires_at = excluded.expires_at`,
+       values ($1, $2, $3, $4, $5, now(), $6)${claim.outcome === null ? '' : renewal}`,
       [
         merchantId,
         key,

@@ -9,7 +9,7 @@ import {
 } from '@paywire/contracts';
 import { fromKysely } from 'pg-boss';
 import type { MerchantContext } from '../context.ts';
-import { executePrepared } from '../db/prepared.ts';
+import { executePrepared } from '../db/wire.ts';
 import { callFacts, type MerchantFacts } from '../merchants/facts.ts';
 import type { StoredDestination } from './entities.ts';
 import { deliveryExpirySeconds, deliveryQueue } from './queue.ts';

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { executePrepared } from '../db/prepared.ts';
+import { executePrepared } from '../db/wire.ts';
 import type { StoredDestination } from '../ipn/entities.ts';
 
 /** What a call needs to know about its merchant: the clock's offset and where its IPNs go. */

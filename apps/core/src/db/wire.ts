@@ -1,0 +1,103 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { CompiledQuery } from 'kysely';
+import type { Pool, PoolClient, QueryConfig, QueryResult } from 'pg';
+
+/** Marks the statements the hot path sends on every call. */
+const preparedMarker = '/* prepared */ ';
+/** Marks a statement whose answer nobody waits for: it travels with the next one. */
+const riderMarker = '/* with next */ ';
+
+type Send = (config: QueryConfig) => Promise<QueryResult>;
+
+/**
+ * How statements travel to PostgreSQL. A round trip costs more than most statements (a write and a wakeup
+ * on both sides), so the pool's connections pipeline (pg's `pipeline` mode) and two rules cut round trips:
+ * - a marked statement is a named prepared statement of its connection: parsed and planned once per
+ *   connection, not on every call (MikroORM's own `execute` inlines parameters into the text);
+ * - `begin`, and a statement sent with `sendWithNext`, are answered at once and written to the socket
+ *   together with the connection's next statement, in one write. That next statement reports their
+ *   failure: in a transaction the statements after a failed one fail too (or a commit rolls back).
+ */
+export const wireOptions = {
+  pipeline: true,
+  onPoolCreated: (pool: Pool) => {
+    const wires = new WeakMap<PoolClient, { reset(): void }>();
+    pool.on('connect', (client) => wires.set(client, carryRiders(client)));
+    // A transaction that sent nothing leaves nothing to undo: its pending begin must not reach the next user.
+    pool.on('release', (_error, client) => wires.get(client)?.reset());
+  },
+};
+
+function carryRiders(client: PoolClient): { reset(): void } {
+  const query = client.query;
+  const send = query.bind(client) as Send;
+  let riders: QueryConfig[] = [];
+  let inTransaction = false;
+
+  const flush = async (config: QueryConfig): Promise<QueryResult> => {
+    const stream = client.connection.stream as NodeJS.WritableStream & { cork(): void; uncork(): void };
+    const statements = [...riders, config];
+    riders = [];
+    stream.cork();
+    const answers = statements.map((statement) => send(statement));
+    stream.uncork();
+    const settled = await Promise.allSettled(answers);
+    const failed = settled.find((answer) => answer.status === 'rejected');
+    if (failed) throw failed.reason;
+    return (settled.at(-1) as PromiseFulfilledResult<QueryResult>).value;
+  };
+
+  client.query = ((text: unknown, values?: unknown, ...rest: unknown[]) => {
+    if (typeof text !== 'string' || (values !== undefined && !Array.isArray(values)) || rest.length > 0) {
+      if (riders.length > 0) throw new Error('a callback or query object cannot follow a pending statement');
+      return (query as (...args: unknown[]) => unknown).call(client, text, values, ...rest);
+    }
+    const config: QueryConfig = { text, values: values ?? [] };
+    if (text.includes(preparedMarker)) {
+      config.name = `pw_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+    }
+    if (text === 'begin' || text.startsWith(riderMarker)) {
+      if (text === 'begin') inTransaction = true;
+      else if (!inTransaction)
+        throw new Error('a statement can only travel with the next one in a transaction');
+      riders.push(config);
+      return Promise.resolve({ command: text, rowCount: null, oid: 0, rows: [], fields: [] });
+    }
+    if (text.startsWith('start transaction')) inTransaction = true;
+    else if (text === 'commit' || text === 'rollback') inTransaction = false;
+    return riders.length > 0 ? flush(config) : send(config);
+  }) as typeof client.query;
+
+  return {
+    reset: () => {
+      riders = [];
+      inTransaction = false;
+    },
+  };
+}
+
+/**
+ * Runs a hot-path statement (parameters as $1, $2 ...) through the entity manager's connection, its
+ * transaction's when it has one, as a prepared statement.
+ */
+export async function executePrepared<T>(
+  em: EntityManager,
+  sql: string,
+  params: readonly unknown[],
+): Promise<T[]> {
+  const result = await em.getKysely().executeQuery<T>(CompiledQuery.raw(preparedMarker + sql, [...params]));
+  return result.rows;
+}
+
+/**
+ * Queues a prepared statement of the entity manager's transaction without waiting for it: it is written
+ * with the transaction's next statement (at the latest its commit), which fails if this one does.
+ */
+export async function sendWithNext(
+  em: EntityManager,
+  sql: string,
+  params: readonly unknown[],
+): Promise<void> {
+  await em.getKysely().executeQuery(CompiledQuery.raw(riderMarker + preparedMarker + sql, [...params]));
+}
