@@ -18,7 +18,6 @@ import { Wallets } from './migrations/0006-wallets.ts';
 import { IdempotencyClaim } from './migrations/0007-idempotency-claim.ts';
 import { MerchantTransactionIds } from './migrations/0008-merchant-transaction-ids.ts';
 import { TokenEmbeddingOrigin } from './migrations/0009-token-embedding-origin.ts';
-import { IdempotencyExpiryBrin } from './migrations/0010-idempotency-expiry-brin.ts';
 import { wireOptions } from './wire.ts';
 
 export const entities = [
@@ -52,7 +51,6 @@ const migrationsList = [
   { name: '0007-idempotency-claim', class: IdempotencyClaim },
   { name: '0008-merchant-transaction-ids', class: MerchantTransactionIds },
   { name: '0009-token-embedding-origin', class: TokenEmbeddingOrigin },
-  { name: '0010-idempotency-expiry-brin', class: IdempotencyExpiryBrin },
 ];
 
 export async function openDatabase(databaseUrl: string, poolSize: number): Promise<MikroORM> {
