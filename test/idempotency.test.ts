@@ -463,9 +463,40 @@ describe('retention: 24 hours by the merchant clock', () => {
     await advanceClock(old, 'PT25H');
 
     // The scheduled sweep (every 10 minutes) may have run this same code just before; the rows tell.
-    const swept = await sweepExpiredRecords(stack.core.services.orm.em.fork());
+    const swept = await sweepExpiredRecords(stack.core.services.orm.em.fork(), stack.core.services.mode);
     expect(swept).toBeGreaterThanOrEqual(0);
     expect(await records(old, oldKey)).toBe(0);
     expect(await records(current, currentKey)).toBe(1);
+  });
+
+  describe('in live mode', () => {
+    let live: Stack;
+    beforeAll(async () => {
+      live = await startStack({ mode: 'live' });
+    });
+    afterAll(() => live?.close());
+
+    it('the sweep goes by real time: a sandbox clock offset left on the merchant removes nothing early', async () => {
+      const liveApi = client(live);
+      const [kept, expired] = [newKey(), newKey()];
+      for (const key of [kept, expired])
+        expectStatus(await liveApi.post('/transactions', saleBody(), keyed(key)), 200);
+      // Days of sandbox clock left on the merchant: live mode does not count them, for answers or the sweep.
+      const merchantId = live.merchant.id;
+      await live.db.query('update merchant set clock_offset_seconds = $1 where id = $2', [
+        3 * 86_400,
+        merchantId,
+      ]);
+      await live.db.query(
+        "update idempotency_record set expires_at = now() - interval '1 minute' where merchant_id = $1 and key = $2",
+        [merchantId, expired],
+      );
+      await sweepExpiredRecords(live.core.services.orm.em.fork(), live.core.services.mode);
+      const { rows } = await live.db.query<{ key: string }>(
+        'select key from idempotency_record where merchant_id = $1',
+        [merchantId],
+      );
+      expect(rows.map((row) => row.key)).toEqual([kept]);
+    });
   });
 });

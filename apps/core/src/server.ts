@@ -82,7 +82,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
       sandboxSettleSeconds: options.sepaSandboxSettleSeconds ?? 120,
     },
   };
-  await scheduleSweep(jobs, () => orm.em.fork());
+  await scheduleSweep(jobs, () => orm.em.fork(), services.mode);
   await startDeliveryWorkers(jobs, () => orm.em.fork(), services.ipn);
   await startSettlementWorkers(services, (error) =>
     logError('SEPA settlement failed', { error: error instanceof Error ? error.message : String(error) }),
