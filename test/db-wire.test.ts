@@ -1,5 +1,5 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import type { Pool, PoolClient } from 'pg';
+import pg, { type Pool, type PoolClient } from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../apps/core/src/db/orm.ts';
 import { executePrepared, sendWithNext } from '../apps/core/src/db/wire.ts';
@@ -10,11 +10,13 @@ import { newDatabase } from './support/stack.ts';
  * the test before it left, so a statement left pending or a transaction left open would show.
  */
 let orm: MikroORM;
+let databaseUrl: string;
 /** Socket writes of the pool's connection since the test began. */
 let writes = 0;
 
 beforeAll(async () => {
-  orm = await openDatabase(await newDatabase('wire'), 1);
+  databaseUrl = await newDatabase('wire');
+  orm = await openDatabase(databaseUrl, 1);
   const pool = (await orm.em.getConnection().getNativeClient()) as Pool;
   pool.on('connect', (client: PoolClient) => {
     const socket = client.connection.stream as unknown as Record<
@@ -60,24 +62,75 @@ describe('statements travelling with the next one', () => {
       await insertProbe(em, 2);
       await insertProbe(em, 1); // duplicate key: the commit that carries it rolls back
     });
-    await expect(transaction).rejects.toMatchObject({ code: '23505' });
+    await expect(transaction).rejects.toMatchObject({ cause: { code: '23505' } });
     expect(await probeIds()).toEqual([]);
   });
 
-  it('a failed queued statement fails the statement it travels with, with its own error', async () => {
+  it("a failed queued statement fails the statement it travels with as its own failure, not the carrier's", async () => {
     const transaction = orm.em.fork().transactional(async (em) => {
       await insertProbe(em, 3);
       await insertProbe(em, 3);
       await executePrepared(em, 'select count(*) from wire_probe', []);
     });
-    await expect(transaction).rejects.toMatchObject({ code: '23505', table: 'wire_probe' });
+    await expect(transaction).rejects.toThrow('a statement sent with the next one failed');
+    await expect(transaction).rejects.toMatchObject({ cause: { code: '23505', table: 'wire_probe' } });
     expect(await probeIds()).toEqual([]);
+  });
+
+  it('a commit after a failure someone caught rejects, since PostgreSQL rolled the transaction back', async () => {
+    const transaction = orm.em.fork().transactional(async (em) => {
+      await executePrepared(em, 'insert into wire_probe (id) values ($1)', [10]);
+      await insertProbe(em, 10);
+      await executePrepared(em, 'select 1', []).catch(() => 'handled');
+    });
+    await expect(transaction).rejects.toThrow('the transaction was rolled back');
+    expect(await probeIds()).toEqual([]);
+  });
+
+  it('queued statements before a rollback are undone with the rest, failed or not; the call keeps its cause', async () => {
+    const transaction = orm.em.fork().transactional(async (em) => {
+      await insertProbe(em, 11);
+      await insertProbe(em, 11);
+      throw new Error('the call failed');
+    });
+    await expect(transaction).rejects.toThrow('the call failed');
+    await orm.em.fork().transactional((em) => insertProbe(em, 12));
+    expect(await probeIds()).toEqual([12]);
   });
 
   it('a transaction that sends nothing leaves the connection ready for the next one', async () => {
     await orm.em.fork().transactional(async () => {});
     await orm.em.fork().transactional(async (em) => insertProbe(em, 4));
     expect(await probeIds()).toEqual([4]);
+  });
+
+  it('a begin left pending by a released connection does not reach its next user', async () => {
+    const pool = (await orm.em.getConnection().getNativeClient()) as Pool;
+    const client = await pool.connect();
+    await client.query('begin');
+    client.release();
+    await executePrepared(orm.em.fork(), 'insert into wire_probe (id) values ($1)', [13]);
+    // Seen from another connection: committed, not held in a transaction nobody will end.
+    const outsider = new pg.Client({ connectionString: databaseUrl });
+    await outsider.connect();
+    const { rows } = await outsider.query<{ id: number }>('select id from wire_probe');
+    await outsider.end();
+    expect(rows).toEqual([{ id: 13 }]);
+  });
+
+  it('a connection the server dropped mid-transaction frees its pool slot', async () => {
+    const admin = new pg.Client({ connectionString: databaseUrl });
+    await admin.connect();
+    const transaction = orm.em.fork().transactional(async (em) => {
+      const [backend] = await executePrepared<{ pid: number }>(em, 'select pg_backend_pid() as pid', []);
+      await admin.query('select pg_terminate_backend($1)', [backend?.pid]);
+      await executePrepared(em, 'select 1', []);
+    });
+    await expect(transaction).rejects.toThrow();
+    await admin.end();
+    // The pool has one connection: a kept slot would make this wait for ever.
+    await orm.em.fork().transactional((em) => insertProbe(em, 14));
+    expect(await probeIds()).toEqual([14]);
   });
 
   it('refuses a queued statement outside a transaction, which nothing would ever send', async () => {

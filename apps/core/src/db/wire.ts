@@ -16,8 +16,9 @@ type Send = (config: QueryConfig) => Promise<QueryResult>;
  * - a marked statement is a named prepared statement of its connection: parsed and planned once per
  *   connection, not on every call (MikroORM's own `execute` inlines parameters into the text);
  * - `begin`, and a statement sent with `sendWithNext`, are answered at once and written to the socket
- *   together with the connection's next statement, in one write. That next statement reports their
- *   failure: in a transaction the statements after a failed one fail too (or a commit rolls back).
+ *   together with the connection's next statement, in one write. That next statement fails if one of them
+ *   did (with an error of its own whose cause is theirs), except a rollback, which undoes them anyway.
+ * A commit that PostgreSQL answers with a rollback fails too: nothing a caller swallowed commits silently.
  */
 export const wireOptions = {
   pipeline: true,
@@ -43,9 +44,31 @@ function carryRiders(client: PoolClient): { reset(): void } {
     const answers = statements.map((statement) => send(statement));
     stream.uncork();
     const settled = await Promise.allSettled(answers);
+    const carried = settled.pop() as PromiseSettledResult<QueryResult>;
     const failed = settled.find((answer) => answer.status === 'rejected');
-    if (failed) throw failed.reason;
-    return (settled.at(-1) as PromiseFulfilledResult<QueryResult>).value;
+    // A rollback undoes a failed rider anyway; any other statement reports it, as a rider's failure, so that
+    // no caller mistakes it for a failure of its own statement (a duplicate key of its own insert, say).
+    if (failed && config.text !== 'rollback') {
+      throw new Error('a statement sent with the next one failed', { cause: failed.reason });
+    }
+    if (carried.status === 'rejected') throw carried.reason;
+    return carried.value;
+  };
+
+  /** A commit PostgreSQL turned into a rollback (an earlier statement failed and someone went on) fails. */
+  const committed = (result: QueryResult): QueryResult => {
+    if (result.command === 'ROLLBACK')
+      throw new Error('the transaction was rolled back: a statement in it failed');
+    return result;
+  };
+
+  /**
+   * Kysely releases a connection only after its rollback succeeded; one that cannot roll back (the server
+   * went away) would keep its pool slot for good. Released with the error, the pool drops it.
+   */
+  const releaseBroken = (error: Error): never => {
+    client.release(error);
+    throw error;
   };
 
   client.query = ((text: unknown, values?: unknown, ...rest: unknown[]) => {
@@ -54,10 +77,11 @@ function carryRiders(client: PoolClient): { reset(): void } {
       return (query as (...args: unknown[]) => unknown).call(client, text, values, ...rest);
     }
     const config: QueryConfig = { text, values: values ?? [] };
-    if (text.includes(preparedMarker)) {
+    const rider = text.startsWith(riderMarker);
+    if ((rider ? text.slice(riderMarker.length) : text).startsWith(preparedMarker)) {
       config.name = `pw_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
     }
-    if (text === 'begin' || text.startsWith(riderMarker)) {
+    if (text === 'begin' || rider) {
       if (text === 'begin') inTransaction = true;
       else if (!inTransaction)
         throw new Error('a statement can only travel with the next one in a transaction');
@@ -66,7 +90,10 @@ function carryRiders(client: PoolClient): { reset(): void } {
     }
     if (text.startsWith('start transaction')) inTransaction = true;
     else if (text === 'commit' || text === 'rollback') inTransaction = false;
-    return riders.length > 0 ? flush(config) : send(config);
+    const answer = riders.length > 0 ? flush(config) : send(config);
+    if (text === 'commit') return answer.then(committed);
+    if (text === 'rollback') return answer.catch(releaseBroken);
+    return answer;
   }) as typeof client.query;
 
   return {
