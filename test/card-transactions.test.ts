@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CallOptions, client, type Reply, saleBody, xmlDocument } from './support/http.ts';
+import { as, type CallOptions, client, type Reply, saleBody, xmlDocument } from './support/http.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
 import { captureStdout } from './support/stdout.ts';
 
@@ -50,10 +50,6 @@ function card(overrides: Record<string, unknown> = {}) {
 
 function xmlSale(overrides: Record<string, unknown> = {}): string {
   return xmlDocument('card-transaction', { ...saleBody({ amount: '25.50' }), ...overrides });
-}
-
-function as(merchant: TestMerchant, options: CallOptions = {}): CallOptions {
-  return { ...options, merchant };
 }
 
 function expectOk(reply: Reply, status = 200): void {

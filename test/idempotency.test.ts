@@ -2,7 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { sweepExpiredRecords } from '@paywire/core';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CallOptions, client, type Reply, saleBody, xmlDocument } from './support/http.ts';
+import {
+  as,
+  type CallOptions,
+  client,
+  expectStatus,
+  type Reply,
+  saleBody,
+  xmlDocument,
+} from './support/http.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -36,8 +44,6 @@ function keyed(key: string, options: CallOptions = {}): CallOptions {
   return { ...options, headers: { ...options.headers, 'idempotency-key': key } };
 }
 
-const as = (merchant: TestMerchant, options: CallOptions = {}): CallOptions => ({ ...options, merchant });
-
 const sale = (options: CallOptions, body: unknown = saleBody()) => api.post('/transactions', body, options);
 
 async function count(sql: string, params: unknown[]): Promise<number> {
@@ -59,11 +65,6 @@ const records = (merchant: TestMerchant, key?: string) =>
 
 const advanceClock = async (merchant: TestMerchant, advanceBy: string) =>
   expectStatus(await api.put('/sandbox/clock', { advanceBy }, { merchant }), 200);
-
-function expectStatus(reply: Reply, status: number): Reply {
-  expect(reply.status, reply.text).toBe(status);
-  return reply;
-}
 
 /** The interface's error body in JSON or XML; checks status, first message's name and code. */
 function expectError(reply: Reply, status: number, errorName: string, code: number) {

@@ -2,7 +2,7 @@ import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from
 import { createCoreClient } from '@paywire/facade';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CallOptions, client, type Reply, saleBody } from './support/http.ts';
+import { as, type CallOptions, client, expectStatus, type Reply, saleBody } from './support/http.ts';
 import { type IpnReceiver, type ReceivedIpn, startIpnReceiver } from './support/ipn-receiver.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
 import { waitFor } from './support/wait.ts';
@@ -118,13 +118,7 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-const as = (merchant: TestMerchant, options: CallOptions = {}): CallOptions => ({ ...options, merchant });
 const acting = (merchant: TestMerchant) => ({ context: { merchantId: merchant.id } });
-
-function expectStatus(reply: Reply, status: number): Reply {
-  expect(reply.status, reply.text).toBe(status);
-  return reply;
-}
 
 /** A 400 VALIDATION_GENERAL_FAILURE (10001) whose first message names the property. */
 function expectInvalid(reply: Reply, property: RegExp) {

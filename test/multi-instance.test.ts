@@ -3,7 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { type RunningCore, startCore } from '@paywire/core';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CallOptions, client, type Reply, saleBody } from './support/http.ts';
+import { as, client, expectStatus, type Reply, saleBody } from './support/http.ts';
 import { type IpnReceiver, type ReceivedIpn, startIpnReceiver } from './support/ipn-receiver.ts';
 import { type Stack, startFacade, startStack, type TestFacade, type TestMerchant } from './support/stack.ts';
 import { waitFor } from './support/wait.ts';
@@ -52,13 +52,6 @@ afterAll(async () => {
 });
 
 // --- helpers ------------------------------------------------------------------------------------------------
-
-const as = (merchant: TestMerchant, options: CallOptions = {}): CallOptions => ({ ...options, merchant });
-
-function expectStatus(reply: Reply, status: number): Reply {
-  expect(reply.status, reply.text).toBe(status);
-  return reply;
-}
 
 async function count(sql: string, params: unknown[]): Promise<number> {
   const { rows } = await db.query<{ n: number }>(`select (${sql})::int as n`, params);

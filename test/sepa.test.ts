@@ -3,7 +3,15 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { type RunningCore, startCore } from '@paywire/core';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CallOptions, client, type Reply, saleBody, xmlDocument } from './support/http.ts';
+import {
+  as,
+  type CallOptions,
+  client,
+  expectStatus,
+  type Reply,
+  saleBody,
+  xmlDocument,
+} from './support/http.ts';
 import { type IpnReceiver, startIpnReceiver } from './support/ipn-receiver.ts';
 import { type Stack, startFacade, startStack, type TestFacade, type TestMerchant } from './support/stack.ts';
 import { captureStdout } from './support/stdout.ts';
@@ -54,13 +62,6 @@ afterAll(async () => {
   await stack?.close();
   await receiver?.close();
 });
-
-const as = (merchant: TestMerchant, options: CallOptions = {}): CallOptions => ({ ...options, merchant });
-
-function expectStatus(reply: Reply, status: number): Reply {
-  expect(reply.status, reply.text).toBe(status);
-  return reply;
-}
 
 function debitBody(overrides: Record<string, unknown> = {}) {
   return {

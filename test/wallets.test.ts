@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { type Acquirer, sandboxAcquirer } from '@paywire/core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CallOptions, client, type Reply, saleBody, xmlDocument } from './support/http.ts';
+import { as, type CallOptions, client, type Reply, saleBody, xmlDocument } from './support/http.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
 import { captureStdout } from './support/stdout.ts';
 import {
@@ -146,8 +146,6 @@ function walletXml(
     walletBody(walletType, encodedPaymentToken, { amount: '42.10', ...overrides }),
   );
 }
-
-const as = (merchant: TestMerchant, options: CallOptions = {}): CallOptions => ({ ...options, merchant });
 
 function expectOk(reply: Reply): void {
   expect(reply.status, reply.text).toBe(200);

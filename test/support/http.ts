@@ -1,4 +1,5 @@
 import { fromXml, type XmlShape } from '@paywire/xml';
+import { expect } from 'vitest';
 import type { Stack, TestMerchant } from './stack.ts';
 
 export type Format = 'json' | 'xml';
@@ -21,6 +22,17 @@ export interface CallOptions {
   raw?: string;
   /** How to read an XML reply (defaults to the messages shape for errors). */
   shape?: XmlShape;
+}
+
+/** Call options acting as another merchant than the stack's own. */
+export function as(merchant: TestMerchant, options: CallOptions = {}): CallOptions {
+  return { ...options, merchant };
+}
+
+/** Asserts the reply's status (showing its body when it differs) and hands the reply on. */
+export function expectStatus(reply: Reply, status: number): Reply {
+  expect(reply.status, reply.text).toBe(status);
+  return reply;
 }
 
 const messagesShape: XmlShape = { root: 'messages', repeated: ['message'] };
