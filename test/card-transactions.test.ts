@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, type CallOptions, client, type Reply, saleBody, xmlDocument } from './support/http.ts';
-import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
+import { paymentRowCounts, type Stack, startStack, type TestMerchant } from './support/stack.ts';
 import { captureStdout } from './support/stdout.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -111,15 +111,7 @@ function expectNoCardData(text: string): void {
   expect(text).not.toMatch(/"(securityCode|cardNumber)"\s*:|<(security-code|card-number)>/);
 }
 
-async function rowCounts(merchant: TestMerchant) {
-  const { rows } = await db.query<{ shoppers: number; cards: number; transactions: number }>(
-    `select (select count(*) from shopper where merchant_id = $1)::int as shoppers,
-            (select count(*) from stored_card where merchant_id = $1)::int as cards,
-            (select count(*) from card_transaction where merchant_id = $1)::int as transactions`,
-    [merchant.id],
-  );
-  return rows[0];
-}
+const rowCounts = (merchant: TestMerchant) => paymentRowCounts(db, merchant);
 
 // ---------------------------------------------------------------------------------------------------------
 

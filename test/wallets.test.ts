@@ -5,7 +5,7 @@ import { type Acquirer, sandboxAcquirer } from '@paywire/core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, type CallOptions, client, type Reply, saleBody, xmlDocument } from './support/http.ts';
-import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
+import { paymentRowCounts, type Stack, startStack, type TestMerchant } from './support/stack.ts';
 import { captureStdout } from './support/stdout.ts';
 import {
   type ApplePayOptions,
@@ -173,15 +173,7 @@ function expectError(reply: Reply, status: number, errorName: string, code: numb
   return first;
 }
 
-async function rowCounts(merchant: TestMerchant) {
-  const { rows } = await db.query<{ shoppers: number; cards: number; transactions: number }>(
-    `select (select count(*) from shopper where merchant_id = $1)::int as shoppers,
-            (select count(*) from stored_card where merchant_id = $1)::int as cards,
-            (select count(*) from card_transaction where merchant_id = $1)::int as transactions`,
-    [merchant.id],
-  );
-  return rows[0];
-}
+const rowCounts = (merchant: TestMerchant) => paymentRowCounts(db, merchant);
 
 async function configureIpn(merchant: TestMerchant) {
   const body = {

@@ -54,6 +54,17 @@ export async function newMerchant(databaseUrl: string): Promise<TestMerchant> {
   };
 }
 
+/** How many shoppers, vaulted cards and card transactions a merchant has: what a sale may have written. */
+export async function paymentRowCounts(db: pg.Pool, merchant: TestMerchant) {
+  const { rows } = await db.query<{ shoppers: number; cards: number; transactions: number }>(
+    `select (select count(*) from shopper where merchant_id = $1)::int as shoppers,
+            (select count(*) from stored_card where merchant_id = $1)::int as cards,
+            (select count(*) from card_transaction where merchant_id = $1)::int as transactions`,
+    [merchant.id],
+  );
+  return rows[0];
+}
+
 export interface TestFacade {
   /** e.g. http://127.0.0.1:41234/services/2 */
   baseUrl: string;
