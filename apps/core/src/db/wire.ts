@@ -10,6 +10,17 @@ const riderMarker = '/* with next */ ';
 
 type Send = (config: QueryConfig) => Promise<QueryResult>;
 
+/** Prepared statements' names, by text: hashed once per text, not on every call. The texts are ours, few. */
+const statementNames = new Map<string, string>();
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `pw_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
 /**
  * How statements travel to PostgreSQL. A round trip costs more than most statements (a write and a wakeup
  * on both sides), so the pool's connections pipeline (pg's `pipeline` mode) and two rules cut round trips:
@@ -79,7 +90,7 @@ function carryRiders(client: PoolClient): { reset(): void } {
     const config: QueryConfig = { text, values: values ?? [] };
     const rider = text.startsWith(riderMarker);
     if ((rider ? text.slice(riderMarker.length) : text).startsWith(preparedMarker)) {
-      config.name = `pw_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+      config.name = statementName(text);
     }
     if (text === 'begin' || rider) {
       if (text === 'begin') inTransaction = true;
