@@ -12,8 +12,10 @@ const schema = z
     PUBLIC_BASE_URL: z
       .url({ protocol: /^https?$/ })
       .refine((value) => {
-        const url = new URL(value);
-        return url.search === '' && url.hash === '' && url.username === '' && url.password === '';
+        const url = URL.parse(value);
+        return (
+          url !== null && url.search === '' && url.hash === '' && url.username === '' && url.password === ''
+        );
       }, 'must be scheme://host[:port][/path] with no query, fragment or credentials')
       .transform((value) => value.replace(/\/+$/, ''))
       .optional(),

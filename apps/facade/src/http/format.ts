@@ -23,7 +23,9 @@ function hasBody(ctx: Context): boolean {
 export function requestFormat(ctx: Context): Format | undefined {
   if (!hasBody(ctx)) return undefined;
   const encoding = ctx.get('content-encoding').trim().toLowerCase();
-  if (encoding !== '' && encoding !== 'identity') {
+  // identity is no coding at all; dropped, so the body reader (which knows only lower case) agrees.
+  if (encoding === 'identity') delete ctx.req.headers['content-encoding'];
+  else if (encoding !== '') {
     throw new DomainError(
       'UNSUPPORTED_MEDIA_TYPE',
       'Content-Encoding must be identity: send the body uncompressed',
