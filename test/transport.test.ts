@@ -205,6 +205,16 @@ describe('methods the service does not serve', () => {
     expectErrorReply(raw(reply), 400, 'VALIDATION_GENERAL_FAILURE', 'json');
   });
 
+  it('an Expect other than 100-continue is 417 with the error body', async () => {
+    const headers = {
+      authorization: stack.merchant.authorization,
+      expect: 'teapot',
+      accept: 'application/xml',
+    };
+    const reply = await send(rawRequest('GET', `${path}/sandbox/clock`, headers));
+    expectErrorReply(raw(reply), 417, 'EXPECTATION_FAILED', 'xml');
+  });
+
   it('keeps serving after all of them', async () => {
     expectStatus(await api.post('/transactions', saleBody()), 200);
   });

@@ -31,15 +31,20 @@ function rawHeader(raw: string, name: string): string {
   return new RegExp(`\\r\\n${name}:[ \\t]*([^\\r\\n]*)`, 'i').exec(raw)?.[1]?.trim() ?? '';
 }
 
-/** The error in the format Accept (or the body's Content-Type) asks for, written straight to the socket. */
-function refuse(app: Koa, socket: Socket, [name, description]: Refusal, accept: string, contentType: string) {
+/** The error in the format Accept (or the body's Content-Type) asks for. */
+function errorResponse(app: Koa, [name, description]: Refusal, accept: string, contentType: string) {
   const body = single(name, description);
   const format = negotiateFormat(accept, contentType);
   const { type, text } = render(format, body, xmlShapes.messages, app.context.xmlNamespace);
-  const status = statusOf(body);
+  return { status: statusOf(body), type: `${type}; charset=utf-8`, text };
+}
+
+/** The error written straight to a socket no response object owns; the connection then closes. */
+function refuse(app: Koa, socket: Socket, refusal: Refusal, accept: string, contentType: string) {
+  const { status, type, text } = errorResponse(app, refusal, accept, contentType);
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
-      `Content-Type: ${type}; charset=utf-8\r\n` +
+      `Content-Type: ${type}\r\n` +
       `Content-Length: ${Buffer.byteLength(text)}\r\n` +
       'Connection: close\r\n\r\n' +
       text,
@@ -50,9 +55,9 @@ const headerValue = (headers: IncomingHttpHeaders, name: string) => String(heade
 
 /**
  * Serves the facade: the one wiring main.ts and the tests share. Besides Koa's handler it answers what
- * Node's parser refuses (unknown methods such as FOO, oversized headers, malformed requests) and CONNECT,
- * which would otherwise be a bare 400, a body-less 431 or a reset. Links use the listen address unless the
- * facade was given a public base URL.
+ * Node refuses itself (unknown methods such as FOO, oversized headers, malformed requests, an unknown
+ * Expect) and CONNECT, which would otherwise be a bare 400, a body-less 431 or 417, or a reset. Links use
+ * the listen address unless the facade was given a public base URL.
  */
 export async function listenFacade(app: Koa, port: number, host: string): Promise<Server> {
   const server = createServer(app.callback());
@@ -75,6 +80,17 @@ export async function listenFacade(app: Koa, port: number, host: string): Promis
       headerValue(request.headers, 'accept'),
       headerValue(request.headers, 'content-type'),
     );
+  });
+  // An Expect other than 100-continue: Node would answer a bare 417.
+  server.on('checkExpectation', (request, response) => {
+    const { status, type, text } = errorResponse(
+      app,
+      ['EXPECTATION_FAILED', 'the only expectation this service meets is 100-continue'],
+      headerValue(request.headers, 'accept'),
+      headerValue(request.headers, 'content-type'),
+    );
+    response.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(text) });
+    response.end(text);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
