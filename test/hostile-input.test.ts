@@ -1,7 +1,6 @@
-import type { XmlShape } from '@paywire/xml';
-import { toXml } from '@paywire/xml';
+import { xmlShapes } from '@paywire/facade';
+import { toXml, type XmlShape } from '@paywire/xml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { xmlShapes } from '../apps/facade/src/xml-shapes.ts';
 import { client, expectStatus, saleBody } from './support/http.ts';
 import { type RawReply, rawExchange, rawRequest } from './support/raw-http.ts';
 import { type Stack, startStack } from './support/stack.ts';

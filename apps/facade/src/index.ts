@@ -3,3 +3,4 @@ export { createCoreClient } from './core-client.ts';
 export { loadFacadeEnv } from './env.ts';
 export { createLogger } from './log.ts';
 export { listenFacade } from './server.ts';
+export { xmlShapes } from './xml-shapes.ts';
