@@ -170,6 +170,7 @@ describe('methods the service does not serve', () => {
       const json = await send(rawRequest(method, `${path}/transactions`));
       expectErrorReply(raw(json), 405, 'INVALID_HTTP_METHOD', 'json');
       expect(json.body.message[0].code).toBe(85);
+      expect(json.headers.allow?.split(', ').sort()).toEqual(['POST', 'PUT']);
       const xml = await send(rawRequest(method, `${path}/transactions`, { accept: 'application/xml' }));
       expectErrorReply(raw(xml), 405, 'INVALID_HTTP_METHOD', 'xml');
       expect(xml.body.message[0].code).toBe('85');

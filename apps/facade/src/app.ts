@@ -78,9 +78,14 @@ export function createFacade({
     if (ctx.path.length > 1 && ctx.path.endsWith('/')) ctx.path = ctx.path.replace(/\/+$/, '') || '/';
     await next();
   });
-  // TRACE, PROPFIND, SEARCH...: 405 like any method a path does not serve, not the router's bare 501.
+  // TRACE, PROPFIND, SEARCH...: 405 like any method a path does not serve (with the path's Allow), not the
+  // router's bare 501.
   app.use(async (ctx, next) => {
     if (!routedMethods.has(ctx.method)) {
+      const allowed = [publicRoutes, merchantRoutes].flatMap((router) =>
+        router.match(ctx.path, ctx.method).path.flatMap((layer) => layer.methods),
+      );
+      if (allowed.length > 0) ctx.set('Allow', [...new Set(allowed)].join(', '));
       throw new DomainError('INVALID_HTTP_METHOD', `${ctx.method} is not a method this service serves`);
     }
     await next();
