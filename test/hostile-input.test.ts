@@ -522,6 +522,30 @@ function cases(): Case[] {
       );
     }
   }
+  // Request lines and bytes that are odd before any route is involved.
+  const auth = stack.merchant.authorization;
+  const oddRequests: [string, string][] = [
+    ['OPTIONS *', 'OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n'],
+    [
+      'an absolute URL',
+      `GET http://evil.example${path}/sandbox/clock HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\n\r\n`,
+    ],
+    ['HTTP/1.0', `GET ${path}/sandbox/clock HTTP/1.0\r\nAuthorization: ${auth}\r\n\r\n`],
+    ['no Host', `GET ${path}/sandbox/clock HTTP/1.1\r\nAuthorization: ${auth}\r\n\r\n`],
+    ['two Hosts', `GET ${path}/sandbox/clock HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n`],
+    ['a fragment', `GET ${path}/sandbox/clock#x HTTP/1.1\r\nHost: x\r\n\r\n`],
+    ['a bare LF', `GET ${path}/sandbox/clock HTTP/1.1\nHost: x\n\n`],
+    ['a header without a colon', `GET ${path}/sandbox/clock HTTP/1.1\r\nHost: x\r\nbroken\r\n\r\n`],
+    ['a space before the colon', `GET ${path}/sandbox/clock HTTP/1.1\r\nHost : x\r\n\r\n`],
+    ['a TLS handshake', '\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03'],
+    ['an HTTP/2 preface', 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'],
+    [
+      'a chunked body with a bad chunk size',
+      `POST ${path}/transactions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+    ],
+  ];
+  for (const [what, text] of oddRequests) add(what, Buffer.from(text, 'latin1'), 'json');
+
   for (const [method, route] of bodilessRoutes) {
     const target = route.replace('{debit}', ids.debit);
     add(`${method} ${target}`, request(method, target), 'json');

@@ -216,6 +216,18 @@ describe('methods the service does not serve', () => {
     expectErrorReply(raw(reply), 417, 'EXPECTATION_FAILED', 'xml');
   });
 
+  it('an HTTP/1.1 request without Host is 400 with the error body; HTTP/1.0 needs none', async () => {
+    const line = `GET ${path}/sandbox/clock`;
+    const authorization = `Authorization: ${stack.merchant.authorization}\r\n`;
+    const missing = await send(
+      Buffer.from(`${line} HTTP/1.1\r\n${authorization}Accept: application/xml\r\n\r\n`),
+    );
+    expectErrorReply(raw(missing), 400, 'VALIDATION_GENERAL_FAILURE', 'xml');
+    expect(missing.body.message[0].invalidProperty).toEqual({ name: 'host' });
+    const old = await send(Buffer.from(`${line} HTTP/1.0\r\n${authorization}\r\n`));
+    expect(old.status, old.text).toBe(200);
+  });
+
   it('keeps serving after all of them', async () => {
     expectStatus(await api.post('/transactions', saleBody()), 200);
   });

@@ -1,5 +1,4 @@
 import Router from '@koa/router';
-import { DomainError } from '@paywire/contracts';
 import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
 import type { CoreClient } from './core-client.ts';
@@ -7,6 +6,7 @@ import { basicAuth } from './http/auth.ts';
 import { renderErrors } from './http/errors.ts';
 import { requestFormat } from './http/format.ts';
 import { idempotencyKey } from './http/idempotency.ts';
+import { checkProtocol } from './http/protocol.ts';
 import { refuseUnsafeInput } from './http/safe-input.ts';
 import { checkApiVersion } from './http/version.ts';
 import { type Logger, loggablePath } from './log.ts';
@@ -34,8 +34,6 @@ export interface FacadeOptions {
 
 const bodyLimit = '1mb';
 const basePath = '/services/2';
-/** The methods @koa/router knows; it answers them 405 with Allow where a path has no such route. */
-const routedMethods = new Set(['HEAD', 'OPTIONS', 'GET', 'PUT', 'PATCH', 'POST', 'DELETE']);
 
 /** The public /services/2 interface: HTTP only, every capability through core's procedures. */
 export function createFacade({
@@ -78,18 +76,15 @@ export function createFacade({
     if (ctx.path.length > 1 && ctx.path.endsWith('/')) ctx.path = ctx.path.replace(/\/+$/, '') || '/';
     await next();
   });
-  // TRACE, PROPFIND, SEARCH...: 405 like any method a path does not serve (with the path's Allow), not the
-  // router's bare 501.
-  app.use(async (ctx, next) => {
-    if (!routedMethods.has(ctx.method)) {
-      const allowed = [publicRoutes, merchantRoutes].flatMap((router) =>
-        router.match(ctx.path, ctx.method).path.flatMap((layer) => layer.methods),
-      );
-      if (allowed.length > 0) ctx.set('Allow', [...new Set(allowed)].join(', '));
-      throw new DomainError('INVALID_HTTP_METHOD', `${ctx.method} is not a method this service serves`);
-    }
-    await next();
-  });
+  app.use(
+    checkProtocol((path) => [
+      ...new Set(
+        [publicRoutes, merchantRoutes].flatMap((router) =>
+          router.match(path, 'GET').path.flatMap((layer) => layer.methods),
+        ),
+      ),
+    ]),
+  );
   app.use(checkApiVersion);
   app.use(async (ctx, next) => {
     requestFormat(ctx); // 415 for a body in a format we do not read, before anything parses it

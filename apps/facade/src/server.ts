@@ -60,7 +60,7 @@ const headerValue = (headers: IncomingHttpHeaders, name: string) => String(heade
  * the listen address unless the facade was given a public base URL.
  */
 export async function listenFacade(app: Koa, port: number, host: string): Promise<Server> {
-  const server = createServer(app.callback());
+  const server = createServer({ requireHostHeader: false }, app.callback()); // checkProtocol answers it
   server.keepAliveTimeout = 65_000;
   server.on('clientError', (error: Error & { code?: string; rawPacket?: Buffer }, socket: Socket) => {
     // A response already under way on this connection cannot be followed by another: just close.
