@@ -75,7 +75,11 @@ launch('core', {
   CARD_ENCRYPTION_KEY: cardEncryptionKey(env.CARD_ENCRYPTION_KEY, env.PAYWIRE_DATA_DIR),
 });
 await waitForPort(env.CORE_PORT);
-launch('facade', { PORT: String(env.PORT), CORE_URL: `http://127.0.0.1:${env.CORE_PORT}/trpc` });
+launch('facade', {
+  PORT: String(env.PORT),
+  CORE_URL: `http://127.0.0.1:${env.CORE_PORT}/trpc`,
+  PAYWIRE_MODE: env.PAYWIRE_MODE,
+});
 await waitForPort(env.PORT);
 
 say(`

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { type Acquirer, type CoreOptions, type RunningCore, startCore } from '@paywire/core';
-import { createCoreClient, createFacade, createLogger } from '@paywire/facade';
+import { createCoreClient, createFacade, createLogger, listenFacade } from '@paywire/facade';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { migrateDatabase } from '../../infra/database.ts';
@@ -71,7 +70,10 @@ export interface TestFacade {
   close(): Promise<void>;
 }
 
-/** The facade in this process on a real port, calling core at coreUrl; log lines go to `log`. */
+/**
+ * The facade in this process on a real port, calling core at coreUrl; log lines go to `log`. Served by
+ * listenFacade, as main.ts serves it; its links are on its real address, http://127.0.0.1:PORT.
+ */
 export async function startFacade(coreUrl: string, log?: (line: string) => void): Promise<TestFacade> {
   const facade = createFacade({
     core: createCoreClient(coreUrl),
@@ -80,10 +82,9 @@ export async function startFacade(coreUrl: string, log?: (line: string) => void)
     authCacheSeconds: 60,
     logRequests: log !== undefined,
   });
-  const http = facade.listen(0, '127.0.0.1');
-  await new Promise((resolve) => http.once('listening', resolve));
+  const http = await listenFacade(facade, 0, '127.0.0.1');
   return {
-    baseUrl: `http://127.0.0.1:${(http.address() as AddressInfo).port}/services/2`,
+    baseUrl: `${facade.context.publicBaseUrl}/services/2`,
     close: () =>
       new Promise<void>((resolve) => {
         http.close(() => resolve());

@@ -6,6 +6,8 @@ import { basicAuth } from './http/auth.ts';
 import { renderErrors } from './http/errors.ts';
 import { requestFormat } from './http/format.ts';
 import { idempotencyKey } from './http/idempotency.ts';
+import { checkProtocol } from './http/protocol.ts';
+import { refuseUnsafeInput } from './http/safe-input.ts';
 import { checkApiVersion } from './http/version.ts';
 import { type Logger, loggablePath } from './log.ts';
 import { altTransactionRoutes } from './routes/alt-transactions.ts';
@@ -26,15 +28,25 @@ export interface FacadeOptions {
   authCacheSeconds: number;
   /** One log line per request (method, path, status, time); off for benchmarks. */
   logRequests: boolean;
+  /** Base of every link the facade hands out (PUBLIC_BASE_URL); unset, listenFacade uses the listen address. */
+  publicBaseUrl?: string;
 }
 
 const bodyLimit = '1mb';
 const basePath = '/services/2';
 
 /** The public /services/2 interface: HTTP only, every capability through core's procedures. */
-export function createFacade({ core, log, xmlNamespace, authCacheSeconds, logRequests }: FacadeOptions): Koa {
+export function createFacade({
+  core,
+  log,
+  xmlNamespace,
+  authCacheSeconds,
+  logRequests,
+  publicBaseUrl,
+}: FacadeOptions): Koa {
   const app = new Koa();
   app.context.xmlNamespace = xmlNamespace;
+  if (publicBaseUrl !== undefined) app.context.publicBaseUrl = publicBaseUrl;
   app.silent = true; // renderErrors logs what is unexpected; Koa's default logger would print the rest too
 
   const publicRoutes = new Router({ prefix: basePath });
@@ -64,6 +76,15 @@ export function createFacade({ core, log, xmlNamespace, authCacheSeconds, logReq
     if (ctx.path.length > 1 && ctx.path.endsWith('/')) ctx.path = ctx.path.replace(/\/+$/, '') || '/';
     await next();
   });
+  app.use(
+    checkProtocol((path) => [
+      ...new Set(
+        [publicRoutes, merchantRoutes].flatMap((router) =>
+          router.match(path, 'GET').path.flatMap((layer) => layer.methods),
+        ),
+      ),
+    ]),
+  );
   app.use(checkApiVersion);
   app.use(async (ctx, next) => {
     requestFormat(ctx); // 415 for a body in a format we do not read, before anything parses it
@@ -77,6 +98,7 @@ export function createFacade({ core, log, xmlNamespace, authCacheSeconds, logReq
       strict: true,
     } as bodyParser.Options),
   );
+  app.use(refuseUnsafeInput);
   app.use(publicRoutes.routes());
   app.use(basicAuth((username, password) => authenticate(core, username, password), authCacheSeconds));
   app.use(idempotencyKey);

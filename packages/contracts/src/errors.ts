@@ -10,8 +10,11 @@ export const errorCatalogue = {
   VALIDATION_GENERAL_FAILURE: { code: 10001, status: 400 },
   UNAUTHORIZED: { code: 10401, status: 401 },
   RESOURCE_NOT_FOUND: { code: 10404, status: 404 }, // ours: unknown route
+  REQUEST_TIMEOUT: { code: 10408, status: 408 }, // ours: the request did not arrive in time
   REQUEST_ENTITY_TOO_LARGE: { code: 10413, status: 413 }, // ours
   UNSUPPORTED_MEDIA_TYPE: { code: 10415, status: 415 }, // ours
+  EXPECTATION_FAILED: { code: 10417, status: 417 }, // ours: an Expect other than 100-continue
+  REQUEST_HEADER_FIELDS_TOO_LARGE: { code: 10431, status: 431 }, // ours
   INTERNAL_ERROR: { code: 10500, status: 500 }, // ours
   DO_NOT_HONOR: { code: 14002, status: 400 },
   INSUFFICIENT_FUNDS: { code: 14002, status: 400 },

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { durationSeconds } from './clock.ts';
 import { DomainError } from './errors.ts';
 import { checkTransactionType, createTransactionInput } from './transactions.ts';
-import { ValidationFailure, validate } from './validation.ts';
+import { assertSafeInput, MAX_INPUT_DEPTH, ValidationFailure, validate } from './validation.ts';
 
 const card = {
   cardNumber: '4263982640269299',
@@ -109,5 +109,48 @@ describe('ISO 8601 durations', () => {
   it('refuses what is not a fixed-length duration', () => {
     for (const text of ['P', 'PT', 'P1Y', 'P1M', '-P1D', '9 days', 'P1.5D'])
       expect(durationSeconds(text)).toBeUndefined();
+  });
+});
+
+describe('assertSafeInput', () => {
+  const problem = (input: unknown, root?: string) => {
+    try {
+      assertSafeInput(input, root);
+    } catch (error) {
+      if (error instanceof ValidationFailure) return error.messages[0];
+      throw error;
+    }
+    return undefined;
+  };
+
+  it('names the property holding a NUL or an unpaired surrogate, in objects and arrays', () => {
+    expect(problem({ a: { b: ['ok', 'x\u0000'] } })).toMatchObject({
+      errorName: 'VALIDATION_GENERAL_FAILURE',
+      description: 'a.b.1: contains a NUL character',
+      invalidProperty: { name: 'a.b.1' },
+    });
+    expect(problem({ name: 'x\ud800' })?.invalidProperty).toEqual({ name: 'name' });
+    expect(problem({ name: '\udc00x' })?.description).toBe('name: contains an unpaired UTF-16 surrogate');
+    expect(problem('\u0000')?.invalidProperty).toEqual({ name: 'body' });
+    expect(problem({ q: '\u0000' }, 'query')?.invalidProperty).toEqual({ name: 'q' });
+  });
+
+  it('refuses such a property name without echoing it', () => {
+    const message = problem({ meta: { 'k\u0000': 1 } });
+    expect(message?.invalidProperty).toEqual({ name: 'meta' });
+    expect(message?.description).not.toContain('\u0000');
+  });
+
+  it('lets well-formed text through, emoji and other control characters included', () => {
+    expect(problem({ name: 'Zoë 🚀 李', note: 'tab\tline\n\u0001', n: 1, b: true, z: null })).toBeUndefined();
+  });
+
+  it('refuses nesting past the limit without exhausting the stack', () => {
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 200_000; i++) deep = { a: deep };
+    expect(problem(deep)?.description).toMatch(/is nested deeper than 32 levels$/);
+    let fine: unknown = 'leaf';
+    for (let i = 0; i < MAX_INPUT_DEPTH; i++) fine = [fine];
+    expect(problem(fine)).toBeUndefined();
   });
 });

@@ -56,3 +56,41 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown): z.outp
   if (result.success) return result.data;
   throw new ValidationFailure(issuesToMessages(result.error.issues, input));
 }
+
+/** Nesting deeper than any resource of the interface (the XML reader's limit too). */
+export const MAX_INPUT_DEPTH = 32;
+
+function unsafeTextProblem(text: string): string | undefined {
+  if (text.includes('\u0000')) return 'contains a NUL character';
+  if (!text.isWellFormed()) return 'contains an unpaired UTF-16 surrogate';
+  return undefined;
+}
+
+/**
+ * Refuses, naming the property, input that no store or format could hold: a NUL or an unpaired
+ * surrogate in any string or property name (PostgreSQL refuses both in text and JSON), or nesting deeper
+ * than MAX_INPUT_DEPTH. Walks without recursion, so no input depth can exhaust the stack.
+ */
+export function assertSafeInput(input: unknown, rootName = 'body'): void {
+  const pending: { value: unknown; path: string; depth: number }[] = [{ value: input, path: '', depth: 0 }];
+  const fail = (path: string, problem: string): never => {
+    const name = (path || rootName).slice(0, 200);
+    throw new ValidationFailure([
+      errorMessage('VALIDATION_GENERAL_FAILURE', `${name}: ${problem}`, { name }),
+    ]);
+  };
+  for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
+    const { value, path, depth } = item;
+    if (typeof value === 'string') {
+      const problem = unsafeTextProblem(value);
+      if (problem) fail(path, problem);
+    } else if (typeof value === 'object' && value !== null) {
+      if (depth >= MAX_INPUT_DEPTH) fail(path, `is nested deeper than ${MAX_INPUT_DEPTH} levels`);
+      for (const [key, child] of Object.entries(value)) {
+        const problem = unsafeTextProblem(key);
+        if (problem) fail(path, `has a property name that ${problem}`);
+        pending.push({ value: child, path: path === '' ? key : `${path}.${key}`, depth: depth + 1 });
+      }
+    }
+  }
+}

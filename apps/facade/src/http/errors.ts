@@ -13,7 +13,8 @@ import { type Logger, loggablePath } from '../log.ts';
 import { xmlShapes } from '../xml-shapes.ts';
 import { respond } from './respond.ts';
 
-const single = (name: ErrorName, description: string, property?: string): ErrorBody => ({
+/** The error body of one message. */
+export const single = (name: ErrorName, description: string, property?: string): ErrorBody => ({
   message: [errorMessage(name, description, property ? { name: property } : undefined)],
 });
 

@@ -15,9 +15,25 @@ function hasBody(ctx: Context): boolean {
   return ctx.get('transfer-encoding') !== '' || (length !== '' && length !== '0');
 }
 
-/** The format of the request body, or undefined for a bodiless request. A body we cannot read is 415. */
+/**
+ * The format of the request body, or undefined for a bodiless request. A body we cannot read is 415: one
+ * in another format, or compressed. The original gateway's clients send bodies uncompressed, so only
+ * `identity` is accepted; decompressing would only add a way to inflate 1 MiB into far more.
+ */
 export function requestFormat(ctx: Context): Format | undefined {
   if (!hasBody(ctx)) return undefined;
+  const encoding = ctx.get('content-encoding').trim().toLowerCase();
+  // identity is no coding at all; dropped, so the body reader (which knows only lower case) agrees.
+  if (encoding === 'identity') delete ctx.req.headers['content-encoding'];
+  else if (encoding !== '') {
+    throw new DomainError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      'Content-Encoding must be identity: send the body uncompressed',
+      {
+        name: 'content-encoding',
+      },
+    );
+  }
   const format = formatOf(ctx.get('content-type'));
   if (!format) {
     throw new DomainError(
@@ -33,9 +49,13 @@ export function requestFormat(ctx: Context): Format | undefined {
  * serve fall back to the request's format, then JSON (decisions.md, wire basics).
  */
 export function responseFormat(ctx: Context): Format {
-  const fallback = formatOf(ctx.get('content-type')) ?? 'json';
-  const ranked = ctx
-    .get('accept')
+  return negotiateFormat(ctx.get('accept'), ctx.get('content-type'));
+}
+
+/** responseFormat from the two header values; also used where the request never reached Koa. */
+export function negotiateFormat(accept: string, contentType: string): Format {
+  const fallback = formatOf(contentType) ?? 'json';
+  const ranked = accept
     .split(',')
     .map((entry, position) => {
       const [type = '', ...params] = entry.split(';');

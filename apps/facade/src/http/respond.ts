@@ -1,7 +1,7 @@
 import { currencyExponent, DomainError, isCurrency } from '@paywire/contracts';
 import { fromXml, toXml, type XmlShape } from '@paywire/xml';
 import type { Context } from 'koa';
-import { requestFormat, responseFormat } from './format.ts';
+import { type Format, requestFormat, responseFormat } from './format.ts';
 
 const moneyKeys = new Set(['amount']);
 
@@ -22,14 +22,26 @@ declare module 'koa' {
 }
 
 export function respond(ctx: Context, status: number, body: object, shape: XmlShape): void {
+  const { type, text } = render(responseFormat(ctx), body, shape, ctx.xmlNamespace);
   ctx.status = status;
-  if (responseFormat(ctx) === 'xml') {
-    ctx.type = 'application/xml';
-    ctx.body = toXml(body as Record<string, unknown>, shape, { formatNumber, namespace: ctx.xmlNamespace });
-  } else {
-    ctx.type = 'application/json';
-    ctx.body = JSON.stringify(body);
+  ctx.type = type;
+  ctx.body = text;
+}
+
+/** A body as JSON text or as the shape's XML document; also used where the request never reached Koa. */
+export function render(
+  format: Format,
+  body: object,
+  shape: XmlShape,
+  namespace: string,
+): { type: string; text: string } {
+  if (format === 'xml') {
+    return {
+      type: 'application/xml',
+      text: toXml(body as Record<string, unknown>, shape, { formatNumber, namespace }),
+    };
   }
+  return { type: 'application/json', text: JSON.stringify(body) };
 }
 
 /** The request body in the resource's JSON shape, whichever format it came in. */
