@@ -9,6 +9,7 @@ import { idempotencyKey } from './http/idempotency.ts';
 import { checkApiVersion } from './http/version.ts';
 import { type Logger, loggablePath } from './log.ts';
 import { altTransactionRoutes } from './routes/alt-transactions.ts';
+import { apiDescriptionRoutes } from './routes/api-description.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { clockRoutes } from './routes/clock.ts';
 import { hostedFieldsRoutes } from './routes/hosted-fields.ts';
@@ -40,6 +41,7 @@ export function createFacade({ core, log, xmlNamespace, authCacheSeconds, logReq
   const publicRoutes = new Router({ prefix: basePath });
   publicTokenRoutes(publicRoutes, core);
   hostedFieldsRoutes(publicRoutes, core);
+  apiDescriptionRoutes(publicRoutes);
   const merchantRoutes = new Router<MerchantState>({ prefix: basePath });
   transactionRoutes(merchantRoutes, core);
   shopperRoutes(merchantRoutes, core);
