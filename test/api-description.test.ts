@@ -205,12 +205,14 @@ describe('serving it', () => {
     expect(html).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/); // no inline script
     expect(html).not.toMatch(/<style|\sstyle=/);
     const sources = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]);
-    expect(sources.length).toBe(3);
+    expect(sources.length).toBe(4);
     for (const source of sources) {
       expect(source).toMatch(/^\/services\/2\/docs\//);
       const asset = await fetch(`${origin}${source}`);
       expect(asset.status, source).toBe(200);
-      expect(asset.headers.get('content-type')).toMatch(/^text\/(javascript|css); charset=utf-8$/);
+      expect(asset.headers.get('content-type')).toMatch(
+        /^(text\/(javascript|css); charset=utf-8|image\/png)$/,
+      );
       const etag = asset.headers.get('etag') ?? '';
       await asset.arrayBuffer();
       const again = await fetch(`${origin}${source}`, { headers: { 'if-none-match': etag } });
