@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type Router from '@koa/router';
+import type { ErrorBody } from '@paywire/contracts';
 import { createCoreClient, createFacade, createLogger } from '@paywire/facade';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type Koa from 'koa';
@@ -179,9 +180,9 @@ describe('what the document says', () => {
     expect(error.xml.name).toBe(elements[0]);
     const named = xmlNames(error);
     expect(elements.filter((element) => element && !named.has(element))).toEqual([]);
-    const json = await (await fetch(`${origin}${basePath}/transactions/1`)).json();
+    const json = (await (await fetch(`${origin}${basePath}/transactions/1`)).json()) as ErrorBody;
     expect(
-      Object.keys(json.message[0]).every((key) => key in error.properties.message.items.properties),
+      Object.keys(json.message[0] ?? {}).every((key) => key in error.properties.message.items.properties),
     ).toBe(true);
   });
 });
@@ -223,6 +224,6 @@ describe('serving it', () => {
   it('answers 404 in the error shape for a file the page does not have', async () => {
     const reply = await fetch(`${origin}${basePath}/docs/package.json`);
     expect(reply.status).toBe(404);
-    expect((await reply.json()).message[0].errorName).toBe('RESOURCE_NOT_FOUND');
+    expect(((await reply.json()) as ErrorBody).message[0]?.errorName).toBe('RESOURCE_NOT_FOUND');
   });
 });
