@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type Router from '@koa/router';
+import Router from '@koa/router';
 import type { ErrorBody } from '@paywire/contracts';
 import { createCoreClient, createFacade, createLogger } from '@paywire/facade';
 import { Validator } from '@seriousme/openapi-schema-validator';
@@ -81,9 +81,8 @@ describe('the document and the routes', () => {
     }).toEqual({ undocumented: [], unserved: [] });
   });
 
-  it('sees a route added to the app (the comparison reads the routers, not a list)', async () => {
-    const { Router: KoaRouter } = await import('@koa/router');
-    const extra = new KoaRouter({ prefix: basePath });
+  it('sees a route added to the app (the comparison reads the routers, not a list)', () => {
+    const extra = new Router({ prefix: basePath });
     extra.get('/undocumented/:id', (ctx) => {
       ctx.body = '';
     });

@@ -92,5 +92,11 @@ it('renders every endpoint of the document, with no console error and no CSP vio
   expect(problems).toEqual([]);
   expect(requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:'))).toEqual([]);
   expect(requests).toContain(`${origin}/services/2/openapi.json`);
+
+  // The watch works: an inline style, which the page's policy refuses, is reported.
+  await page.evaluate(
+    "document.head.append(Object.assign(document.createElement('style'), { textContent: 'body { color: red }' }))",
+  );
+  await expect.poll(() => problems.some((problem) => problem.includes('style-src'))).toBe(true);
   await context.close();
 });

@@ -1,7 +1,7 @@
 import { errorBodySchema, idempotencyKeyMaxLength } from '@paywire/contracts';
 import { z } from 'zod';
 import { xmlShapes } from '../xml-shapes.ts';
-import { type Answer, type Body, type Operation, operations } from './operations.ts';
+import { type Answer, type Body, type Operation, operations, type Route } from './operations.ts';
 import { addXmlNames, type JsonSchema } from './xml-names.ts';
 
 /**
@@ -39,6 +39,7 @@ const errorDescriptions: Record<number, string> = {
   400: 'Invalid request (each problem named in `invalidProperty`), declined payment or unknown bluesnap-version',
   401: 'Missing or wrong Basic credentials',
   404: 'No such resource',
+  405: 'The verb does not fit the request, e.g. CAPTURE sent with POST',
   409: 'A request with the same Idempotency-Key is still in progress',
   413: 'The body exceeds 1 MiB',
   415: 'The body is neither JSON nor XML',
@@ -55,23 +56,32 @@ function errorStatuses(method: string, operation: Operation, hasParams: boolean)
     ...(hasParams ? [404] : []),
     ...(merchant && method === 'POST' ? [409, 422] : []),
     ...(operation.request ? [413, 415] : []),
+    ...(operation.errors ?? []),
     500,
-  ];
+  ].sort((a, b) => a - b);
 }
 
-const errorResponse = (status: number) => ({
-  description: errorDescriptions[status] ?? '',
-  content: resourceContent(refTo('Error')),
-});
+function errorResponse(status: number) {
+  const description = errorDescriptions[status];
+  if (!description) throw new Error(`no description of error status ${status} in the API description`);
+  return { description, content: resourceContent(refTo('Error')) };
+}
 
 interface Builder {
   namespace: string;
   schemas: Record<string, JsonSchema>;
+  /** What each component name was made from: one name, one body. */
+  bodies: Map<string, Body>;
 }
 
 /** Registers a body's schema once under its name (with its XML names) and returns a reference to it. */
 function component(builder: Builder, { name, schema, shape }: Body, io: 'input' | 'output', omit: string[]) {
-  if (!builder.schemas[name]) {
+  const known = builder.bodies.get(name);
+  if (known && (known.schema !== schema || known.shape !== shape)) {
+    throw new Error(`OpenAPI component ${name} names two different bodies`);
+  }
+  if (!known) {
+    builder.bodies.set(name, { name, schema, shape });
     const converted = jsonSchema(schema, io);
     const properties = converted.properties as Record<string, unknown> | undefined;
     for (const key of omit) if (properties) delete properties[key];
@@ -129,7 +139,7 @@ function responses(builder: Builder, method: string, operation: Operation, hasPa
   return all;
 }
 
-function operationObject(builder: Builder, route: string, operation: Operation) {
+function operationObject(builder: Builder, route: Route, operation: Operation) {
   const [method = '', koaPath = ''] = route.split(' ');
   const { params } = openApiPath(koaPath);
   const parameters: object[] = [
@@ -174,10 +184,11 @@ the hosted payment fields and this description are public. Every error answers
 export function openApiDocument(xmlNamespace: string): object {
   const builder: Builder = {
     namespace: xmlNamespace,
+    bodies: new Map(),
     schemas: { Error: addXmlNames(jsonSchema(errorBodySchema, 'output'), xmlShapes.messages, xmlNamespace) },
   };
   const paths: Record<string, Record<string, object>> = {};
-  for (const [route, operation] of Object.entries(operations)) {
+  for (const [route, operation] of Object.entries(operations) as [Route, Operation][]) {
     const [method = '', koaPath = ''] = route.split(' ');
     const { path } = openApiPath(koaPath);
     paths[path] ??= {};

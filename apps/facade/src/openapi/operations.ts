@@ -65,7 +65,12 @@ export interface Operation {
   /** The request body; properties named like a path parameter are taken from the path instead. */
   request?: Body;
   answers: Answer[];
+  /** Error statuses beyond those every operation of its kind has (document.ts, errorStatuses). */
+  errors?: number[];
 }
+
+/** `METHOD /path/:param`, the path under /services/2 as the route registers it. */
+export type Route = `${'GET' | 'PUT' | 'POST' | 'DELETE'} /${string}`;
 
 const body = (name: string, schema: z.ZodType, shape: XmlShape): Body => ({ name, schema, shape });
 const ok = (description: string, answer: Body): Answer => ({ status: 200, description, body: answer });
@@ -89,19 +94,21 @@ const notificationConfig = body('NotificationConfig', notificationConfigBody, xm
  * document is generated from this table; test/api-description.test.ts checks it against the routers both
  * ways, so a new route is one entry here.
  */
-export const operations: Record<string, Operation> = {
+export const operations: Record<Route, Operation> = {
   'POST /transactions': {
     tag: 'Card transactions',
     summary: 'Sale (AUTH_CAPTURE) or authorisation (AUTH_ONLY)',
     description: 'Pay with `creditCard`, `pfToken` (hosted fields), `wallet` or a `vaultedShopperId`.',
     request: body('CreateCardTransaction', createTransactionInput, xmlShapes.cardTransaction),
     answers: [ok('The transaction', cardTransaction)],
+    errors: [405],
   },
   'PUT /transactions': {
     tag: 'Card transactions',
     summary: 'Capture (CAPTURE) or reverse (AUTH_REVERSAL) an authorisation',
     request: body('UpdateCardTransaction', updateTransactionInput, xmlShapes.cardTransaction),
     answers: [ok('The transaction', cardTransaction)],
+    errors: [405],
   },
   'GET /transactions/:transactionId': {
     tag: 'Card transactions',
