@@ -2,9 +2,12 @@ import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import type { ErrorBody } from '@paywire/contracts';
 import { createCoreClient, createFacade, createLogger } from '@paywire/facade';
+import { toXml } from '@paywire/xml';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Body, operations } from '../apps/facade/src/openapi/operations.ts';
+import { xmlShapes } from '../apps/facade/src/xml-shapes.ts';
 
 // The published API description (GET /services/2/openapi.json) against the facade itself: the routes its
 // routers register, the OpenAPI 3.1 schema, and the element names of its XML answers. Core is never called
@@ -110,6 +113,60 @@ describe('the document and the routes', () => {
   });
 });
 
+/** A value the schema admits, every property present and every array of one item (never: left out). */
+function sampleOf(schema: Json): unknown {
+  if ('const' in schema) return schema.const;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  const branches = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
+  if (branches?.[0]) return sampleOf(branches[0]);
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  if (type === 'object') {
+    const properties = Object.entries((schema.properties ?? {}) as Record<string, Json>);
+    return Object.fromEntries(
+      properties
+        .map(([key, property]) => [key, sampleOf(property)])
+        .filter(([, value]) => value !== undefined),
+    );
+  }
+  if (type === 'array') {
+    const item = sampleOf(schema.items as Json);
+    return item === undefined ? [] : [item];
+  }
+  if (type === 'string') return 'x';
+  if (type === 'number' || type === 'integer') return 1;
+  if (type === 'boolean') return true;
+  return undefined;
+}
+
+const xmlName = (schema: Json) => (schema.xml as { name?: string } | undefined)?.name;
+
+/** The elements, in document order, that the schema's xml keywords say `value` is written as. */
+function elementsFromSchema(schema: Json, value: unknown, name = xmlName(schema)): string[] {
+  const branches = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
+  const own = branches?.[0] ?? schema;
+  const children =
+    typeof value === 'object' && value !== null
+      ? Object.entries(value).flatMap(([key, child]) => {
+          const property = (own.properties as Record<string, Json>)[key] as Json;
+          if (!Array.isArray(child)) return elementsFromSchema(property, child);
+          const items = property.items as Json;
+          const elements = child.flatMap((item) => elementsFromSchema(items, item));
+          const wrapper = (property.xml as { wrapped?: boolean } | undefined)?.wrapped;
+          return wrapper ? [xmlName(property) ?? key, ...elements] : elements;
+        })
+      : [];
+  return [name ?? '?', ...children];
+}
+
+/** Every body of the route table, and the error body: component name and XML shape. */
+function allBodies(): Pick<Body, 'name' | 'shape'>[] {
+  const bodies = Object.values(operations).flatMap((operation) => [
+    ...(operation.request ? [operation.request] : []),
+    ...operation.answers.flatMap((answer) => (answer.body ? [answer.body] : [])),
+  ]);
+  return [...bodies, { name: 'Error', shape: xmlShapes.messages }];
+}
+
 describe('what the document says', () => {
   it('asks for Basic credentials except on the public routes, and Idempotency-Key on merchant POSTs', () => {
     expect(document.components.securitySchemes.basic).toEqual(expect.objectContaining({ scheme: 'basic' }));
@@ -163,6 +220,19 @@ describe('what the document says', () => {
     const cards = schemas.VaultedShopper.properties.paymentSources.properties.creditCardInfo;
     expect(cards.xml).toBeUndefined(); // repeated <credit-card-info> elements, no wrapper
     expect(cards.items.xml).toEqual({ name: 'credit-card-info' });
+  });
+
+  it('names every element of every body as packages/xml writes it', () => {
+    const bodies = allBodies();
+    expect(bodies.length).toBeGreaterThan(30);
+    for (const { name, shape } of bodies) {
+      const schema = document.components.schemas[name] as Json;
+      const sample = sampleOf(schema) as Record<string, unknown>;
+      const written = toXml(sample, shape, { namespace: '' });
+      const elements = [...written.matchAll(/<([a-z][\w-]*)[\s>/]/g)].map((match) => match[1]);
+      expect(elements.length, name).toBeGreaterThan(1);
+      expect(elementsFromSchema(schema, sample), name).toEqual(elements);
+    }
   });
 
   it("describes the error body with the element names of the facade's real XML error", async () => {
