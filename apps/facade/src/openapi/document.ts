@@ -70,18 +70,18 @@ function errorResponse(status: number) {
 interface Builder {
   namespace: string;
   schemas: Record<string, JsonSchema>;
-  /** What each component name was made from: one name, one body. */
-  bodies: Map<string, Body>;
+  /** What each component name was made from: one name, one body without the same path parameters. */
+  bodies: Map<string, { body: Body; omit: string }>;
 }
 
 /** Registers a body's schema once under its name (with its XML names) and returns a reference to it. */
 function component(builder: Builder, { name, schema, shape }: Body, io: 'input' | 'output', omit: string[]) {
   const known = builder.bodies.get(name);
-  if (known && (known.schema !== schema || known.shape !== shape)) {
-    throw new Error(`OpenAPI component ${name} names two different bodies`);
+  if (known && (known.body.schema !== schema || known.body.shape !== shape || known.omit !== omit.join())) {
+    throw new Error(`OpenAPI component ${name} names two different bodies: give each its own name`);
   }
   if (!known) {
-    builder.bodies.set(name, { name, schema, shape });
+    builder.bodies.set(name, { body: { name, schema, shape }, omit: omit.join() });
     const converted = jsonSchema(schema, io);
     const properties = converted.properties as Record<string, unknown> | undefined;
     for (const key of omit) if (properties) delete properties[key];
