@@ -41,7 +41,7 @@ export function createFacade({ core, log, xmlNamespace, authCacheSeconds, logReq
   const publicRoutes = new Router({ prefix: basePath });
   publicTokenRoutes(publicRoutes, core);
   hostedFieldsRoutes(publicRoutes, core);
-  apiDescriptionRoutes(publicRoutes);
+  apiDescriptionRoutes(publicRoutes, xmlNamespace);
   const merchantRoutes = new Router<MerchantState>({ prefix: basePath });
   transactionRoutes(merchantRoutes, core);
   shopperRoutes(merchantRoutes, core);

@@ -52,15 +52,15 @@ function send(ctx: Context, { body, type, etag }: Asset): void {
   ctx.body = body;
 }
 
-export function apiDescriptionRoutes(router: Router): void {
+/** The document is generated here, at start: a route table the generator refuses stops the facade. */
+export function apiDescriptionRoutes(router: Router, xmlNamespace: string): void {
   const assets = new Map(
     Object.entries(assetFiles).map(([name, file]) => [name, asset(readFileSync(file.path), file.type)]),
   );
   const page = asset(readFileSync(join(pageDirectory, 'docs.html'), 'utf8'), 'text/html; charset=utf-8');
-  let document: Asset | undefined; // on first request: the XML namespace is the app's configuration
+  const document = asset(JSON.stringify(openApiDocument(xmlNamespace)), 'application/json; charset=utf-8');
 
   router.get('/openapi.json', (ctx) => {
-    document ??= asset(JSON.stringify(openApiDocument(ctx.xmlNamespace)), 'application/json; charset=utf-8');
     ctx.set('Access-Control-Allow-Origin', '*'); // merchants' tooling may read it from anywhere
     send(ctx, document);
   });
