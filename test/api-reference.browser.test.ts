@@ -87,6 +87,16 @@ it('renders every endpoint of the document, with no console error and no CSP vio
   expect(example).toContain('<card-holder-info>');
   expect(example).toContain('<card-transaction-type>');
 
+  // "Try it out" calls the API from the page, within its connect-src.
+  const description = page.locator('#operations-API_description-getOpenapiJson');
+  await description.locator('.opblock-summary').click();
+  await description.locator('.try-out__btn').click();
+  await description.locator('.execute').click();
+  await expect
+    .poll(() => description.locator('.live-responses-table .response .response-col_status').textContent())
+    .toContain('200');
+
+  await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path: join(artifacts, 'api-reference.png') });
   await page.screenshot({ path: join(artifacts, 'api-reference-full.png'), fullPage: true });
   expect(problems).toEqual([]);
