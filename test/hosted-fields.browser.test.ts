@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import {
@@ -12,39 +11,14 @@ import {
 } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSampleCheckout } from '../infra/sample-checkout.ts';
+import { chromiumPath, ensureChromium } from './support/chromium.ts';
 import { client } from './support/http.ts';
 import { type Stack, startStack } from './support/stack.ts';
 
 // The hosted payment fields in a real browser (headless Chromium): a shopper on the sample merchant's
 // checkout types a card into Paywire's iframe, the merchant's server sells with the token.
 
-const chromiumPath = '/usr/bin/chromium';
 const artifacts = join(import.meta.dirname, 'artifacts');
-
-/** Debian's chromium, installed if missing; a failure stops the file with the reason (never a skip). */
-async function ensureChromium(): Promise<void> {
-  if (existsSync(chromiumPath)) return;
-  const command = 'apt-get update && apt-get install -y --no-install-recommends chromium';
-  const output: string[] = [];
-  const code = await new Promise<number | null>((resolve) => {
-    const child = spawn('sh', ['-c', command], {
-      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-    });
-    child.stdout.on('data', (chunk) => output.push(String(chunk)));
-    child.stderr.on('data', (chunk) => output.push(String(chunk)));
-    child.on('error', (error) => {
-      output.push(String(error));
-      resolve(null);
-    });
-    child.on('close', resolve);
-  });
-  if (code !== 0 || !existsSync(chromiumPath)) {
-    throw new Error(
-      `The hosted fields browser test needs Chromium at ${chromiumPath}; \`${command}\` failed ` +
-        `(exit ${code}). Install it (as root) and run again. Last output:\n${output.join('').slice(-2000)}`,
-    );
-  }
-}
 
 let stack: Stack;
 let api: ReturnType<typeof client>;

@@ -11,6 +11,7 @@ import { refuseUnsafeInput } from './http/safe-input.ts';
 import { checkApiVersion } from './http/version.ts';
 import { type Logger, loggablePath } from './log.ts';
 import { altTransactionRoutes } from './routes/alt-transactions.ts';
+import { apiDescriptionRoutes } from './routes/api-description.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { clockRoutes } from './routes/clock.ts';
 import { hostedFieldsRoutes } from './routes/hosted-fields.ts';
@@ -52,6 +53,7 @@ export function createFacade({
   const publicRoutes = new Router({ prefix: basePath });
   publicTokenRoutes(publicRoutes, core);
   hostedFieldsRoutes(publicRoutes, core);
+  apiDescriptionRoutes(publicRoutes, xmlNamespace);
   const merchantRoutes = new Router<MerchantState>({ prefix: basePath });
   transactionRoutes(merchantRoutes, core);
   shopperRoutes(merchantRoutes, core);

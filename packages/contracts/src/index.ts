@@ -11,6 +11,7 @@ export * from './merchants.ts';
 export * from './money.ts';
 export * from './orders.ts';
 export * from './primitives.ts';
+export * from './responses.ts';
 export * from './sepa.ts';
 export * from './shoppers.ts';
 export * from './tokens.ts';

@@ -44,7 +44,7 @@ function embeddingOrigin(value: unknown): string | undefined | null {
   return null;
 }
 
-function pagePolicy(frameAncestor: string | undefined | null): string {
+export function pagePolicy(frameAncestor: string | undefined | null): string {
   return [
     "default-src 'none'",
     "script-src 'self'",
@@ -57,7 +57,7 @@ function pagePolicy(frameAncestor: string | undefined | null): string {
   ].join('; ');
 }
 
-function securityHeaders(ctx: Context): void {
+export function securityHeaders(ctx: Context): void {
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Referrer-Policy', 'no-referrer'); // the page's URL holds the token
 }

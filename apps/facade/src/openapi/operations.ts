@@ -1,0 +1,298 @@
+import {
+  advanceClockInput,
+  altTransactionBody,
+  altTransactionIdInput,
+  batchOrderBody,
+  batchOrderInput,
+  batchShopperBody,
+  batchShopperIdInput,
+  bindTokenInput,
+  boundTokenBody,
+  cardTransactionBody,
+  createAltTransactionInput,
+  createProductInput,
+  createShopperInput,
+  createTransactionInput,
+  formOpeningInput,
+  merchantShopperIdInput,
+  notificationConfigBody,
+  notificationConfigInput,
+  orderBody,
+  orderIdInput,
+  preNotificationInput,
+  preNotificationTranslationsBody,
+  productBody,
+  productIdInput,
+  refundBody,
+  refundInput,
+  sandboxClockBody,
+  shopperIdInput,
+  transactionIdInput,
+  updateShopperInput,
+  updateTransactionInput,
+  vaultedShopperBody,
+} from '@paywire/contracts';
+import type { XmlShape } from '@paywire/xml';
+import type { z } from 'zod';
+import { xmlShapes } from '../xml-shapes.ts';
+
+/** A JSON or XML body: its component name in the document, its contract, its XML document. */
+export interface Body {
+  name: string;
+  schema: z.ZodType;
+  shape: XmlShape;
+}
+
+/** A successful answer: a body in JSON or XML, a file of another media type, or nothing. */
+export interface Answer {
+  status: number;
+  description: string;
+  body?: Body;
+  /** e.g. text/html: the answer is a page or file, not a resource in JSON or XML. */
+  media?: readonly string[];
+  headers?: Record<string, string>;
+}
+
+export interface Operation {
+  summary: string;
+  tag: string;
+  description?: string;
+  /** Served without credentials (before Basic auth in app.ts). */
+  public?: true;
+  /** Path parameters' contracts; a parameter not named here is a string. */
+  params?: Record<string, z.ZodType>;
+  query?: Record<string, z.ZodType>;
+  /** The request body; properties named like a path parameter are taken from the path instead. */
+  request?: Body;
+  answers: Answer[];
+  /** Error statuses beyond those every operation of its kind has (document.ts, errorStatuses). */
+  errors?: number[];
+}
+
+/** `METHOD /path/:param`, the path under /services/2 as the route registers it. */
+export type Route = `${'GET' | 'PUT' | 'POST' | 'DELETE'} /${string}`;
+
+const body = (name: string, schema: z.ZodType, shape: XmlShape): Body => ({ name, schema, shape });
+const ok = (description: string, answer: Body): Answer => ({ status: 200, description, body: answer });
+const noContent = (description: string): Answer => ({ status: 204, description });
+const file = (media: string | readonly string[], description: string, status = 200): Answer => ({
+  status,
+  description,
+  media: typeof media === 'string' ? [media] : media,
+});
+const scriptsAndStyles = ['text/javascript', 'text/css'];
+
+const cardTransaction = body('CardTransaction', cardTransactionBody, xmlShapes.cardTransaction);
+const vaultedShopper = body('VaultedShopper', vaultedShopperBody, xmlShapes.vaultedShopper);
+const altTransaction = body('AltTransaction', altTransactionBody, xmlShapes.altTransaction);
+const product = body('Product', productBody, xmlShapes.product);
+const sandboxClock = body('SandboxClock', sandboxClockBody, xmlShapes.sandboxClock);
+const notificationConfig = body('NotificationConfig', notificationConfigBody, xmlShapes.notificationConfig);
+
+/**
+ * Every route of the facade, keyed as app.ts registers it (`METHOD /path/:param` under /services/2). The
+ * document is generated from this table; test/api-description.test.ts checks it against the routers both
+ * ways, so a new route is one entry here.
+ */
+export const operations: Record<Route, Operation> = {
+  'POST /transactions': {
+    tag: 'Card transactions',
+    summary: 'Sale (AUTH_CAPTURE) or authorisation (AUTH_ONLY)',
+    description: 'Pay with `creditCard`, `pfToken` (hosted fields), `wallet` or a `vaultedShopperId`.',
+    request: body('CreateCardTransaction', createTransactionInput, xmlShapes.cardTransaction),
+    answers: [ok('The transaction', cardTransaction)],
+    errors: [405],
+  },
+  'PUT /transactions': {
+    tag: 'Card transactions',
+    summary: 'Capture (CAPTURE) or reverse (AUTH_REVERSAL) an authorisation',
+    request: body('UpdateCardTransaction', updateTransactionInput, xmlShapes.cardTransaction),
+    answers: [ok('The transaction', cardTransaction)],
+    errors: [405],
+  },
+  'GET /transactions/:transactionId': {
+    tag: 'Card transactions',
+    summary: 'Retrieve a card transaction',
+    params: { transactionId: transactionIdInput.shape.transactionId },
+    answers: [ok('The transaction', cardTransaction)],
+  },
+  'PUT /transactions/:transactionId/refund': {
+    tag: 'Card transactions',
+    summary: 'Refund, all or part (query parameters)',
+    params: { transactionId: refundInput.shape.transactionId },
+    query: { amount: refundInput.shape.amount, reason: refundInput.shape.reason },
+    answers: [noContent('Refunded')],
+  },
+  'POST /transactions/refund/:transactionId': {
+    tag: 'Card transactions',
+    summary: 'Refund, all or part (body), answering the refund',
+    request: body('RefundRequest', refundInput, xmlShapes.refund),
+    answers: [ok('The refund', body('Refund', refundBody, xmlShapes.refund))],
+  },
+  'POST /vaulted-shoppers': {
+    tag: 'Vaulted shoppers',
+    summary: 'Create a vaulted shopper, with cards',
+    request: body('CreateVaultedShopper', createShopperInput, xmlShapes.vaultedShopper),
+    answers: [ok('The shopper', vaultedShopper)],
+  },
+  'GET /vaulted-shoppers/merchant/:merchantShopperId': {
+    tag: 'Vaulted shoppers',
+    summary: "Retrieve a vaulted shopper by the merchant's own id",
+    params: { merchantShopperId: merchantShopperIdInput.shape.merchantShopperId },
+    answers: [ok('The shopper', vaultedShopper)],
+  },
+  'GET /vaulted-shoppers/:vaultedShopperId': {
+    tag: 'Vaulted shoppers',
+    summary: 'Retrieve a vaulted shopper',
+    params: { vaultedShopperId: shopperIdInput.shape.vaultedShopperId },
+    answers: [ok('The shopper', vaultedShopper)],
+  },
+  'PUT /vaulted-shoppers/:vaultedShopperId': {
+    tag: 'Vaulted shoppers',
+    summary: 'Update a vaulted shopper; cards sent are added',
+    params: { vaultedShopperId: shopperIdInput.shape.vaultedShopperId },
+    request: body('UpdateVaultedShopper', updateShopperInput, xmlShapes.vaultedShopper),
+    answers: [ok('The shopper', vaultedShopper)],
+  },
+  'POST /payment-fields-tokens': {
+    tag: 'Hosted payment fields',
+    summary: 'Create a hosted payment fields token',
+    answers: [
+      {
+        status: 201,
+        description: 'Created; no body',
+        headers: { Location: 'The token URL; its last segment is the token' },
+      },
+    ],
+  },
+  'PUT /payment-fields-tokens/:token': {
+    tag: 'Hosted payment fields',
+    public: true,
+    summary: "Bind the shopper's card to a token (the hosted fields page; the token is the credential)",
+    params: { token: bindTokenInput.shape.token },
+    request: body('BindPaymentFieldsToken', bindTokenInput, xmlShapes.paymentFieldsToken),
+    answers: [ok('The bound card', body('BoundToken', boundTokenBody, xmlShapes.paymentFieldsToken))],
+  },
+  'GET /payment-fields-tokens/:token/form': {
+    tag: 'Hosted payment fields',
+    public: true,
+    summary: "The card form page of a token, for the merchant's iframe",
+    query: {
+      origin: formOpeningInput.shape.origin.describe(
+        'The origin of the embedding page, e.g. https://shop.example',
+      ),
+    },
+    answers: [
+      file('text/html', 'The card form'),
+      file('text/html', 'No form: the origin given is not an origin', 400),
+      file('text/html', 'No form: the token is unknown, expired, used or framed by another origin', 404),
+    ],
+  },
+  'GET /hosted-fields/:file': {
+    tag: 'Hosted payment fields',
+    public: true,
+    summary: 'Static files of the hosted fields: paywire-fields.js (for merchant pages) and the form files',
+    answers: [file(scriptsAndStyles, 'The script or style sheet')],
+  },
+  'GET /sandbox/clock': {
+    tag: 'Sandbox',
+    summary: "Read the merchant's sandbox clock",
+    answers: [ok('The clock', sandboxClock)],
+  },
+  'PUT /sandbox/clock': {
+    tag: 'Sandbox',
+    summary: "Advance the merchant's sandbox clock (runs what falls due)",
+    request: body('AdvanceSandboxClock', advanceClockInput, xmlShapes.sandboxClock),
+    answers: [ok('The clock', sandboxClock)],
+  },
+  'GET /notification-config': {
+    tag: 'Notifications',
+    summary: 'Read the IPN configuration',
+    answers: [ok('The configuration', notificationConfig)],
+  },
+  'POST /notification-config': {
+    tag: 'Notifications',
+    summary: 'Replace the IPN configuration',
+    request: body('NotificationConfigRequest', notificationConfigInput, xmlShapes.notificationConfig),
+    answers: [ok('The configuration', notificationConfig)],
+  },
+  'DELETE /notification-config': {
+    tag: 'Notifications',
+    summary: 'Delete the IPN configuration',
+    answers: [noContent('Deleted')],
+  },
+  'POST /catalog/products': {
+    tag: 'Catalog',
+    summary: 'Create a product with its priced skus',
+    request: body('CreateProduct', createProductInput, xmlShapes.product),
+    answers: [ok('The product', product)],
+  },
+  'GET /catalog/products/:productId': {
+    tag: 'Catalog',
+    summary: 'Retrieve a product',
+    params: { productId: productIdInput.shape.productId },
+    answers: [ok('The product', product)],
+  },
+  'POST /alt-transactions': {
+    tag: 'SEPA direct debit',
+    summary: 'Create a SEPA direct debit',
+    request: body('CreateAltTransaction', createAltTransactionInput, xmlShapes.altTransaction),
+    answers: [ok('The debit', altTransaction)],
+  },
+  'GET /alt-transactions/:transactionId': {
+    tag: 'SEPA direct debit',
+    summary: 'Retrieve a SEPA direct debit',
+    params: { transactionId: altTransactionIdInput.shape.transactionId },
+    answers: [ok('The debit', altTransaction)],
+  },
+  'GET /translations/sepa/prenotification': {
+    tag: 'SEPA direct debit',
+    summary: "A debit's pre-notification text in every language, or one",
+    query: {
+      transactionid: preNotificationInput.shape.transactionId,
+      language: preNotificationInput.shape.language,
+    },
+    answers: [
+      ok(
+        'The texts',
+        body('PreNotificationTranslations', preNotificationTranslationsBody, xmlShapes.preNotification),
+      ),
+    ],
+  },
+  'POST /batch/order-placement': {
+    tag: 'Orders',
+    summary: 'Place an order for a new shopper, paid by SEPA direct debit',
+    request: body('BatchOrderRequest', batchOrderInput, xmlShapes.batchOrder),
+    answers: [ok('The shopper and the order', body('BatchOrder', batchOrderBody, xmlShapes.batchOrder))],
+  },
+  'GET /orders/:orderId': {
+    tag: 'Orders',
+    summary: 'Retrieve an order',
+    params: { orderId: orderIdInput.shape.orderId },
+    answers: [ok('The order', body('Order', orderBody, xmlShapes.order))],
+  },
+  'GET /shoppers/:shopperId': {
+    tag: 'Orders',
+    summary: 'Retrieve a shopper created by an order',
+    params: { shopperId: batchShopperIdInput.shape.shopperId },
+    answers: [ok('The shopper', body('Shopper', batchShopperBody, xmlShapes.shopper))],
+  },
+  'GET /openapi.json': {
+    tag: 'API description',
+    public: true,
+    summary: 'This OpenAPI 3.1 document',
+    answers: [file('application/json', 'The document')],
+  },
+  'GET /docs': {
+    tag: 'API description',
+    public: true,
+    summary: 'The reference page rendering this document',
+    answers: [file('text/html', 'The page')],
+  },
+  'GET /docs/:file': {
+    tag: 'API description',
+    public: true,
+    summary: "The reference page's scripts and style sheets",
+    answers: [file(scriptsAndStyles, 'The script or style sheet')],
+  },
+};

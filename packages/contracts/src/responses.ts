@@ -1,0 +1,309 @@
+import { z } from 'zod';
+import { cardBrands } from './cards.ts';
+import type { CatalogProduct } from './catalog.ts';
+import type { SandboxClock } from './clock.ts';
+import { type ErrorBody, type ErrorName, errorCatalogue } from './errors.ts';
+import { type NotificationConfig, type SendFlag, sendFlags } from './ipn.ts';
+import type { BatchOrder, BatchShopper, Order } from './orders.ts';
+import { type AltTransaction, type PreNotificationTranslations, preNotificationLanguages } from './sepa.ts';
+import { billingContactFields, type VaultedShopper } from './shoppers.ts';
+import type { BoundToken } from './tokens.ts';
+import type { CardTransaction, Refund } from './transactions.ts';
+import { walletTypes } from './wallets.ts';
+
+/**
+ * The public response bodies as zod schemas, for the published API description (OpenAPI). Core answers
+ * with the TypeScript types of the other contract modules; each schema here is checked at compile time to
+ * be exactly its type (same properties, same optionality, same value types), so a field added to a
+ * response type fails the typecheck here until the description has it too.
+ */
+
+type Normalized<T> = T extends object ? { [K in keyof T]-?: Normalized<Exclude<T[K], undefined>> } : T;
+type Same<A, B> =
+  (<T>() => T extends Normalized<A> ? 1 : 2) extends <T>() => T extends Normalized<B> ? 1 : 2
+    ? [A] extends [B]
+      ? [B] extends [A]
+        ? true
+        : false
+      : false
+    : false;
+
+/** `describes<T>()(schema)` compiles only when the schema's output is T (else: "Expected 2 arguments"). */
+const describes =
+  <T>() =>
+  <S extends z.ZodType>(schema: S, ..._notExactly: Same<z.output<S>, T> extends true ? [] : [never]): S =>
+    schema;
+
+/** An object of optional strings: the contact and address blocks responses show only when filled. */
+function optionalStrings<K extends string>(keys: readonly K[]) {
+  return z.object(
+    Object.fromEntries(keys.map((key) => [key, z.string().optional()])) as Record<
+      K,
+      z.ZodOptional<z.ZodString>
+    >,
+  );
+}
+
+const cardSubType = z.enum(['CREDIT', 'DEBIT']);
+const cardResponse = z.object({
+  cardLastFourDigits: z.string(),
+  cardType: z.enum(cardBrands),
+  cardSubType,
+  cardCategory: z.string(),
+  expirationMonth: z.string(),
+  expirationYear: z.string(),
+});
+const billingContact = optionalStrings(billingContactFields);
+const amount = z
+  .number()
+  .meta({ description: 'In the currency, e.g. 10.5; XML writes its decimals (10.50).' });
+
+export const cardTransactionBody = describes<CardTransaction>()(
+  z.object({
+    cardTransactionType: z.enum(['AUTH_CAPTURE', 'AUTH_ONLY', 'CAPTURE', 'AUTH_REVERSAL']),
+    transactionId: z.string(),
+    merchantTransactionId: z.string().optional(),
+    softDescriptor: z.string().optional(),
+    amount,
+    currency: z.string(),
+    cardHolderInfo: optionalStrings(['firstName', 'lastName', 'zip', 'email', 'country']).optional(),
+    vaultedShopperId: z.number(),
+    creditCard: cardResponse.partial({ expirationMonth: true, expirationYear: true }),
+    wallet: z
+      .object({
+        walletType: z.enum(walletTypes),
+        billingContactInfo: billingContact.optional(),
+        tokenizedCard: z.object({
+          cardLastFourDigits: z.string(),
+          cardType: z.enum(cardBrands),
+          cardSubType,
+          dpanLastFourDigits: z.string().optional(),
+          dpanExpirationMonth: z.string().optional(),
+          dpanExpirationYear: z.string().optional(),
+        }),
+      })
+      .optional(),
+    processingInfo: z.object({
+      processingStatus: z.literal('success').meta({ description: 'XML writes it upper-case: SUCCESS.' }),
+      cvvResponseCode: z.string(),
+      authorizationCode: z.string(),
+      avsResponseCodeZip: z.string(),
+      avsResponseCodeAddress: z.string(),
+      avsResponseCodeName: z.string(),
+      networkTransactionId: z.string(),
+    }),
+  }),
+);
+
+export const refundBody = describes<Refund>()(
+  z.object({
+    refundTransactionId: z.string(),
+    transactionId: z.string(),
+    amount,
+    currency: z.string(),
+    reason: z.string().optional(),
+    refundStatus: z.literal('SUCCESS'),
+  }),
+);
+
+const ibanDigits = { ibanFirstFour: z.string(), ibanLastFour: z.string() };
+const mandate = { ...ibanDigits, mandateId: z.string(), mandateDate: z.string() };
+
+export const vaultedShopperBody = describes<VaultedShopper>()(
+  optionalStrings([
+    'firstName',
+    'lastName',
+    'email',
+    'country',
+    'state',
+    'city',
+    'address',
+    'address2',
+    'zip',
+    'phone',
+    'companyName',
+    'shopperCurrency',
+    'merchantShopperId',
+    'softDescriptor',
+  ]).extend({
+    vaultedShopperId: z.number(),
+    paymentSources: z.object({
+      creditCardInfo: z.array(
+        z.object({ billingContactInfo: billingContact.optional(), creditCard: cardResponse }),
+      ),
+      sepaDirectDebitInfo: z.array(z.object({ sepaDirectDebit: z.object(mandate) })).optional(),
+    }),
+    lastPaymentInfo: z
+      .object({
+        paymentMethod: z.literal('CC'),
+        creditCard: cardResponse.pick({ cardLastFourDigits: true, cardType: true }),
+      })
+      .optional(),
+  }),
+);
+
+export const boundTokenBody = describes<BoundToken>()(
+  z.object({ ccType: z.string(), last4Digits: z.string(), issuingCountry: z.string() }),
+);
+
+export const sandboxClockBody = describes<SandboxClock>()(
+  z.object({ now: z.string().meta({ description: 'ISO 8601 instant' }), offsetSeconds: z.number() }),
+);
+
+export const notificationConfigBody = describes<NotificationConfig>()(
+  z.object({
+    ipnDestinations: z.array(
+      z.object({
+        ipnUrl: z.string(),
+        ...(Object.fromEntries(sendFlags.map((flag) => [flag, z.boolean()])) as Record<
+          SendFlag,
+          z.ZodBoolean
+        >),
+      }),
+    ),
+    ensureNotificationReceipt: z.boolean(),
+    receiveAffiliateNotifications: z.boolean(),
+  }),
+);
+
+const sepaStatus = z.enum(['PENDING', 'SUCCESS', 'FAIL', 'REFUNDED']);
+const sepaDebitDetails = z.object({
+  ...mandate,
+  preNotificationText: z.string(),
+  preNotificationTranslationRef: z.string().meta({ description: 'URL of the texts in every language' }),
+});
+
+export const altTransactionBody = describes<AltTransaction>()(
+  z.object({
+    transactionId: z.string(),
+    merchantTransactionId: z.string().optional(),
+    amount,
+    currency: z.literal('EUR'),
+    payerInfo: z.object({ firstName: z.string(), lastName: z.string() }),
+    vaultedShopperId: z.number(),
+    authorizedByShopper: z.literal(true),
+    sepaDirectDebitTransaction: sepaDebitDetails,
+    processingInfo: z.object({ processingStatus: sepaStatus }),
+  }),
+);
+
+export const preNotificationTranslationsBody = describes<PreNotificationTranslations>()(
+  z.object({
+    translations: z.array(z.object({ language: z.enum(preNotificationLanguages), text: z.string() })),
+  }),
+);
+
+export const productBody = describes<CatalogProduct>()(
+  z.object({
+    productId: z.number(),
+    productName: z.string(),
+    skus: z.array(
+      z.object({
+        skuId: z.number(),
+        skuName: z.string(),
+        price: z.object({ amount, currency: z.string() }),
+      }),
+    ),
+  }),
+);
+
+const contactKeys = ['title', 'firstName', 'lastName', 'email', 'companyName', 'address1', 'city'] as const;
+const shopperContact = optionalStrings([...contactKeys, 'zip', 'country', 'phone', 'fax']);
+const sepaBillingContact = optionalStrings(['firstName', 'lastName', 'address1', 'city', 'zip', 'country']);
+
+export const batchShopperBody = describes<BatchShopper>()(
+  z.object({
+    shopperInfo: z.object({
+      shopperId: z.number(),
+      shopperContactInfo: shopperContact,
+      shippingContactInfo: optionalStrings(['firstName', 'lastName', 'address1', 'city', 'zip', 'country']),
+      invoiceContactsInfo: z.array(shopperContact.extend({ default: z.boolean() })),
+      paymentInfo: z.object({
+        creditCardsInfo: z.array(
+          z.object({
+            billingContactInfo: z.record(z.string(), z.string()).optional(),
+            creditCard: cardResponse,
+          }),
+        ),
+        ecpsInfo: z.array(z.never()),
+        sepaDirectDebitsInfo: z.array(
+          z.object({
+            billingContactInfo: sepaBillingContact.optional(),
+            sepaDirectDebit: z.object(ibanDigits),
+          }),
+        ),
+        balance: z.object({ amount, currency: z.string() }),
+      }),
+      storeId: z.string().optional(),
+      shopperCurrency: z.string(),
+      locale: z.string(),
+    }),
+  }),
+);
+
+export const orderBody = describes<Order>()(
+  z.object({
+    orderId: z.number(),
+    orderingShopper: z.object({ shopperId: z.number() }),
+    cart: z.object({
+      chargedCurrency: z.literal('EUR'),
+      cartItem: z.array(
+        z.object({
+          sku: z.object({ skuId: z.number(), skuName: z.string() }),
+          quantity: z.number(),
+          itemSubTotal: z.number(),
+        }),
+      ),
+      tax: z.number(),
+      taxRate: z.number(),
+      totalCartCost: z.number(),
+    }),
+    postSaleInfo: z.object({
+      invoices: z.array(
+        z.object({
+          invoiceId: z.number(),
+          url: z.string(),
+          financialTransactions: z.array(
+            z.object({
+              status: sepaStatus,
+              dateDue: z.string(),
+              dateCreated: z.string(),
+              amount,
+              tax: z.number(),
+              taxRate: z.number(),
+              currency: z.literal('EUR'),
+              softDescriptor: z.string(),
+              paymentMethod: z.literal('SEPA Direct Debit'),
+              targetBalance: z.literal('PLIMUS_ACCOUNT'),
+              paypalTransactionData: z.record(z.string(), z.never()),
+              sepaDirectDebit: sepaDebitDetails,
+              invoiceContactInfo: shopperContact,
+              skus: z.array(z.object({ skuId: z.number() })),
+            }),
+          ),
+        }),
+      ),
+    }),
+    fulfillment: z.object({ licenseKeys: z.array(z.string()) }),
+  }),
+);
+
+export const batchOrderBody = describes<BatchOrder>()(
+  z.object({ shopper: batchShopperBody, order: orderBody }),
+);
+
+export const errorBodySchema = describes<ErrorBody>()(
+  z.object({
+    message: z.array(
+      z.object({
+        errorName: z.enum(Object.keys(errorCatalogue) as [ErrorName, ...ErrorName[]]),
+        code: z.number(),
+        description: z.string(),
+        invalidProperty: z
+          .object({ name: z.string(), messageValue: z.string().optional() })
+          .optional()
+          .meta({ description: 'The request property at fault (a path such as creditCard.cardNumber)' }),
+      }),
+    ),
+  }),
+);
