@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { replaceFacadeCredential } from './callers.ts';
 import { cardEncryptionKey } from './card-key.ts';
 import { migrateDatabase, provideDatabase } from './database.ts';
 import { loadLauncherEnv } from './launcher-env.ts';
@@ -17,6 +18,8 @@ const applied = await migrateDatabase(databaseUrl);
 if (applied.length > 0) say(`applied migrations: ${applied.join(', ')}`);
 const sandboxMerchantId = await saveMerchant(databaseUrl, env.SANDBOX_API_USERNAME, env.SANDBOX_API_PASSWORD);
 const sample = await ensureSampleCatalogue(databaseUrl, sandboxMerchantId);
+// A fresh facade credential on every start; the previous start's is revoked, so none outlives its facade.
+const facadeCredential = await replaceFacadeCredential(databaseUrl, 'launcher-facade');
 
 const appPath = (app: string) => fileURLToPath(new URL(`../apps/${app}/src/main.ts`, import.meta.url));
 const children: ChildProcess[] = [];
@@ -75,7 +78,11 @@ launch('core', {
   CARD_ENCRYPTION_KEY: cardEncryptionKey(env.CARD_ENCRYPTION_KEY, env.PAYWIRE_DATA_DIR),
 });
 await waitForPort(env.CORE_PORT);
-launch('facade', { PORT: String(env.PORT), CORE_URL: `http://127.0.0.1:${env.CORE_PORT}/trpc` });
+launch('facade', {
+  PORT: String(env.PORT),
+  CORE_URL: `http://127.0.0.1:${env.CORE_PORT}/trpc`,
+  CORE_CREDENTIAL: facadeCredential,
+});
 await waitForPort(env.PORT);
 
 say(`

@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { createPaywireClient } from '@paywire/client';
+import type { IssueCallerInput } from '@paywire/contracts';
 import { type Acquirer, type CoreOptions, type RunningCore, startCore } from '@paywire/core';
-import { createCoreClient, createFacade, createLogger } from '@paywire/facade';
+import { createFacade, createLogger } from '@paywire/facade';
 import pg from 'pg';
 import { inject } from 'vitest';
+import { issueCaller } from '../../infra/callers.ts';
 import { migrateDatabase } from '../../infra/database.ts';
 import { saveMerchant } from '../../infra/merchants.ts';
 import { serverAt } from '../../infra/postgres.ts';
@@ -24,6 +27,10 @@ export interface Stack {
   coreOptions: CoreOptions;
   merchant: TestMerchant;
   newMerchant(): Promise<TestMerchant>;
+  /** The facade's caller credential (any-merchant scope), for calling core directly as the facade does. */
+  facadeCredential: string;
+  /** A new caller credential of any scope on the file's database (`pwc_...`). */
+  issueCredential(input: IssueCallerInput): Promise<string>;
   /** A small pool on the file's database, for reading (and setting up) rows directly. */
   db: pg.Pool;
   /** Every line the facade and core logged during the file's tests. */
@@ -65,16 +72,25 @@ export async function paymentRowCounts(db: pg.Pool, merchant: TestMerchant) {
   return rows[0];
 }
 
+/** A facade credential (any-merchant scope) on the database, as `npm start` issues one. */
+export function newFacadeCredential(databaseUrl: string): Promise<string> {
+  return issueCaller(databaseUrl, { name: 'facade', scope: 'any-merchant' });
+}
+
 export interface TestFacade {
   /** e.g. http://127.0.0.1:41234/services/2 */
   baseUrl: string;
   close(): Promise<void>;
 }
 
-/** The facade in this process on a real port, calling core at coreUrl; log lines go to `log`. */
-export async function startFacade(coreUrl: string, log?: (line: string) => void): Promise<TestFacade> {
+/** The facade in this process on a real port, calling core at coreUrl with the credential; log lines go to `log`. */
+export async function startFacade(
+  coreUrl: string,
+  credential: string,
+  log?: (line: string) => void,
+): Promise<TestFacade> {
   const facade = createFacade({
-    core: createCoreClient(coreUrl),
+    core: createPaywireClient({ url: coreUrl, credential, maxSockets: 256 }),
     log: createLogger('facade', log ?? (() => {})),
     xmlNamespace: 'http://ws.plimus.com',
     authCacheSeconds: 60,
@@ -94,7 +110,8 @@ export async function startFacade(coreUrl: string, log?: (line: string) => void)
 
 /**
  * The whole service for one test file: its own database on the run's PostgreSQL, migrated; core and
- * facade in this process but on real HTTP ports, talking over real tRPC; one merchant ready.
+ * facade in this process but on real HTTP ports, talking over real tRPC with the facade's own caller
+ * credential; one merchant ready.
  */
 export async function startStack(
   options: { mode?: 'sandbox' | 'live'; acquirer?: Acquirer } = {},
@@ -112,7 +129,8 @@ export async function startStack(
     logError: (message, fields) => logs.push(JSON.stringify({ message, ...fields })),
   };
   const core = await startCore(coreOptions);
-  const facade = await startFacade(core.url, (line) => logs.push(line));
+  const facadeCredential = await newFacadeCredential(databaseUrl);
+  const facade = await startFacade(core.url, facadeCredential, (line) => logs.push(line));
   const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   return {
     baseUrl: facade.baseUrl,
@@ -122,6 +140,8 @@ export async function startStack(
     db,
     merchant: await newMerchant(databaseUrl),
     newMerchant: () => newMerchant(databaseUrl),
+    facadeCredential,
+    issueCredential: (input) => issueCaller(databaseUrl, input),
     logs,
     async close() {
       await facade.close();

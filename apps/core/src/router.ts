@@ -1,3 +1,4 @@
+import { callersRouter } from './callers/router.ts';
 import { cardsRouter } from './cards/router.ts';
 import { catalogRouter } from './catalog/router.ts';
 import { clockRouter } from './clock/router.ts';
@@ -19,6 +20,7 @@ export const appRouter = router({
   sepa: sepaRouter,
   catalog: catalogRouter,
   orders: ordersRouter,
+  callers: callersRouter,
 });
 
 export type AppRouter = typeof appRouter;

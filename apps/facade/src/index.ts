@@ -1,3 +1,2 @@
 export { createFacade, type FacadeOptions } from './app.ts';
-export { createCoreClient } from './core-client.ts';
 export { createLogger } from './log.ts';

@@ -1,5 +1,5 @@
+import { createPaywireClient } from '@paywire/client';
 import { createFacade } from './app.ts';
-import { createCoreClient } from './core-client.ts';
 import { loadFacadeEnv } from './env.ts';
 import { createLogger } from './log.ts';
 
@@ -7,7 +7,7 @@ import { createLogger } from './log.ts';
 const env = loadFacadeEnv();
 const log = createLogger('facade');
 const app = createFacade({
-  core: createCoreClient(env.CORE_URL),
+  core: createPaywireClient({ url: env.CORE_URL, credential: env.CORE_CREDENTIAL, maxSockets: 256 }),
   log,
   xmlNamespace: env.XML_NAMESPACE,
   authCacheSeconds: env.AUTH_CACHE_SECONDS,

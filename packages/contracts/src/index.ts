@@ -1,3 +1,4 @@
+export * from './callers.ts';
 export * from './card-input.ts';
 export * from './cards.ts';
 export * from './catalog.ts';

@@ -1,0 +1,22 @@
+import { issueCallerInput, revokeCallerInput, rotateCallerInput } from '@paywire/contracts';
+import { adminProcedure, router } from '../trpc.ts';
+import {
+  issueCallerCredential,
+  listCallerCredentials,
+  revokeCallerCredentials,
+  rotateCallerCredential,
+} from './service.ts';
+
+/** Credential management, for admin callers only (the operator CLI uses the same service code). */
+export const callersRouter = router({
+  list: adminProcedure.query(({ ctx }) => listCallerCredentials(ctx.em)),
+  issue: adminProcedure
+    .input(issueCallerInput)
+    .mutation(({ ctx, input }) => issueCallerCredential(ctx.em, input)),
+  rotate: adminProcedure
+    .input(rotateCallerInput)
+    .mutation(({ ctx, input }) => rotateCallerCredential(ctx.em, input)),
+  revoke: adminProcedure
+    .input(revokeCallerInput)
+    .mutation(({ ctx, input }) => revokeCallerCredentials(ctx.em, input)),
+});
