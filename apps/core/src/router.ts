@@ -5,6 +5,7 @@ import { clockRouter } from './clock/router.ts';
 import { ipnRouter } from './ipn/router.ts';
 import { merchantsRouter } from './merchants/router.ts';
 import { ordersRouter } from './orders/router.ts';
+import { reportsRouter } from './reports/router.ts';
 import { sepaRouter } from './sepa/router.ts';
 import { shoppersRouter } from './shoppers/router.ts';
 import { tokensRouter } from './tokens/router.ts';
@@ -21,6 +22,7 @@ export const appRouter = router({
   catalog: catalogRouter,
   orders: ordersRouter,
   callers: callersRouter,
+  reports: reportsRouter,
 });
 
 export type AppRouter = typeof appRouter;

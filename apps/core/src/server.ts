@@ -83,6 +83,7 @@ const boundElsewhere = new DomainError('FORBIDDEN', 'this credential acts for it
 function actingMerchant(caller: Caller, request: IncomingMessage): number | null | typeof boundElsewhere {
   const named = merchantOf(request);
   if (caller.scope === 'any-merchant') return named;
+  if (caller.merchantId === null) return null; // admin: acts for no merchant, whatever a header says
   if (request.headers[internalHeaders.merchant] !== undefined && named !== caller.merchantId)
     return boundElsewhere;
   return caller.merchantId;

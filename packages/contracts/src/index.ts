@@ -12,6 +12,7 @@ export * from './merchants.ts';
 export * from './money.ts';
 export * from './orders.ts';
 export * from './primitives.ts';
+export * from './reports.ts';
 export * from './sepa.ts';
 export * from './shoppers.ts';
 export * from './tokens.ts';
