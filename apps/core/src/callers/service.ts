@@ -29,6 +29,8 @@ export interface Caller {
  * The hash is of the secret's text, so another spelling of the same bytes is another, wrong, secret.
  */
 const credentialPattern = /^pwc_([1-9]\d{0,9})_([A-Za-z0-9_-]{43})$/;
+/** The scheme's name is case-insensitive (RFC 9110); one space, then the credential. */
+const bearerPattern = /^bearer (\S+)$/i;
 const hashSecret = (secret: string): string => createHash('sha256').update(secret).digest('hex');
 
 function stateOf(credential: CallerCredential, now: Date): CallerCredentialView['state'] {
@@ -160,8 +162,8 @@ interface CredentialRow {
 export function createCallerVerifier(orm: MikroORM, cacheMs = 1000) {
   const verified = new Map<string, { caller: Caller; until: number }>();
   return async function verifyCaller(authorization: string | undefined): Promise<Caller | null> {
-    if (!authorization?.startsWith('Bearer ')) return null;
-    const credential = authorization.slice('Bearer '.length);
+    const credential = bearerPattern.exec(authorization ?? '')?.[1];
+    if (!credential) return null;
     const now = Date.now();
     const cached = verified.get(credential);
     if (cached && cached.until > now) return cached.caller;
