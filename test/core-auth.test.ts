@@ -263,6 +263,46 @@ describe('scopes', () => {
     expect(rows[0]?.n).toBe(0);
   });
 
+  it('every scope may ask who it is', async () => {
+    const whoami = async (credential: string) =>
+      (await raw('callers.whoami', 'query', { credential })).body.result.data;
+    expect(await whoami(stack.facadeCredential)).toEqual({
+      name: 'facade',
+      scope: 'any-merchant',
+      merchantId: null,
+    });
+    expect(await whoami(readOnly)).toEqual({
+      name: 'reporting',
+      scope: 'read-only',
+      merchantId: stack.merchant.id,
+    });
+    expect(await whoami(admin)).toEqual({ name: 'operator', scope: 'admin', merchantId: null });
+  });
+
+  it('the facade refuses to start with a credential core refuses or one bound to a merchant', async () => {
+    const start = (credential: string) =>
+      run(process.execPath, ['apps/facade/src/main.ts'], {
+        env: {
+          ...process.env,
+          CORE_URL: stack.core.url,
+          CORE_CREDENTIAL: credential,
+          PORT: '0',
+          HOST: '127.0.0.1',
+        },
+        timeout: 15_000,
+      }).then(
+        () => ({ code: 0, stdout: '' }),
+        (error: { code: number; stdout: string }) => error,
+      );
+    const forgedStart = await start(forged(stack.facadeCredential));
+    expect(forgedStart.code).toBe(1);
+    expect(forgedStart.stdout).toContain('could not verify CORE_CREDENTIAL with core');
+    expect(forgedStart.stdout).not.toContain(secretOf(stack.facadeCredential));
+    const boundStart = await start(oneMerchant);
+    expect(boundStart.code).toBe(1);
+    expect(boundStart.stdout).toContain('CORE_CREDENTIAL must have the any-merchant scope');
+  });
+
   it('the facade credential without a merchant is 401 on a merchant procedure, as before', async () => {
     const reply = await raw('clock.get', 'query', {});
     expect(reply.status).toBe(401);

@@ -61,6 +61,9 @@ const forScope = (scope: CallerScope, description: string) =>
  */
 export const publicProcedure = forScope('any-merchant', 'only the facade may call this procedure');
 
+/** Any authenticated caller, whatever its scope. */
+export const callerProcedure = t.procedure;
+
 /** Credential management: admin credentials only. */
 export const adminProcedure = forScope('admin', 'only an admin credential may manage caller credentials');
 

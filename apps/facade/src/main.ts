@@ -6,8 +6,18 @@ import { createLogger } from './log.ts';
 /** The facade process: `node apps/facade/src/main.ts`. Stateless; talks to core only. */
 const env = loadFacadeEnv();
 const log = createLogger('facade');
+const core = createPaywireClient({ url: env.CORE_URL, credential: env.CORE_CREDENTIAL, maxSockets: 256 });
+// A credential core refuses, or one that cannot act for merchants, would fail every request: stop now.
+const caller = await core.callers.whoami.query().catch((error: unknown) => {
+  log.error('could not verify CORE_CREDENTIAL with core', { error: String(error) });
+  process.exit(1);
+});
+if (caller.scope !== 'any-merchant') {
+  log.error('CORE_CREDENTIAL must have the any-merchant scope', { scope: caller.scope });
+  process.exit(1);
+}
 const app = createFacade({
-  core: createPaywireClient({ url: env.CORE_URL, credential: env.CORE_CREDENTIAL, maxSockets: 256 }),
+  core,
   log,
   xmlNamespace: env.XML_NAMESPACE,
   authCacheSeconds: env.AUTH_CACHE_SECONDS,

@@ -1,5 +1,5 @@
 import { issueCallerInput, revokeCallerInput, rotateCallerInput } from '@paywire/contracts';
-import { adminProcedure, router } from '../trpc.ts';
+import { adminProcedure, callerProcedure, router } from '../trpc.ts';
 import {
   issueCallerCredential,
   listCallerCredentials,
@@ -9,6 +9,12 @@ import {
 
 /** Credential management, for admin callers only (the operator CLI uses the same service code). */
 export const callersRouter = router({
+  /** Who the credential says the caller is: a service checks its configuration with it when it starts. */
+  whoami: callerProcedure.query(({ ctx }) => ({
+    name: ctx.caller.name,
+    scope: ctx.caller.scope,
+    merchantId: ctx.caller.merchantId,
+  })),
   list: adminProcedure.query(({ ctx }) => listCallerCredentials(ctx.em)),
   issue: adminProcedure
     .input(issueCallerInput)
