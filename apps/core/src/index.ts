@@ -1,5 +1,4 @@
 export {
-  type Caller,
   issueCallerCredential,
   listCallerCredentials,
   replaceCallerCredential,
