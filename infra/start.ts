@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { replaceFacadeCredential } from './callers.ts';
 import { cardEncryptionKey } from './card-key.ts';
 import { migrateDatabase, provideDatabase } from './database.ts';
 import { loadLauncherEnv } from './launcher-env.ts';
@@ -17,6 +18,8 @@ const applied = await migrateDatabase(databaseUrl);
 if (applied.length > 0) say(`applied migrations: ${applied.join(', ')}`);
 const sandboxMerchantId = await saveMerchant(databaseUrl, env.SANDBOX_API_USERNAME, env.SANDBOX_API_PASSWORD);
 const sample = await ensureSampleCatalogue(databaseUrl, sandboxMerchantId);
+// A fresh facade credential on every start; the previous start's is revoked, so none outlives its facade.
+const facadeCredential = await replaceFacadeCredential(databaseUrl, 'launcher-facade');
 
 const appPath = (app: string) => fileURLToPath(new URL(`../apps/${app}/src/main.ts`, import.meta.url));
 const children: ChildProcess[] = [];
@@ -79,6 +82,7 @@ launch('facade', {
   PORT: String(env.PORT),
   CORE_URL: `http://127.0.0.1:${env.CORE_PORT}/trpc`,
   PAYWIRE_MODE: env.PAYWIRE_MODE,
+  CORE_CREDENTIAL: facadeCredential,
 });
 await waitForPort(env.PORT);
 

@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
+import { createPaywireClient } from '@paywire/client';
 import type { ErrorBody } from '@paywire/contracts';
-import { createCoreClient, createFacade, createLogger } from '@paywire/facade';
+import { createFacade, createLogger } from '@paywire/facade';
 import { toXml } from '@paywire/xml';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type Koa from 'koa';
@@ -27,7 +28,7 @@ let document: OpenApi;
 
 beforeAll(async () => {
   facade = createFacade({
-    core: createCoreClient('http://127.0.0.1:9/trpc'),
+    core: createPaywireClient({ url: 'http://127.0.0.1:9/trpc', credential: `pwc_1_${'x'.repeat(43)}` }),
     log: createLogger('facade', () => {}),
     xmlNamespace: 'http://ws.plimus.com',
     authCacheSeconds: 60,
@@ -90,7 +91,7 @@ describe('the document and the routes', () => {
       ctx.body = '';
     });
     const app = createFacade({
-      core: createCoreClient('http://127.0.0.1:9/trpc'),
+      core: createPaywireClient({ url: 'http://127.0.0.1:9/trpc', credential: `pwc_1_${'x'.repeat(43)}` }),
       log: createLogger('facade', () => {}),
       xmlNamespace: '',
       authCacheSeconds: 60,

@@ -17,7 +17,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   await ensureChromium();
-  facade = await startFacade('http://127.0.0.1:9/trpc');
+  facade = await startFacade('http://127.0.0.1:9/trpc', `pwc_1_${'x'.repeat(43)}`);
   browser = await chromium.launch({ executablePath: chromiumPath });
   mkdirSync(artifacts, { recursive: true });
 }, 15 * 60_000);

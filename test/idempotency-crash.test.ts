@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { saleBody } from './support/http.ts';
 import { freePort } from './support/ports.ts';
-import { newDatabase, newMerchant, startFacade } from './support/stack.ts';
+import { newDatabase, newFacadeCredential, newMerchant, startFacade } from './support/stack.ts';
 
 /**
  * Crash test: keyed sales with client retries while core is killed with SIGKILL and restarted, several
@@ -58,7 +58,10 @@ beforeAll(async () => {
     DATABASE_POOL_SIZE: '8',
   });
   await startCoreProcess();
-  const facade = await startFacade(`http://127.0.0.1:${coreEnv.CORE_PORT}/trpc`);
+  const facade = await startFacade(
+    `http://127.0.0.1:${coreEnv.CORE_PORT}/trpc`,
+    await newFacadeCredential(databaseUrl),
+  );
   baseUrl = facade.baseUrl;
   closeFacade = facade.close;
 });

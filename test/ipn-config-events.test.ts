@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { createCoreClient } from '@paywire/facade';
+import { callOptions, createPaywireClient, type PaywireClient } from '@paywire/client';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, type CallOptions, client, expectStatus, type Reply, saleBody } from './support/http.ts';
@@ -102,14 +102,14 @@ const md5 = (text: string) => createHash('md5').update(text).digest('hex');
 
 let stack: Stack;
 let api: ReturnType<typeof client>;
-let core: ReturnType<typeof createCoreClient>;
+let core: PaywireClient;
 let db: pg.Pool;
 let receiver: IpnReceiver;
 
 beforeAll(async () => {
   [stack, receiver] = await Promise.all([startStack(), startIpnReceiver()]);
   api = client(stack);
-  core = createCoreClient(stack.core.url);
+  core = createPaywireClient({ url: stack.core.url, credential: stack.facadeCredential });
   db = stack.db;
 });
 
@@ -118,7 +118,7 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-const acting = (merchant: TestMerchant) => ({ context: { merchantId: merchant.id } });
+const acting = (merchant: TestMerchant) => callOptions({ merchantId: merchant.id });
 
 /** A 400 VALIDATION_GENERAL_FAILURE (10001) whose first message names the property. */
 function expectInvalid(reply: Reply, property: RegExp) {
@@ -867,11 +867,11 @@ describe('delivery log and redelivery (core procedures)', () => {
 
 describe('outbound safety in live mode', () => {
   let live: Stack;
-  let liveCore: ReturnType<typeof createCoreClient>;
+  let liveCore: PaywireClient;
 
   beforeAll(async () => {
     live = await startStack({ mode: 'live' });
-    liveCore = createCoreClient(live.core.url);
+    liveCore = createPaywireClient({ url: live.core.url, credential: live.facadeCredential });
   });
 
   afterAll(async () => {

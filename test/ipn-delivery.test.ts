@@ -3,14 +3,15 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { callOptions, createPaywireClient } from '@paywire/client';
 import { type RunningCore, startCore } from '@paywire/core';
-import { createCoreClient } from '@paywire/facade';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saleBody } from './support/http.ts';
 import { freePort } from './support/ports.ts';
 import {
   newDatabase,
+  newFacadeCredential,
   newMerchant,
   type Stack,
   startFacade,
@@ -217,9 +218,10 @@ describe('IPN delivery, core in process', () => {
     expect(form.get('transactionType')).toBe('CHARGE');
     expect(form.get('referenceNumber')).toBe(transactionId);
     expect(form.get('testMode')).toBe('Y');
-    const { secret } = await createCoreClient(stack.core.url).ipn.secret.query(undefined, {
-      context: { merchantId: merchant.id },
-    });
+    const { secret } = await createPaywireClient({
+      url: stack.core.url,
+      credential: stack.facadeCredential,
+    }).ipn.secret.query(undefined, callOptions({ merchantId: merchant.id }));
     expect(form.get('authKey')).toBe(createHash('md5').update(`${transactionId}${secret}`).digest('hex'));
     for (const attempt of attempts) {
       const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
@@ -381,7 +383,7 @@ describe('IPN delivery, short attempt timeout', () => {
       ipnTimeoutMs: 300,
       logError: (message, fields) => coreLogs.push(JSON.stringify({ message, ...fields })),
     });
-    facade = await startFacade(core.url);
+    facade = await startFacade(core.url, await newFacadeCredential(databaseUrl));
     db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   });
 
@@ -476,7 +478,10 @@ describe('IPN delivery across a core crash', () => {
       IPN_RETRY_DELAY_SECONDS: '1',
     });
     await startCoreProcess();
-    facade = await startFacade(`http://127.0.0.1:${coreEnv.CORE_PORT}/trpc`);
+    facade = await startFacade(
+      `http://127.0.0.1:${coreEnv.CORE_PORT}/trpc`,
+      await newFacadeCredential(databaseUrl),
+    );
     db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   });
 

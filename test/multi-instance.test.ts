@@ -38,7 +38,7 @@ beforeAll(async () => {
     ...stack.coreOptions,
     logError: (message, fields) => stack.logs.push(JSON.stringify({ core: 'second', message, ...fields })),
   });
-  secondFacade = await startFacade(secondCore.url, (line) => stack.logs.push(line));
+  secondFacade = await startFacade(secondCore.url, stack.facadeCredential, (line) => stack.logs.push(line));
   viaA = client(stack);
   viaB = client({ ...stack, baseUrl: secondFacade.baseUrl });
   db = stack.db;

@@ -784,7 +784,7 @@ describe('live mode', () => {
       cardEncryptionKey: randomBytes(32),
       poolSize: 4,
     });
-    facade = await startFacade(core.url);
+    facade = await startFacade(core.url, stack.facadeCredential);
   });
 
   afterAll(async () => {

@@ -1,5 +1,6 @@
 import { gzipSync } from 'node:zlib';
-import { createCoreClient, createFacade, createLogger, listenFacade, loadFacadeEnv } from '@paywire/facade';
+import { createPaywireClient } from '@paywire/client';
+import { createFacade, createLogger, listenFacade, loadFacadeEnv } from '@paywire/facade';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, expectStatus, type Reply, saleBody, xmlDocument } from './support/http.ts';
 import { expectErrorReply, type RawReply, rawExchange, rawRequest } from './support/raw-http.ts';
@@ -322,7 +323,7 @@ describe('links come from the configured base URL, never from Host', () => {
 
   it('a facade given PUBLIC_BASE_URL links there, whatever the listen address or Host', async () => {
     const app = createFacade({
-      core: createCoreClient(stack.core.url),
+      core: createPaywireClient({ url: stack.core.url, credential: stack.facadeCredential }),
       log: createLogger('facade', () => {}),
       xmlNamespace: 'http://ws.plimus.com',
       authCacheSeconds: 60,
@@ -352,19 +353,23 @@ describe('links come from the configured base URL, never from Host', () => {
   });
 
   describe('PUBLIC_BASE_URL in the facade configuration', () => {
+    /** The facade's configuration with its (required) core credential set. */
+    const facadeEnv = (env: Record<string, string>) =>
+      loadFacadeEnv({ CORE_CREDENTIAL: `pwc_1_${'x'.repeat(43)}`, ...env });
+
     it('is required in live mode, and must be https there', () => {
-      expect(() => loadFacadeEnv({ PAYWIRE_MODE: 'live' })).toThrow(/PUBLIC_BASE_URL/);
-      expect(() =>
-        loadFacadeEnv({ PAYWIRE_MODE: 'live', PUBLIC_BASE_URL: 'http://pay.example.com' }),
-      ).toThrow(/PUBLIC_BASE_URL/);
+      expect(() => facadeEnv({ PAYWIRE_MODE: 'live' })).toThrow(/PUBLIC_BASE_URL/);
+      expect(() => facadeEnv({ PAYWIRE_MODE: 'live', PUBLIC_BASE_URL: 'http://pay.example.com' })).toThrow(
+        /PUBLIC_BASE_URL/,
+      );
       expect(
-        loadFacadeEnv({ PAYWIRE_MODE: 'live', PUBLIC_BASE_URL: 'https://pay.example.com/' }).PUBLIC_BASE_URL,
+        facadeEnv({ PAYWIRE_MODE: 'live', PUBLIC_BASE_URL: 'https://pay.example.com/' }).PUBLIC_BASE_URL,
       ).toBe('https://pay.example.com');
     });
 
     it('is optional in sandbox mode (links then use the listen address)', () => {
-      expect(loadFacadeEnv({}).PUBLIC_BASE_URL).toBeUndefined();
-      expect(loadFacadeEnv({ PUBLIC_BASE_URL: 'http://localhost:8080' }).PUBLIC_BASE_URL).toBe(
+      expect(facadeEnv({}).PUBLIC_BASE_URL).toBeUndefined();
+      expect(facadeEnv({ PUBLIC_BASE_URL: 'http://localhost:8080' }).PUBLIC_BASE_URL).toBe(
         'http://localhost:8080',
       );
     });
@@ -375,7 +380,7 @@ describe('links come from the configured base URL, never from Host', () => {
       'https://user:pw@pay.example.com',
       'pay.example.com',
     ])('refuses %s', (value) => {
-      expect(() => loadFacadeEnv({ PUBLIC_BASE_URL: value })).toThrow(/PUBLIC_BASE_URL/);
+      expect(() => facadeEnv({ PUBLIC_BASE_URL: value })).toThrow(/PUBLIC_BASE_URL/);
     });
   });
 });

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { issueCaller } from '../../infra/callers.ts';
 import { migrateDatabase } from '../../infra/database.ts';
 import { saveMerchant } from '../../infra/merchants.ts';
 import { startEmbeddedPostgres } from '../../infra/postgres.ts';
@@ -10,13 +11,15 @@ import { freePort } from '../support/ports.ts';
 export interface BenchDatabase {
   databaseUrl: string;
   merchant: { id: number; username: string; password: string };
+  /** A caller credential acting for any merchant, as the facade's. */
+  facadeCredential: string;
   /** Stops PostgreSQL and removes its directory. */
   stop(): Promise<void>;
 }
 
 /**
  * What every benchmark measures against: a durable embedded PostgreSQL (as `npm start` runs it) in a
- * directory of its own, a migrated database and one merchant.
+ * directory of its own, a migrated database, one merchant and a facade credential.
  */
 export async function startBenchDatabase(name: string): Promise<BenchDatabase> {
   const dataDir = mkdtempSync(path.join(tmpdir(), `paywire-${name}-`));
@@ -40,7 +43,8 @@ export async function startBenchDatabase(name: string): Promise<BenchDatabase> {
     await migrateDatabase(databaseUrl);
     const password = randomBytes(12).toString('base64url');
     const id = await saveMerchant(databaseUrl, 'bench', password);
-    return { databaseUrl, merchant: { id, username: 'bench', password }, stop };
+    const facadeCredential = await issueCaller(databaseUrl, { name: 'bench-facade', scope: 'any-merchant' });
+    return { databaseUrl, merchant: { id, username: 'bench', password }, facadeCredential, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { createPaywireClient } from '@paywire/client';
 import { createTransactionInput, validate } from '@paywire/contracts';
-import { createCoreClient } from '@paywire/facade';
 import pg from 'pg';
 import { saleBody } from '../support/http.ts';
 import { freePort } from '../support/ports.ts';
@@ -144,8 +144,14 @@ try {
     IPN_RETRY_DELAY_SECONDS: '1',
     IPN_ALLOW_PRIVATE_TARGETS: 'true', // the receiver is on 127.0.0.1
   });
-  const client = createCoreClient(`http://127.0.0.1:${corePort}/trpc`);
-  const asMerchant = (ms: number) => ({ context: { merchantId }, signal: AbortSignal.timeout(ms) });
+  const client = createPaywireClient({
+    url: `http://127.0.0.1:${corePort}/trpc`,
+    credential: database.facadeCredential,
+  });
+  const asMerchant = (ms: number) => ({
+    context: { paywire: { merchantId } },
+    signal: AbortSignal.timeout(ms),
+  });
 
   await client.ipn.replaceConfig.mutate(
     {

@@ -76,7 +76,7 @@ const row = (name: string, f: Figures) =>
   `| ${name} | ${Math.round(f.rps)} | ${Math.round(f.p50)} | ${Math.round(f.p99)} | ${f.errors} |`;
 
 try {
-  const { databaseUrl, merchant } = database;
+  const { databaseUrl, merchant, facadeCredential } = database;
   const merchantId = merchant.id;
   const authorization = `Basic ${Buffer.from(`${merchant.username}:${merchant.password}`).toString('base64')}`;
 
@@ -90,6 +90,7 @@ try {
     PORT: String(ports.facade),
     HOST: '127.0.0.1',
     CORE_URL: `http://127.0.0.1:${ports.core}/trpc`,
+    CORE_CREDENTIAL: facadeCredential,
     LOG_REQUESTS: 'false',
   });
 

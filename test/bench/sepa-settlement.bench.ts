@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { createPaywireClient } from '@paywire/client';
 import { createAltTransactionInput, validate } from '@paywire/contracts';
 import { type RunningCore, startCore } from '@paywire/core';
-import { createCoreClient } from '@paywire/facade';
 import pg from 'pg';
 import { type BenchDatabase, startBenchDatabase } from './bench-database.ts';
 
@@ -64,8 +64,11 @@ try {
     sepaSandboxSettleSeconds: 120,
     logError: (message, fields) => log(`core: ${message} ${JSON.stringify(fields)}`),
   });
-  const client = createCoreClient(core.url);
-  const asMerchant = { context: { merchantId }, signal: AbortSignal.timeout(timeoutSeconds * 1000) };
+  const client = createPaywireClient({ url: core.url, credential: database.facadeCredential });
+  const asMerchant = {
+    context: { paywire: { merchantId } },
+    signal: AbortSignal.timeout(timeoutSeconds * 1000),
+  };
   db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   const pending = async () =>

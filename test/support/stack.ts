@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { createPaywireClient } from '@paywire/client';
+import type { IssueCallerInput } from '@paywire/contracts';
 import { type Acquirer, type CoreOptions, type RunningCore, startCore } from '@paywire/core';
-import { createCoreClient, createFacade, createLogger, listenFacade } from '@paywire/facade';
+import { createFacade, createLogger, listenFacade } from '@paywire/facade';
 import pg from 'pg';
 import { inject } from 'vitest';
+import { issueCaller } from '../../infra/callers.ts';
 import { migrateDatabase } from '../../infra/database.ts';
 import { saveMerchant } from '../../infra/merchants.ts';
 import { serverAt } from '../../infra/postgres.ts';
@@ -23,6 +26,10 @@ export interface Stack {
   coreOptions: CoreOptions;
   merchant: TestMerchant;
   newMerchant(): Promise<TestMerchant>;
+  /** The facade's caller credential (any-merchant scope), for calling core directly as the facade does. */
+  facadeCredential: string;
+  /** A new caller credential of any scope on the file's database (`pwc_...`). */
+  issueCredential(input: IssueCallerInput): Promise<string>;
   /** A small pool on the file's database, for reading (and setting up) rows directly. */
   db: pg.Pool;
   /** Every line the facade and core logged during the file's tests. */
@@ -64,6 +71,11 @@ export async function paymentRowCounts(db: pg.Pool, merchant: TestMerchant) {
   return rows[0];
 }
 
+/** A facade credential (any-merchant scope) on the database, as `npm start` issues one. */
+export function newFacadeCredential(databaseUrl: string): Promise<string> {
+  return issueCaller(databaseUrl, { name: 'facade', scope: 'any-merchant' });
+}
+
 export interface TestFacade {
   /** e.g. http://127.0.0.1:41234/services/2 */
   baseUrl: string;
@@ -71,12 +83,16 @@ export interface TestFacade {
 }
 
 /**
- * The facade in this process on a real port, calling core at coreUrl; log lines go to `log`. Served by
- * listenFacade, as main.ts serves it; its links are on its real address, http://127.0.0.1:PORT.
+ * The facade in this process on a real port, calling core at coreUrl with the credential; log lines go to
+ * `log`. Served by listenFacade, as main.ts serves it; its links are on its real address, http://127.0.0.1:PORT.
  */
-export async function startFacade(coreUrl: string, log?: (line: string) => void): Promise<TestFacade> {
+export async function startFacade(
+  coreUrl: string,
+  credential: string,
+  log?: (line: string) => void,
+): Promise<TestFacade> {
   const facade = createFacade({
-    core: createCoreClient(coreUrl),
+    core: createPaywireClient({ url: coreUrl, credential, maxSockets: 256 }),
     log: createLogger('facade', log ?? (() => {})),
     xmlNamespace: 'http://ws.plimus.com',
     authCacheSeconds: 60,
@@ -95,7 +111,8 @@ export async function startFacade(coreUrl: string, log?: (line: string) => void)
 
 /**
  * The whole service for one test file: its own database on the run's PostgreSQL, migrated; core and
- * facade in this process but on real HTTP ports, talking over real tRPC; one merchant ready.
+ * facade in this process but on real HTTP ports, talking over real tRPC with the facade's own caller
+ * credential; one merchant ready.
  */
 export async function startStack(
   options: { mode?: 'sandbox' | 'live'; acquirer?: Acquirer } = {},
@@ -113,7 +130,8 @@ export async function startStack(
     logError: (message, fields) => logs.push(JSON.stringify({ message, ...fields })),
   };
   const core = await startCore(coreOptions);
-  const facade = await startFacade(core.url, (line) => logs.push(line));
+  const facadeCredential = await newFacadeCredential(databaseUrl);
+  const facade = await startFacade(core.url, facadeCredential, (line) => logs.push(line));
   const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   return {
     baseUrl: facade.baseUrl,
@@ -123,6 +141,8 @@ export async function startStack(
     db,
     merchant: await newMerchant(databaseUrl),
     newMerchant: () => newMerchant(databaseUrl),
+    facadeCredential,
+    issueCredential: (input) => issueCaller(databaseUrl, input),
     logs,
     async close() {
       await facade.close();

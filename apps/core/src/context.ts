@@ -1,6 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { IdempotentRequest } from '@paywire/contracts';
 import type { PgBoss } from 'pg-boss';
+import type { Caller } from './callers/service.ts';
 import type { Acquirer } from './cards/acquirer.ts';
 import type { DeliverySettings } from './ipn/delivery.ts';
 import type { CallMemo } from './merchants/facts.ts';
@@ -20,7 +21,10 @@ export interface CoreServices {
   sepa: SepaSettings;
 }
 
-/** One call: its own entity manager, and the merchant the facade authenticated (null for public calls). */
+/**
+ * One call (or a worker's job): its own entity manager, and the merchant it acts for (the one an
+ * any-merchant caller named, a bound credential's own; null when none).
+ */
 export interface CallContext extends CoreServices {
   em: EntityManager;
   merchantId: number | null;
@@ -32,4 +36,9 @@ export interface CallContext extends CoreServices {
 
 export interface MerchantContext extends CallContext {
   merchantId: number;
+}
+
+/** A call over tRPC: also who made it, as its credential proved (server.ts). */
+export interface RequestContext extends CallContext {
+  caller: Caller;
 }

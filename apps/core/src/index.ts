@@ -1,3 +1,10 @@
+export {
+  issueCallerCredential,
+  listCallerCredentials,
+  replaceCallerCredential,
+  revokeCallerCredentials,
+  rotateCallerCredential,
+} from './callers/service.ts';
 export type { Acquirer } from './cards/acquirer.ts';
 export { sandboxAcquirer } from './cards/sandbox-acquirer.ts';
 export { ensureSampleProduct } from './catalog/service.ts';

@@ -1,9 +1,11 @@
+import { callersRouter } from './callers/router.ts';
 import { cardsRouter } from './cards/router.ts';
 import { catalogRouter } from './catalog/router.ts';
 import { clockRouter } from './clock/router.ts';
 import { ipnRouter } from './ipn/router.ts';
 import { merchantsRouter } from './merchants/router.ts';
 import { ordersRouter } from './orders/router.ts';
+import { reportsRouter } from './reports/router.ts';
 import { sepaRouter } from './sepa/router.ts';
 import { shoppersRouter } from './shoppers/router.ts';
 import { tokensRouter } from './tokens/router.ts';
@@ -19,6 +21,8 @@ export const appRouter = router({
   sepa: sepaRouter,
   catalog: catalogRouter,
   orders: ordersRouter,
+  callers: callersRouter,
+  reports: reportsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,11 +1,12 @@
-import type { IncomingMessage, Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { type IdempotentRequest, internalHeaders } from '@paywire/contracts';
-import { createHTTPServer } from '@trpc/server/adapters/standalone';
+import { DomainError, type IdempotentRequest, internalHeaders } from '@paywire/contracts';
+import { createHTTPHandler } from '@trpc/server/adapters/standalone';
+import { type Caller, createCallerVerifier } from './callers/service.ts';
 import type { Acquirer } from './cards/acquirer.ts';
 import { sandboxAcquirer } from './cards/sandbox-acquirer.ts';
-import type { CallContext, CoreServices, Mode } from './context.ts';
+import type { CoreServices, Mode, RequestContext } from './context.ts';
 import { openDatabase } from './db/orm.ts';
 import { isExpected } from './errors.ts';
 import { scheduleSweep } from './idempotency/sweep.ts';
@@ -15,6 +16,7 @@ import { appRouter } from './router.ts';
 import { createCardVault } from './security/card-vault.ts';
 import { type SepaBank, sandboxSepaBank } from './sepa/bank.ts';
 import { startSettlementWorkers } from './sepa/settlement.ts';
+import { refusalEnvelope } from './trpc.ts';
 
 export interface CoreOptions {
   databaseUrl: string;
@@ -54,6 +56,39 @@ function idempotencyOf(request: IncomingMessage): IdempotentRequest | null {
   return typeof fingerprint === 'string' ? { key, fingerprint } : { key };
 }
 
+const basePath = '/trpc/';
+
+function refuse(request: IncomingMessage, response: ServerResponse, refusal: DomainError): void {
+  // The catalogue's names for these two are tRPC's too.
+  const code =
+    refusal.errorName === 'UNAUTHORIZED' || refusal.errorName === 'FORBIDDEN'
+      ? refusal.errorName
+      : 'INTERNAL_SERVER_ERROR';
+  const path = new URL(request.url ?? '/', 'http://core').pathname.slice(basePath.length);
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (code === 'UNAUTHORIZED') headers['www-authenticate'] = 'Bearer';
+  response.writeHead(refusal.status, headers).end(JSON.stringify(refusalEnvelope(refusal, code, path)));
+}
+
+const unauthenticated = new DomainError(
+  'UNAUTHORIZED',
+  'a valid caller credential is required (Authorization: Bearer pwc_...)',
+);
+const boundElsewhere = new DomainError('FORBIDDEN', 'this credential acts for its own merchant only');
+
+/**
+ * The merchant a call acts for: the one an any-merchant caller (the facade) names; a bound credential's
+ * own, which a header naming another merchant may not change.
+ */
+function actingMerchant(caller: Caller, request: IncomingMessage): number | null | typeof boundElsewhere {
+  const named = merchantOf(request);
+  if (caller.scope === 'any-merchant') return named;
+  if (caller.merchantId === null) return null; // admin: acts for no merchant, whatever a header says
+  if (request.headers[internalHeaders.merchant] !== undefined && named !== caller.merchantId)
+    return boundElsewhere;
+  return caller.merchantId;
+}
+
 const defaultLogError = (message: string, fields: Record<string, unknown>) =>
   process.stderr.write(
     `${JSON.stringify({ time: new Date().toISOString(), level: 'error', service: 'core', message, ...fields })}\n`,
@@ -87,17 +122,18 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
   await startSettlementWorkers(services, (error) =>
     logError('SEPA settlement failed', { error: error instanceof Error ? error.message : String(error) }),
   );
-  const server: Server = createHTTPServer({
+  const verifyCaller = createCallerVerifier(orm);
+  /** What server's first step proved of each request, for its context. */
+  const authorized = new WeakMap<IncomingMessage, { caller: Caller; merchantId: number | null }>();
+  const handleCall = createHTTPHandler({
     router: appRouter,
-    basePath: '/trpc/',
+    basePath,
     maxBodySize: 2 * 1024 * 1024,
-    createContext: ({ req }): CallContext => ({
-      ...services,
-      em: orm.em.fork(),
-      merchantId: merchantOf(req),
-      idempotency: idempotencyOf(req),
-      memo: {},
-    }),
+    createContext: ({ req }): RequestContext => {
+      const call = authorized.get(req);
+      if (!call) throw new Error('a call reached tRPC unauthenticated'); // cannot happen: see the server below
+      return { ...services, ...call, em: orm.em.fork(), idempotency: idempotencyOf(req), memo: {} };
+    },
     onError: ({ error, path }) => {
       if (!isExpected(error) && error.code !== 'UNAUTHORIZED' && error.code !== 'NOT_FOUND') {
         const cause = error.cause instanceof Error ? error.cause : error;
@@ -110,6 +146,28 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
         });
       }
     },
+  });
+  // Every request is authenticated before tRPC reads it, whatever its path: no credential, no procedure.
+  const server: Server = createServer((request, response) => {
+    verifyCaller(request.headers.authorization).then(
+      (caller) => {
+        if (!caller) return refuse(request, response, unauthenticated);
+        const merchantId = actingMerchant(caller, request);
+        if (merchantId instanceof DomainError) return refuse(request, response, merchantId);
+        authorized.set(request, { caller, merchantId });
+        handleCall(request, response);
+      },
+      (error: unknown) => {
+        logError('caller verification failed', {
+          error: error instanceof Error ? error.message : String(error),
+        });
+        refuse(
+          request,
+          response,
+          new DomainError('INTERNAL_ERROR', 'an unexpected error occurred; it has been logged'),
+        );
+      },
+    );
   });
   server.keepAliveTimeout = 65_000; // longer than the facade's idle sockets live, so reuse never races a close
   await new Promise<void>((resolve) => server.listen(options.port, options.host ?? '127.0.0.1', resolve));

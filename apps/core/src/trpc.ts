@@ -1,38 +1,85 @@
-import { statusOf } from '@paywire/contracts';
+import { type CallerScope, DomainError, type ErrorBody, statusOf } from '@paywire/contracts';
 import { initTRPC, TRPCError } from '@trpc/server';
+import { type TRPC_ERROR_CODE_KEY, TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { middlewareMarker } from '@trpc/server/unstable-core-do-not-import';
-import type { CallContext } from './context.ts';
+import type { RequestContext } from './context.ts';
 import { publicErrorBody } from './errors.ts';
 import { runIdempotently } from './idempotency/middleware.ts';
 
-const t = initTRPC.context<CallContext>().create({
-  // Clients read `data.paywire`, the interface's own error body; the HTTP status follows it. Stacks and
-  // raw messages of unexpected errors never leave core.
+/** The `data` of every error core answers: clients read `paywire`, the interface's own error body. */
+function errorData(code: TRPC_ERROR_CODE_KEY, paywire: ErrorBody, path: string | undefined) {
+  return { code, httpStatus: statusOf(paywire), path, paywire };
+}
+
+const t = initTRPC.context<RequestContext>().create({
+  // The HTTP status follows the interface's error body. Stacks and raw messages of unexpected errors never
+  // leave core.
   errorFormatter({ shape, error, input }) {
     const paywire = publicErrorBody(error, input);
-    const httpStatus = statusOf(paywire);
     return {
       ...shape,
       message: paywire.message[0]?.description ?? 'error',
-      data: { code: shape.data.code, httpStatus, path: shape.data.path, paywire },
+      data: errorData(shape.data.code, paywire, shape.data.path),
     };
   },
 });
 
+/**
+ * The error envelope of a call refused before tRPC reads it (server.ts), the same shape the formatter
+ * gives every other error.
+ */
+export function refusalEnvelope(refusal: DomainError, code: TRPC_ERROR_CODE_KEY, path: string) {
+  return {
+    error: {
+      message: refusal.message,
+      code: TRPC_ERROR_CODES_BY_KEY[code],
+      data: errorData(code, { message: [refusal.toMessage()] }, path),
+    },
+  };
+}
+
+const forbidden = (description: string) =>
+  new TRPCError({
+    code: 'FORBIDDEN',
+    message: description,
+    cause: new DomainError('FORBIDDEN', description),
+  });
+
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
-export const publicProcedure = t.procedure;
 
-const actingForMerchant = t.procedure.use(({ ctx, next }) => {
+/** Every call reaches a procedure authenticated (server.ts); these check what its credential allows. */
+const forScope = (scope: CallerScope, description: string) =>
+  t.procedure.use(({ ctx, next }) => {
+    if (ctx.caller.scope !== scope) throw forbidden(description);
+    return next();
+  });
+
+/**
+ * The public interface's calls that act for no merchant (a login, the hosted fields page's token calls):
+ * only the facade, whose credential acts for any merchant, makes them.
+ */
+export const publicProcedure = forScope('any-merchant', 'only the facade may call this procedure');
+
+/** Any authenticated caller, whatever its scope. */
+export const callerProcedure = t.procedure;
+
+/** Credential management: admin credentials only. */
+export const adminProcedure = forScope('admin', 'only an admin credential may manage caller credentials');
+
+const actingForMerchant = t.procedure.use(({ ctx, next, type }) => {
+  if (ctx.caller.scope === 'admin') throw forbidden('an admin credential may only manage caller credentials');
+  if (ctx.caller.scope === 'read-only' && type !== 'query')
+    throw forbidden('a read-only credential may only query');
   if (ctx.merchantId === null)
     throw new TRPCError({ code: 'UNAUTHORIZED', message: 'no authenticated merchant' });
   return next({ ctx: { ...ctx, merchantId: ctx.merchantId } });
 });
 
 /**
- * Procedures that act for a merchant: the facade passes the merchant it authenticated. A mutation that
- * carries an idempotency key runs exactly once per key (idempotency/middleware.ts): one mechanism for
- * every present and future write.
+ * Procedures that act for a merchant: the one the facade authenticated, or a bound credential's own. A
+ * mutation that carries an idempotency key runs exactly once per key (idempotency/middleware.ts): one
+ * mechanism for every present and future write.
  */
 export const merchantProcedure = actingForMerchant.use(({ ctx, next, type, path, getRawInput }) => {
   const { idempotency } = ctx;

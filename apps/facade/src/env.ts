@@ -22,6 +22,10 @@ const schema = z
     HOST: z.string().default('0.0.0.0'),
     PORT: z.coerce.number().int().min(0).max(65535).default(8080),
     CORE_URL: z.url().default('http://127.0.0.1:8081/trpc'),
+    /** The facade's caller credential (any-merchant scope), issued with `npm run caller -- issue`. */
+    CORE_CREDENTIAL: z
+      .string()
+      .regex(/^pwc_\d+_[A-Za-z0-9_-]{43}$/, 'must be a caller credential (pwc_<id>_<secret>)'),
     XML_NAMESPACE: z.string().default('http://ws.plimus.com'),
     /** How long a verified credential is trusted before core checks it again. */
     AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),

@@ -1,5 +1,4 @@
 export { createFacade, type FacadeOptions } from './app.ts';
-export { createCoreClient } from './core-client.ts';
 export { loadFacadeEnv } from './env.ts';
 export { createLogger } from './log.ts';
 export { listenFacade } from './server.ts';

@@ -1,5 +1,5 @@
+import { createPaywireClient } from '@paywire/client';
 import { createFacade } from './app.ts';
-import { createCoreClient } from './core-client.ts';
 import { loadFacadeEnv } from './env.ts';
 import { createLogger } from './log.ts';
 import { listenFacade } from './server.ts';
@@ -7,8 +7,18 @@ import { listenFacade } from './server.ts';
 /** The facade process: `node apps/facade/src/main.ts`. Stateless; talks to core only. */
 const env = loadFacadeEnv();
 const log = createLogger('facade');
+const core = createPaywireClient({ url: env.CORE_URL, credential: env.CORE_CREDENTIAL, maxSockets: 256 });
+// A credential core refuses, or one that cannot act for merchants, would fail every request: stop now.
+const caller = await core.callers.whoami.query().catch((error: unknown) => {
+  log.error('could not verify CORE_CREDENTIAL with core', { error: String(error) });
+  process.exit(1);
+});
+if (caller.scope !== 'any-merchant') {
+  log.error('CORE_CREDENTIAL must have the any-merchant scope', { scope: caller.scope });
+  process.exit(1);
+}
 const app = createFacade({
-  core: createCoreClient(env.CORE_URL),
+  core,
   log,
   xmlNamespace: env.XML_NAMESPACE,
   authCacheSeconds: env.AUTH_CACHE_SECONDS,

@@ -9,6 +9,7 @@ export const errorCatalogue = {
   INVALID_API_VERSION: { code: 10000, status: 400 },
   VALIDATION_GENERAL_FAILURE: { code: 10001, status: 400 },
   UNAUTHORIZED: { code: 10401, status: 401 },
+  FORBIDDEN: { code: 10403, status: 403 }, // ours: an internal caller acting outside its credential's scope
   RESOURCE_NOT_FOUND: { code: 10404, status: 404 }, // ours: unknown route
   REQUEST_TIMEOUT: { code: 10408, status: 408 }, // ours: the request did not arrive in time
   REQUEST_ENTITY_TOO_LARGE: { code: 10413, status: 413 }, // ours

@@ -1,3 +1,4 @@
+export * from './callers.ts';
 export * from './card-input.ts';
 export * from './cards.ts';
 export * from './catalog.ts';
@@ -11,6 +12,7 @@ export * from './merchants.ts';
 export * from './money.ts';
 export * from './orders.ts';
 export * from './primitives.ts';
+export * from './reports.ts';
 export * from './responses.ts';
 export * from './sepa.ts';
 export * from './shoppers.ts';

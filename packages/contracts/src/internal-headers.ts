@@ -1,5 +1,9 @@
-/** Headers of the facade's calls to core: the merchant it authenticated, and an idempotency key with the request's fingerprint. */
+/**
+ * Headers of internal calls to core: the caller's credential (`Authorization: Bearer pwc_...`), the
+ * merchant an any-merchant caller acts for, and an idempotency key with the request's fingerprint.
+ */
 export const internalHeaders = {
+  authorization: 'authorization',
   merchant: 'x-paywire-merchant',
   idempotencyKey: 'x-paywire-idempotency-key',
   fingerprint: 'x-paywire-request-fingerprint',

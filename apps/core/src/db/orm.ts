@@ -1,5 +1,6 @@
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM } from '@mikro-orm/postgresql';
+import { CallerCredential } from '../callers/entities.ts';
 import { CardTransaction, Refund } from '../cards/entities.ts';
 import { CatalogProduct, CatalogSku } from '../catalog/entities.ts';
 import { IdempotencyRecord } from '../idempotency/entities.ts';
@@ -18,6 +19,7 @@ import { Wallets } from './migrations/0006-wallets.ts';
 import { IdempotencyClaim } from './migrations/0007-idempotency-claim.ts';
 import { MerchantTransactionIds } from './migrations/0008-merchant-transaction-ids.ts';
 import { TokenEmbeddingOrigin } from './migrations/0009-token-embedding-origin.ts';
+import { CallerCredentials } from './migrations/0010-caller-credentials.ts';
 import { wireOptions } from './wire.ts';
 
 export const entities = [
@@ -38,6 +40,7 @@ export const entities = [
   ShopperOrder,
   OrderItem,
   Invoice,
+  CallerCredential,
 ];
 
 /** Committed migrations, in order. The schema only ever changes through these, never by sync at boot. */
@@ -51,6 +54,7 @@ const migrationsList = [
   { name: '0007-idempotency-claim', class: IdempotencyClaim },
   { name: '0008-merchant-transaction-ids', class: MerchantTransactionIds },
   { name: '0009-token-embedding-origin', class: TokenEmbeddingOrigin },
+  { name: '0010-caller-credentials', class: CallerCredentials },
 ];
 
 export async function openDatabase(databaseUrl: string, poolSize: number): Promise<MikroORM> {

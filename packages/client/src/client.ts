@@ -1,0 +1,70 @@
+import { internalHeaders } from '@paywire/contracts';
+// Types only: erased at run time, so a service using this client never loads core's source.
+import type { AppRouter } from '@paywire/core';
+import { createTRPCClient, httpLink } from '@trpc/client';
+import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+import { keepAliveFetch } from './transport.ts';
+
+export type { AppRouter };
+export type RouterInputs = inferRouterInputs<AppRouter>;
+export type RouterOutputs = inferRouterOutputs<AppRouter>;
+
+/** What one call carries besides its input. */
+export interface PaywireCallOptions {
+  /** The merchant to act for: honoured for an any-merchant credential (the facade's) only. */
+  merchantId?: number;
+  /** A mutation with a key runs once per key and merchant; a retry gets the first answer. */
+  idempotencyKey?: string;
+  /** With the key: a digest of what the caller asked, so the same key with another request is refused. */
+  fingerprint?: string;
+}
+
+declare module '@trpc/client' {
+  interface OperationContext {
+    paywire?: PaywireCallOptions;
+  }
+}
+
+/** Per-call options: `client.cards.get.query(input, callOptions({ merchantId: 42 }))`. */
+export function callOptions(options: PaywireCallOptions): { context: { paywire: PaywireCallOptions } } {
+  return { context: { paywire: options } };
+}
+
+/** Only what is set: a header with an undefined value would travel as the text "undefined". */
+function headersFor(authorization: string, options: PaywireCallOptions = {}): Record<string, string> {
+  const headers: Record<string, string> = { [internalHeaders.authorization]: authorization };
+  if (options.merchantId !== undefined) headers[internalHeaders.merchant] = String(options.merchantId);
+  if (options.idempotencyKey !== undefined) {
+    headers[internalHeaders.idempotencyKey] = options.idempotencyKey;
+    if (options.fingerprint !== undefined) headers[internalHeaders.fingerprint] = options.fingerprint;
+  }
+  return headers;
+}
+
+export interface PaywireClientOptions {
+  /** Core's tRPC endpoint, e.g. http://127.0.0.1:8081/trpc */
+  url: string;
+  /** The caller's credential as issued: `pwc_<id>_<secret>`. */
+  credential: string;
+  /** Pooled keep-alive sockets to core (default 64). */
+  maxSockets?: number;
+}
+
+/**
+ * A typed client of core. httpLink, not the batch link: a batch carries one header set, and calls for
+ * different merchants must never share one. Connections are pooled and kept alive.
+ */
+export function createPaywireClient({ url, credential, maxSockets = 64 }: PaywireClientOptions) {
+  const authorization = `Bearer ${credential}`;
+  return createTRPCClient<AppRouter>({
+    links: [
+      httpLink({
+        url,
+        fetch: keepAliveFetch(maxSockets) as unknown as typeof fetch,
+        headers: ({ op }) => headersFor(authorization, op.context.paywire),
+      }),
+    ],
+  });
+}
+
+export type PaywireClient = ReturnType<typeof createPaywireClient>;
