@@ -47,8 +47,11 @@ async function createSkus(merchant: TestMerchant, skus: Array<[string, string, s
     },
     { merchant },
   );
-  expect(reply.status, reply.text).toBe(200);
-  return reply.body.skus.map((item: { skuId: number }) => item.skuId);
+  expect(reply.status, reply.text).toBe(201); // Location names the product; its skus come with it
+  const product = await api.get((reply.headers.get('location') ?? '').slice(stack.baseUrl.length), {
+    merchant,
+  });
+  return product.body.skus.map((item: { skuId: number }) => item.skuId);
 }
 
 // ---------------------------------------------------------------------------------------------------------
