@@ -524,10 +524,10 @@ describe('POST /batch/order-placement in XML', () => {
     const translations = await fetch(ref, { headers: { authorization: stack.merchant.authorization } });
     expect(translations.status).toBe(200);
     const { translations: texts } = (await translations.json()) as {
-      translations: Array<{ language: string; text: string }>;
+      translations: Array<{ language: string; translationText: string }>;
     };
     const english = texts.find((t) => t.language === 'en');
-    expect(english?.text).toBe(text);
+    expect(english?.translationText).toBe(text);
     const alt = await api.get(`/alt-transactions/${transactionId}`);
     expect(alt.status, alt.text).toBe(200);
     expect(alt.body.sepaDirectDebitTransaction.mandateId).toBe(mandateId);
