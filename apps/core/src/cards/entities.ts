@@ -41,9 +41,9 @@ export const CardTransaction = defineEntity({
     cardHolder: p.json<PublicTransaction['cardHolderInfo']>().nullable(),
     processing: p.json<ProcessingCodes>(),
     /** The 3-D Secure facts the acquirer got and its result; never the CAVV or XID cryptograms. */
-    threeDSecure: p.json<ThreeDSecureRecord>().nullable(),
+    threeDSecure: p.json<ThreeDSecureRecord>().fieldName('three_d_secure').nullable(),
     transactionMetaData: p.json<TransactionMetaData>().nullable(),
-    level3Data: p.json<Level3Data>().nullable(),
+    level3Data: p.json<Level3Data>().fieldName('level3_data').nullable(),
     transactionFraudInfo: p.json<TransactionFraudInfo>().nullable(),
     /** When the authorization happened by the merchant's clock: the reversal window counts from here. */
     authorizedAt: p.datetime(),

@@ -399,14 +399,12 @@ export async function getTransaction(
 
 /** The merchant's transaction by either of its ids was not found; the error names the id the caller used. */
 export function transactionNotFound(by: TransactionIds) {
-  const [name, value] =
+  return new DomainError(
+    'TRANSACTION_NOT_FOUND',
     by.transactionId === undefined
-      ? ['merchantTransactionId', by.merchantTransactionId ?? '']
-      : ['transactionId', by.transactionId];
-  return new DomainError('TRANSACTION_NOT_FOUND', `no transaction with ${name} ${value} was found`, {
-    name,
-    messageValue: value,
-  });
+      ? `no transaction with merchantTransactionId ${by.merchantTransactionId} was found`
+      : `transaction ${by.transactionId} was not found`,
+  );
 }
 
 /**

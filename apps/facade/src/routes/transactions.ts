@@ -28,7 +28,6 @@ function transactionIds(segment: string, merchantId: number): TransactionIds {
     throw new DomainError(
       'TRANSACTION_NOT_FOUND',
       `no transaction with merchantTransactionId ${merchantTransactionId.slice(0, 50)} was found`,
-      { name: 'merchantTransactionId', messageValue: merchantTransactionId.slice(0, 50) },
     );
   }
   return { merchantTransactionId };
