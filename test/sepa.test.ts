@@ -487,6 +487,7 @@ describe('mandates and vaulted shoppers', () => {
         `<alt-transaction xmlns="http://ws.plimus.com"><amount>7.00</amount><currency>EUR</currency>
           <vaulted-shopper-id>${vaultedShopperId}</vaulted-shopper-id><authorized-by-shopper>true</authorized-by-shopper>
           <sepa-direct-debit-transaction><iban-first-four>FR14</iban-first-four><iban-last-four>2606</iban-last-four></sepa-direct-debit-transaction>
+          <transaction-meta-data><meta-data><meta-key>k</meta-key><meta-value>v</meta-value><meta-description>d</meta-description></meta-data></transaction-meta-data>
         </alt-transaction>`,
         asAltXml,
       ),
@@ -494,6 +495,9 @@ describe('mandates and vaulted shoppers', () => {
     );
     expect(xml.body.sepaDirectDebitTransaction.mandateId).toBe(first.sepaDirectDebitTransaction.mandateId);
     expect(xml.text).toContain('<iban-last-four>2606</iban-last-four>');
+    expect(xml.text).toContain(
+      '<transaction-meta-data><meta-data><meta-key>k</meta-key><meta-value>v</meta-value><meta-description>d</meta-description></meta-data></transaction-meta-data>',
+    );
     const rows = await db.query('select count(*)::int as n from sepa_mandate where shopper_id = $1', [
       vaultedShopperId,
     ]);
