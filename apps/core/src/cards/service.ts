@@ -9,7 +9,6 @@ import {
   type Refund as PublicRefund,
   type CardTransaction as PublicTransaction,
   type refundInput,
-  type TransactionIds,
   toMinorUnits,
   type transactionIdInput,
   transactionIdOf,
@@ -20,6 +19,7 @@ import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inOrder } from '../db/json-order.ts';
 import { inTransaction } from '../db/transaction.ts';
+import { transactionNotFound } from '../errors.ts';
 import { isEventWanted, ReportedFailure, recordEvent, recordReportedFailure } from '../ipn/events.ts';
 import type { Shopper } from '../shoppers/entities.ts';
 import {
@@ -395,16 +395,6 @@ export async function getTransaction(
     ));
   if (!transaction) throw transactionNotFound(by);
   return present(transaction);
-}
-
-/** The merchant's transaction by either of its ids was not found; the error names the id the caller used. */
-export function transactionNotFound(by: TransactionIds) {
-  return new DomainError(
-    'TRANSACTION_NOT_FOUND',
-    by.transactionId === undefined
-      ? `no transaction with merchantTransactionId ${by.merchantTransactionId} was found`
-      : `transaction ${by.transactionId} was not found`,
-  );
 }
 
 /**

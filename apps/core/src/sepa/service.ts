@@ -25,11 +25,10 @@ import {
 } from '@paywire/contracts';
 import type { z } from 'zod';
 import { refundAnswer, refundColumns } from '../cards/refund-answer.ts';
-import { transactionNotFound } from '../cards/service.ts';
 import { addSeconds, callNow } from '../clock/clock.ts';
 import type { MerchantContext, Mode } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
-import { duplicateMerchantTransactionId } from '../errors.ts';
+import { duplicateMerchantTransactionId, transactionNotFound } from '../errors.ts';
 import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
 import type { Shopper } from '../shoppers/entities.ts';
 import { findShopper, newShopper } from '../shoppers/service.ts';
