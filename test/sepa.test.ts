@@ -672,8 +672,8 @@ describe('pre-notification translations', () => {
     const [entry] = reply.body.translations;
     expect(reply.body.translations).toHaveLength(1);
     expect(entry.language).toBe('pl');
-    for (const placeholder of ['${AMOUNT}', '${MANDATEID}', '${IBAN_PUBLIC_INFO}'])
-      expect(entry.translationText).toContain(placeholder);
+    for (const placeholder of ['AMOUNT', 'MANDATEID', 'IBAN_PUBLIC_INFO'])
+      expect(entry.translationText).toContain(`\${${placeholder}}`);
     const all = expectStatus(
       await api.get('/translations/sepa/prenotification', {
         accept: 'application/xml',

@@ -23,8 +23,9 @@ function strictObjects(schema: z.ZodType, path: string, seen = new Set<unknown>(
   if (def.type === 'object' && def.catchall !== undefined) found.push(path);
   const visit = (value: unknown, at: string) => {
     if (value instanceof z.ZodType) found.push(...strictObjects(value, at, seen));
-    else if (Array.isArray(value)) value.forEach((item, index) => visit(item, `${at}[${index}]`));
-    else if (typeof value === 'object' && value !== null && !(value instanceof Function))
+    else if (Array.isArray(value)) {
+      for (const [index, item] of value.entries()) visit(item, `${at}[${index}]`);
+    } else if (typeof value === 'object' && value !== null && !(value instanceof Function))
       for (const [key, item] of Object.entries(value)) visit(item, `${at}.${key}`);
   };
   for (const [key, value] of Object.entries(def)) if (key !== 'catchall') visit(value, path);
