@@ -47,8 +47,11 @@ async function createSkus(merchant: TestMerchant, skus: Array<[string, string, s
     },
     { merchant },
   );
-  expect(reply.status, reply.text).toBe(200);
-  return reply.body.skus.map((item: { skuId: number }) => item.skuId);
+  expect(reply.status, reply.text).toBe(201); // Location names the product; its skus come with it
+  const product = await api.get((reply.headers.get('location') ?? '').slice(stack.baseUrl.length), {
+    merchant,
+  });
+  return product.body.skus.map((item: { skuId: number }) => item.skuId);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -521,10 +524,10 @@ describe('POST /batch/order-placement in XML', () => {
     const translations = await fetch(ref, { headers: { authorization: stack.merchant.authorization } });
     expect(translations.status).toBe(200);
     const { translations: texts } = (await translations.json()) as {
-      translations: Array<{ language: string; text: string }>;
+      translations: Array<{ language: string; translationText: string }>;
     };
     const english = texts.find((t) => t.language === 'en');
-    expect(english?.text).toBe(text);
+    expect(english?.translationText).toBe(text);
     const alt = await api.get(`/alt-transactions/${transactionId}`);
     expect(alt.status, alt.text).toBe(200);
     expect(alt.body.sepaDirectDebitTransaction.mandateId).toBe(mandateId);

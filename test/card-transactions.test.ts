@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { as, type CallOptions, client, type Reply, saleBody, xmlDocument } from './support/http.ts';
+import {
+  as,
+  type CallOptions,
+  client,
+  expectStatus,
+  type Reply,
+  saleBody,
+  xmlDocument,
+} from './support/http.ts';
 import { paymentRowCounts, type Stack, startStack, type TestMerchant } from './support/stack.ts';
 import { captureStdout } from './support/stdout.ts';
 
@@ -658,6 +666,7 @@ describe('refunds', () => {
       transactionId: sale.transactionId,
       amount: 10,
       currency: 'USD',
+      date: expect.stringMatching(/^\d{2}\/\d{2}\/\d{4}$/),
       reason: 'not delivered',
       refundStatus: expect.any(String),
     });
@@ -1046,6 +1055,418 @@ describe('merchantTransactionId', () => {
       10001,
     );
     expect(error.invalidProperty?.name).toBe('merchantTransactionId');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// The original's transaction details: 3-D Secure, metadata, Level 3 data, fraud info; lookups and refunds by
+// merchantTransactionId; the published Node SDK's request shapes.
+// ---------------------------------------------------------------------------------------------------------
+
+const MASTERCARD = { cardNumber: '5425233430109903', securityCode: '123' };
+const CAVV = 'AAABBWFlmQAAAABjRWWZEEFgFz8=';
+const DS_TRANSACTION_ID = 'f25084f0-5b16-4c0a-ae5d-b24808a95e4b';
+const META = {
+  metaData: [{ metaKey: 'orderId', metaValue: 'A-17', metaDescription: 'Shop order', isVisible: true }],
+};
+const LEVEL3 = {
+  customerReferenceNumber: 'PO-1001',
+  salesTaxAmount: 1.5,
+  freightAmount: 2,
+  destinationZipCode: '02139',
+  destinationCountryCode: 'US',
+  level3DataItems: [
+    {
+      lineItemTotal: 20,
+      description: 'Widget',
+      productCode: 'W-1',
+      itemQuantity: 2,
+      unitCost: 10,
+      unitOfMeasure: 'EA',
+      discountIndicator: 'N',
+      grossNetIndicator: 'Y',
+    },
+    { lineItemTotal: 5.5, description: 'Cable', productCode: 'C-9', itemQuantity: 1, unitCost: 5.5 },
+  ],
+};
+const FRAUD = {
+  fraudSessionId: 'a2b0c1d4e5f6',
+  shopperIpAddress: '62.219.121.253',
+  company: 'Analytical Engines',
+  shippingContactInfo: {
+    firstName: 'Ada',
+    lastName: 'Lovelace',
+    address1: '1 Main St',
+    city: 'London',
+    zip: 'N1',
+    country: 'GB',
+  },
+  enterpriseSiteId: 'site-1',
+  enterpriseUdfs: { udf: [{ udfName: 'tier', udfValue: 'gold' }] },
+};
+const cardTransactionXml: CallOptions = {
+  format: 'xml',
+  accept: 'application/xml',
+  shape: {
+    root: 'card-transaction',
+    repeated: ['metaData', 'level3DataItems', 'udf'],
+    elementNames: { level3Data: 'level-3-data', level3DataItems: 'level-3-data-item' },
+  },
+};
+
+describe('3-D Secure', () => {
+  it('passes an external MPI result to the acquirer and answers its authenticationResult; no cryptogram kept', async () => {
+    const threeDSecure = {
+      eci: '05',
+      cavv: CAVV,
+      xid: 'MDAwMDAwMDAwMDAwMDAwMDAwMDE=',
+      dsTransactionId: DS_TRANSACTION_ID,
+      threeDSecureVersion: '2.2.0',
+    };
+    const sale = await create({ threeDSecure });
+    expect(sale.threeDSecure).toEqual({ authenticationResult: 'AUTHENTICATION_SUCCEEDED' });
+    const read = expectStatus(await api.get(`/transactions/${sale.transactionId}`), 200);
+    expect(read.body.threeDSecure).toEqual({ authenticationResult: 'AUTHENTICATION_SUCCEEDED' });
+    const { rows } = await db.query('select three_d_secure from card_transaction where id = $1', [
+      sale.transactionId,
+    ]);
+    expect(rows[0].three_d_secure).toEqual({
+      authenticationResult: 'AUTHENTICATION_SUCCEEDED',
+      eci: '05',
+      dsTransactionId: DS_TRANSACTION_ID,
+      threeDSecureVersion: '2.2.0',
+    });
+    expect(JSON.stringify(rows[0]) + read.text).not.toContain(CAVV);
+    // Without 3-D Secure data there is no result to show.
+    expect(await create()).not.toHaveProperty('threeDSecure');
+  });
+
+  const results: [string, Record<string, unknown>, Record<string, unknown>, string][] = [
+    ['ECI 06 (attempted)', { eci: '06', cavv: CAVV }, {}, 'AUTHENTICATION_BYPASSED'],
+    ['ECI 07 (not authenticated)', { eci: '07', cavv: CAVV }, {}, 'AUTHENTICATION_FAILED'],
+    [
+      'MasterCard ECI 02',
+      { eci: '02', cavv: CAVV },
+      { creditCard: card(MASTERCARD) },
+      'AUTHENTICATION_SUCCEEDED',
+    ],
+    ['a VISA with a MasterCard ECI', { eci: '02', cavv: CAVV }, {}, 'AUTHENTICATION_UNAVAILABLE'],
+    ['a reference id', { threeDSecureReferenceId: '1021' }, {}, 'AUTHENTICATION_SUCCEEDED'],
+    ['a reference id ending in 9', { threeDSecureReferenceId: 1029 }, {}, 'AUTHENTICATION_FAILED'],
+    ['a reference id ending in 8', { threeDSecureReferenceId: '1028' }, {}, 'AUTHENTICATION_UNAVAILABLE'],
+    ["the Node SDK's result token", { threeDSecureResultToken: 'token-abc' }, {}, 'AUTHENTICATION_SUCCEEDED'],
+  ];
+  it.each(results)('the sandbox answers %s', async (_what, threeDSecure, overrides, result) => {
+    expect((await create({ threeDSecure, ...overrides })).threeDSecure).toEqual({
+      authenticationResult: result,
+    });
+  });
+
+  it('in XML: <three-d-secure> in, <authentication-result> out', async () => {
+    const reply = expectStatus(
+      await api.post(
+        '/transactions',
+        xmlSale({ threeDSecure: { threeDSecureReferenceId: '4009', threeDSecureVersion: '2.1.0' } }),
+        cardTransactionXml,
+      ),
+      200,
+    );
+    expect(reply.text).toContain(
+      '<three-d-secure><authentication-result>AUTHENTICATION_FAILED</authentication-result></three-d-secure>',
+    );
+  });
+
+  const invalid: [string, Record<string, unknown>, string][] = [
+    ['an ECI outside the reference values', { eci: '03', cavv: CAVV }, 'threeDSecure.eci'],
+    ['an ECI without its CAVV', { eci: '05' }, 'threeDSecure.cavv'],
+    ['a CAVV that is not base64', { eci: '05', cavv: 'not base64!' }, 'threeDSecure.cavv'],
+    [
+      'a dsTransactionId that is not a UUID',
+      { threeDSecureReferenceId: '1', dsTransactionId: '123' },
+      'threeDSecure.dsTransactionId',
+    ],
+    [
+      'an unknown 3-D Secure version',
+      { threeDSecureReferenceId: '1', threeDSecureVersion: '3.0' },
+      'threeDSecure.threeDSecureVersion',
+    ],
+    ['no authentication at all', { threeDSecureVersion: '2.2.0' }, 'threeDSecure'],
+  ];
+  it.each(invalid)(
+    'refuses %s with 400 naming the property, charging nothing',
+    async (_what, threeDSecure, property) => {
+      const before = await rowCounts(stack.merchant);
+      const error = expectError(
+        await api.post('/transactions', saleBody({ threeDSecure })),
+        400,
+        'VALIDATION_GENERAL_FAILURE',
+        10001,
+      );
+      expect(error.invalidProperty?.name).toBe(property);
+      expect(await rowCounts(stack.merchant)).toEqual(before);
+    },
+  );
+});
+
+describe('transactionMetaData, level3Data and transactionFraudInfo', () => {
+  it('are kept with the transaction and returned by the sale and by GET, in JSON', async () => {
+    const sale = await create({ transactionMetaData: META, level3Data: LEVEL3, transactionFraudInfo: FRAUD });
+    expect(sale).toMatchObject({
+      transactionMetaData: META,
+      level3Data: LEVEL3,
+      transactionFraudInfo: FRAUD,
+    });
+    const read = expectStatus(await api.get(`/transactions/${sale.transactionId}`), 200);
+    expect(read.body).toEqual(sale);
+  });
+
+  it("accept the Node SDK's bare enterpriseUdfs array and answer the reference's object", async () => {
+    const sale = await create({
+      transactionFraudInfo: { fraudSessionId: 's1', enterpriseUdfs: [{ udfName: 'a', udfValue: 'b' }] },
+    });
+    expect(sale.transactionFraudInfo).toEqual({
+      fraudSessionId: 's1',
+      enterpriseUdfs: { udf: [{ udfName: 'a', udfValue: 'b' }] },
+    });
+  });
+
+  it('in XML, with the original element names (<level-3-data>, repeated <level-3-data-item> and <meta-data>)', async () => {
+    const xml = `<card-transaction xmlns="${NAMESPACE}"><card-transaction-type>AUTH_ONLY</card-transaction-type>
+      <amount>25.50</amount><currency>USD</currency>
+      <credit-card><card-number>${VISA.cardNumber}</card-number><security-code>${VISA.securityCode}</security-code>
+        <expiration-month>02</expiration-month><expiration-year>2031</expiration-year></credit-card>
+      <transaction-meta-data><meta-data><meta-key>orderId</meta-key><meta-value>A-17</meta-value>
+        <meta-description>Shop order</meta-description><is-visible>true</is-visible></meta-data></transaction-meta-data>
+      <level-3-data><customer-reference-number>PO-1001</customer-reference-number><sales-tax-amount>1.50</sales-tax-amount>
+        <level-3-data-item><line-item-total>20.00</line-item-total><description>Widget</description></level-3-data-item>
+        <level-3-data-item><line-item-total>5.50</line-item-total><description>Cable</description></level-3-data-item>
+      </level-3-data>
+      <transaction-fraud-info><fraud-session-id>a2b0c1d4e5f6</fraud-session-id>
+        <enterprise-udfs><udf><udf-name>tier</udf-name><udf-value>gold</udf-value></udf></enterprise-udfs></transaction-fraud-info>
+    </card-transaction>`;
+    const reply = expectStatus(await api.post('/transactions', xml, cardTransactionXml), 200);
+    expect(reply.text).toContain(
+      '<transaction-meta-data><meta-data><meta-key>orderId</meta-key><meta-value>A-17</meta-value><meta-description>Shop order</meta-description><is-visible>true</is-visible></meta-data></transaction-meta-data>',
+    );
+    expect(reply.text).toContain(
+      '<level-3-data><customer-reference-number>PO-1001</customer-reference-number><sales-tax-amount>1.5</sales-tax-amount><level-3-data-item><line-item-total>20</line-item-total><description>Widget</description></level-3-data-item><level-3-data-item>',
+    );
+    expect(reply.text).toContain(
+      '<enterprise-udfs><udf><udf-name>tier</udf-name><udf-value>gold</udf-value></udf></enterprise-udfs>',
+    );
+    const json = expectStatus(await api.get(`/transactions/${reply.body.transactionId}`), 200).body;
+    expect(json.level3Data.level3DataItems).toEqual([
+      { lineItemTotal: 20, description: 'Widget' },
+      { lineItemTotal: 5.5, description: 'Cable' },
+    ]);
+    expect(json.transactionMetaData).toEqual(META);
+  });
+
+  const invalid: [string, Record<string, unknown>, string][] = [
+    [
+      'a metaKey over 50 characters',
+      { transactionMetaData: { metaData: [{ ...META.metaData[0], metaKey: 'k'.repeat(51) }] } },
+      'transactionMetaData.metaData.0.metaKey',
+    ],
+    [
+      'a metadata entry without value',
+      { transactionMetaData: { metaData: [{ metaKey: 'a', metaDescription: 'b' }] } },
+      'transactionMetaData.metaData.0.metaValue',
+    ],
+    [
+      'a discountIndicator other than Y or N',
+      { level3Data: { level3DataItems: [{ discountIndicator: 'X' }] } },
+      'level3Data.level3DataItems.0.discountIndicator',
+    ],
+    [
+      'Level 3 data without items',
+      { level3Data: { customerReferenceNumber: 'PO' } },
+      'level3Data.level3DataItems',
+    ],
+    [
+      'a negative freight amount',
+      { level3Data: { freightAmount: -1, level3DataItems: [{}] } },
+      'level3Data.freightAmount',
+    ],
+    [
+      'a shopper IP that is no address',
+      { transactionFraudInfo: { shopperIpAddress: 'localhost' } },
+      'transactionFraudInfo.shopperIpAddress',
+    ],
+  ];
+  it.each(invalid)('refuse %s with 400 naming the property', async (_what, overrides, property) => {
+    const error = expectError(
+      await api.post('/transactions', saleBody(overrides)),
+      400,
+      'VALIDATION_GENERAL_FAILURE',
+      10001,
+    );
+    expect(error.invalidProperty?.name).toBe(property);
+  });
+});
+
+describe('by merchantTransactionId', () => {
+  it('retrieves as the original: GET /transactions/{merchantTransactionId},{merchantId}, JSON and XML', async () => {
+    const id = merchantTransactionId();
+    const sale = await create({ merchantTransactionId: id });
+    const json = expectStatus(await api.get(`/transactions/${id},${stack.merchant.id}`), 200);
+    expect(json.body).toEqual(sale);
+    const xml = expectStatus(
+      await api.get(`/transactions/${id},${stack.merchant.id}`, {
+        accept: 'application/xml',
+        shape: asCardTransaction.shape,
+      }),
+      200,
+    );
+    expect(xml.text).toContain(
+      `<transaction-id>${sale.transactionId}</transaction-id><merchant-transaction-id>${id}</merchant-transaction-id>`,
+    );
+
+    // Another merchant's transaction, by either merchant id, looks exactly like an unknown one.
+    const other = await stack.newMerchant();
+    const foreign = await api.get(`/transactions/${id},${other.id}`, as(other));
+    expectError(foreign, 404, 'TRANSACTION_NOT_FOUND', 20001);
+    const claimed = await api.get(`/transactions/${id},${stack.merchant.id}`, as(other));
+    expect(claimed.text).toBe(foreign.text);
+    expectError(await api.get(`/transactions/${id},${other.id}`), 404, 'TRANSACTION_NOT_FOUND', 20001);
+    expectError(
+      await api.get(`/transactions/unknown-${id},${stack.merchant.id}`),
+      404,
+      'TRANSACTION_NOT_FOUND',
+      20001,
+    );
+  });
+
+  it('refunds with POST /transactions/refund/merchant/{id}: date, taxAmount, cancelSubscriptions, metadata', async () => {
+    const id = merchantTransactionId();
+    const sale = await create({ merchantTransactionId: id });
+    const clock = new Date(expectStatus(await api.get('/sandbox/clock'), 200).body.now);
+    const date = `${String(clock.getUTCMonth() + 1).padStart(2, '0')}/${String(clock.getUTCDate()).padStart(2, '0')}/${clock.getUTCFullYear()}`;
+    const reply = expectStatus(
+      await api.post(`/transactions/refund/merchant/${id}`, {
+        amount: 10,
+        taxAmount: 1.25,
+        reason: 'late',
+        cancelSubscriptions: false,
+        transactionMetaData: META,
+      }),
+      200,
+    );
+    expect(reply.body).toEqual({
+      refundTransactionId: expect.stringMatching(/^\d+$/),
+      transactionId: sale.transactionId,
+      amount: 10,
+      taxAmount: 1.25,
+      currency: 'USD',
+      date,
+      reason: 'late',
+      cancelSubscriptions: false,
+      transactionMetaData: META,
+      refundStatus: 'SUCCESS',
+    });
+    const xml = expectStatus(
+      await api.post(
+        `/transactions/refund/merchant/${id}`,
+        xmlDocument('refund', { amount: '5.00', cancelSubscriptions: 'true' }),
+        asRefund,
+      ),
+      200,
+    );
+    expect(xml.body).toMatchObject({
+      transactionId: sale.transactionId,
+      amount: '5.00',
+      date,
+      cancelSubscriptions: 'true',
+      refundStatus: 'SUCCESS',
+    });
+    const { rows } = await db.query(
+      `select amount_minor::int as a, tax_amount_minor::int as t, cancel_subscriptions as c, transaction_meta_data as m, reason
+       from refund where transaction_id = $1 order by id`,
+      [sale.transactionId],
+    );
+    expect(rows).toEqual([
+      { a: 1000, t: 125, c: false, m: META, reason: 'late' },
+      { a: 500, t: null, c: true, m: null, reason: null },
+    ]);
+    expectError(
+      await api.post(`/transactions/refund/merchant/unknown-${id}`, {}),
+      404,
+      'TRANSACTION_NOT_FOUND',
+      20001,
+    );
+    const other = await stack.newMerchant();
+    expectError(
+      await api.post(`/transactions/refund/merchant/${id}`, {}, as(other)),
+      404,
+      'TRANSACTION_NOT_FOUND',
+      20001,
+    );
+  });
+
+  it('refuses a taxAmount above the amount, or without one', async () => {
+    const sale = await create();
+    const above = expectError(
+      await refund(sale.transactionId, { amount: 1, taxAmount: 2 }),
+      400,
+      'VALIDATION_GENERAL_FAILURE',
+      10001,
+    );
+    expect(above.invalidProperty?.name).toBe('taxAmount');
+    const alone = expectError(
+      await refund(sale.transactionId, { taxAmount: 2 }),
+      400,
+      'VALIDATION_GENERAL_FAILURE',
+      10001,
+    );
+    expect(alone.invalidProperty?.name).toBe('taxAmount');
+  });
+});
+
+describe('the published Node SDK (bluesnap 0.3.4) request shapes', () => {
+  it('authCapture: fields Paywire does not know are accepted and ignored, JSON and XML', async () => {
+    const body = saleBody({
+      cardHoldersInfo: { firstName: 'Ada' },
+      storeCard: true,
+      walletId: 7,
+      descriptorPhoneNumber: '555-0100',
+      vendorsInfo: { vendorInfo: [{ vendorId: 1 }] },
+      creditCard: { ...card(), encryptedSecurityCode: 'x' },
+    });
+    const reply = expectStatus(
+      await api.post('/transactions', body, { headers: { 'bluesnap-version': '3.0' } }),
+      200,
+    );
+    expect(reply.body).not.toHaveProperty('storeCard');
+    const xml = expectStatus(
+      await api.post(
+        '/transactions',
+        xmlSale({ storeCard: 'true', unknownElement: { nested: '1' } }),
+        cardTransactionXml,
+      ),
+      200,
+    );
+    expect(xml.text).not.toContain('store-card');
+  });
+
+  it("refund(id, {cancelsubscriptions}): PUT with the SDK's query answers 204 and keeps the flag", async () => {
+    const sale = await create();
+    const reply = await api.put(
+      `/transactions/${sale.transactionId}/refund?amount=5&reason=dup&cancelsubscriptions=true&vendor.1.amount=1`,
+      undefined,
+      {
+        headers: { 'content-type': 'application/json' },
+      },
+    );
+    expect(reply.status, reply.text).toBe(204);
+    const bare = await api.put(`/transactions/${sale.transactionId}/refund?`, undefined, {
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(bare.status, bare.text).toBe(204);
+    const { rows } = await db.query(
+      'select cancel_subscriptions as c from refund where transaction_id = $1 order by id',
+      [sale.transactionId],
+    );
+    expect(rows).toEqual([{ c: true }, { c: null }]);
   });
 });
 

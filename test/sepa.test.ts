@@ -299,7 +299,7 @@ describe('validation', () => {
       'sepaDirectDebitTransaction.iban',
     ],
     ['no IBAN', { sepaDirectDebitTransaction: {} }, 'sepaDirectDebitTransaction.iban'],
-    ['no SEPA details', { sepaDirectDebitTransaction: undefined }, 'sepaDirectDebitTransaction'],
+    ['no SEPA details', { sepaDirectDebitTransaction: undefined }, 'sepaDirectDebitTransaction.iban'],
     ['a currency other than EUR', { currency: 'USD' }, 'currency'],
     ['a mandate not accepted', { authorizedByShopper: false }, 'authorizedByShopper'],
     ['authorizedByShopper missing', { authorizedByShopper: undefined }, 'authorizedByShopper'],
@@ -461,6 +461,71 @@ describe('mandates and vaulted shoppers', () => {
     expect(new Set(replies.map((reply) => reply.sepaDirectDebitTransaction.mandateId)).size).toBe(1);
   });
 
+  it('debits a vaulted shopper from its stored SEPA account: no IBAN repeated, the mandate reused', async () => {
+    const first = await debit({ sepaDirectDebitTransaction: { iban: FRENCH } });
+    const { vaultedShopperId } = first;
+    const dutch = await debit({ vaultedShopperId, sepaDirectDebitTransaction: { iban: DUTCH } });
+
+    // The original's returning-shopper request: no sepaDirectDebitTransaction, no payerInfo.
+    const latest = await debit({
+      vaultedShopperId,
+      sepaDirectDebitTransaction: undefined,
+      payerInfo: undefined,
+    });
+    expect(latest.sepaDirectDebitTransaction).toMatchObject({
+      ibanFirstFour: 'NL91',
+      ibanLastFour: '4300',
+      mandateId: dutch.sepaDirectDebitTransaction.mandateId,
+    });
+    expect(latest.payerInfo).toEqual({ firstName: 'Ada', lastName: 'Lovelace' });
+    expect(latest.processingInfo.processingStatus).toBe('PENDING');
+
+    // The account picked by its first and last four characters, in XML as the original's clients send it.
+    const xml = expectStatus(
+      await api.post(
+        '/alt-transactions',
+        `<alt-transaction xmlns="http://ws.plimus.com"><amount>7.00</amount><currency>EUR</currency>
+          <vaulted-shopper-id>${vaultedShopperId}</vaulted-shopper-id><authorized-by-shopper>true</authorized-by-shopper>
+          <sepa-direct-debit-transaction><iban-first-four>FR14</iban-first-four><iban-last-four>2606</iban-last-four></sepa-direct-debit-transaction>
+          <transaction-meta-data><meta-data><meta-key>k</meta-key><meta-value>v</meta-value><meta-description>d</meta-description></meta-data></transaction-meta-data>
+        </alt-transaction>`,
+        asAltXml,
+      ),
+      200,
+    );
+    expect(xml.body.sepaDirectDebitTransaction.mandateId).toBe(first.sepaDirectDebitTransaction.mandateId);
+    expect(xml.text).toContain('<iban-last-four>2606</iban-last-four>');
+    expect(xml.text).toContain(
+      '<transaction-meta-data><meta-data><meta-key>k</meta-key><meta-value>v</meta-value><meta-description>d</meta-description></meta-data></transaction-meta-data>',
+    );
+    const rows = await db.query('select count(*)::int as n from sepa_mandate where shopper_id = $1', [
+      vaultedShopperId,
+    ]);
+    expect(rows.rows[0].n).toBe(2);
+  });
+
+  it('refuses a stored-account debit the shopper cannot pay: 400 naming the IBAN, nothing stored', async () => {
+    const sale = expectStatus(await api.post('/transactions', saleBody()), 200).body;
+    const before = await db.query('select count(*)::int as n from sepa_debit');
+    expectInvalid(
+      await api.post(
+        '/alt-transactions',
+        debitBody({ vaultedShopperId: sale.vaultedShopperId, sepaDirectDebitTransaction: undefined }),
+      ),
+      'sepaDirectDebitTransaction.iban',
+    );
+    const { vaultedShopperId } = await debit();
+    expectInvalid(
+      await api.post(
+        '/alt-transactions',
+        debitBody({ vaultedShopperId, sepaDirectDebitTransaction: { ibanLastFour: '9999' } }),
+      ),
+      'sepaDirectDebitTransaction.iban',
+    );
+    const after = await db.query('select count(*)::int as n from sepa_debit');
+    expect(after.rows[0].n).toBe(before.rows[0].n + 1);
+  });
+
   it('a vaulted shopper with no mandate shows no sepaDirectDebitInfo', async () => {
     const sale = expectStatus(await api.post('/transactions', saleBody()), 200).body;
     const shopper = expectStatus(await api.get(`/vaulted-shoppers/${sale.vaultedShopperId}`), 200).body;
@@ -555,26 +620,31 @@ describe('settlement by the merchant clock', () => {
   });
 });
 
+/** The original's 22 languages (its Tools API reference) and English. */
+const LANGUAGES = 'en bg cs da de el es et fi fr hu it lt lv mt nl no pl pt ro sk sl sv'.split(' ');
+const mandateShape = { root: 'sepa-mandate', wrapped: { translations: 'translation' } };
+type Translation = { language: string; translationText: string };
+
 describe('pre-notification translations', () => {
-  it('gives the text in every supported language, each naming the amount and the mandate', async () => {
+  it('gives translationText in all 23 languages, each naming the amount and the mandate', async () => {
     const created = await debit({ amount: '1234.50' });
     const { mandateId, preNotificationText } = created.sepaDirectDebitTransaction;
     const reply = expectStatus(
       await api.get(`/translations/sepa/prenotification?transactionid=${created.transactionId}`),
       200,
     );
-    const { translations } = reply.body;
-    const languages = translations.map((entry: { language: string }) => entry.language);
-    expect(languages).toEqual(expect.arrayContaining(['en', 'de', 'fr', 'es', 'it', 'nl']));
-    expect(new Set(languages).size).toBe(languages.length);
+    const translations: Translation[] = reply.body.translations;
+    expect(translations.map((entry) => entry.language)).toEqual(LANGUAGES);
     for (const entry of translations) {
-      expect(entry.text, entry.language).toContain(mandateId);
-      expect(entry.text, entry.language).toMatch(/1234[.,]50/);
+      expect(Object.keys(entry), entry.language).toEqual(['language', 'translationText']);
+      expect(entry.translationText, entry.language).toContain(mandateId);
+      expect(entry.translationText, entry.language).toMatch(/1234[.,]50/);
+      expect(entry.translationText, entry.language).toContain('3000');
+      expect(entry.translationText, entry.language).not.toContain('${');
     }
-    expect(translations.find((entry: { language: string }) => entry.language === 'en').text).toBe(
-      preNotificationText,
-    );
-    expect(new Set(translations.map((entry: { text: string }) => entry.text)).size).toBe(translations.length);
+    expect(translations.find((entry) => entry.language === 'en')?.translationText).toBe(preNotificationText);
+    expect(translations.find((entry) => entry.language === 'pl')?.translationText).toContain('1234,50 EUR');
+    expect(new Set(translations.map((entry) => entry.translationText)).size).toBe(translations.length);
   });
 
   it('gives one language when asked, in JSON and XML, via the URL the debit carries', async () => {
@@ -582,17 +652,36 @@ describe('pre-notification translations', () => {
     const ref: string = created.sepaDirectDebitTransaction.preNotificationTranslationRef;
     const path = ref.slice(stack.baseUrl.length);
     const reply = expectStatus(await api.get(`${path}&language=de`), 200);
-    expect(reply.body.translations).toHaveLength(1);
-    expect(reply.body.translations[0].language).toBe('de');
-    expect(reply.body.translations[0].text).toContain('10,50 EUR');
+    expect(reply.body).toEqual({
+      translations: [{ language: 'de', translationText: expect.stringContaining('10,50 EUR') }],
+    });
     const xml = expectStatus(
       await api.get(`${path}&language=FR`, { accept: 'application/xml', shape: translationsShape }),
       200,
     );
     expect(xml.text).toContain(
-      '<sepa-pre-notification xmlns="http://ws.plimus.com"><translations><translation>',
+      '<sepa-pre-notification xmlns="http://ws.plimus.com"><translations><translation><language>fr</language><translation-text>',
     );
-    expect(xml.body.translations).toEqual([{ language: 'fr', text: expect.stringContaining('10,50 EUR') }]);
+    expect(xml.body.translations).toEqual([
+      { language: 'fr', translationText: expect.stringContaining('10,50 EUR') },
+    ]);
+  });
+
+  it('without a transaction gives the template with the original placeholders, JSON and XML', async () => {
+    const reply = expectStatus(await api.get('/translations/sepa/prenotification?language=pl'), 200);
+    const [entry] = reply.body.translations;
+    expect(reply.body.translations).toHaveLength(1);
+    expect(entry.language).toBe('pl');
+    for (const placeholder of ['AMOUNT', 'MANDATEID', 'IBAN_PUBLIC_INFO'])
+      expect(entry.translationText).toContain(`\${${placeholder}}`);
+    const all = expectStatus(
+      await api.get('/translations/sepa/prenotification', {
+        accept: 'application/xml',
+        shape: translationsShape,
+      }),
+      200,
+    );
+    expect(all.body.translations.map((item: Translation) => item.language)).toEqual(LANGUAGES);
   });
 
   it('refuses an unknown language with 400 and unknown or foreign transactions with 404', async () => {
@@ -600,7 +689,6 @@ describe('pre-notification translations', () => {
     const path = `/translations/sepa/prenotification?transactionid=${created.transactionId}`;
     expectInvalid(await api.get(`${path}&language=xx`), 'language');
     expectInvalid(await api.get(`${path}&language=english`), 'language');
-    expectInvalid(await api.get('/translations/sepa/prenotification'), 'transactionId');
     expectStatus(await api.get('/translations/sepa/prenotification?transactionid=999999999999'), 404);
     expectStatus(await api.get(`${path}`, as(await stack.newMerchant())), 404);
     const sale = expectStatus(await api.post('/transactions', saleBody()), 200).body;
@@ -608,6 +696,41 @@ describe('pre-notification translations', () => {
       await api.get(`/translations/sepa/prenotification?transactionid=${sale.transactionId}`),
       404,
     );
+  });
+});
+
+describe('mandate text', () => {
+  it('gives the mandate in all 23 languages, or one, naming the creditor, JSON and XML', async () => {
+    const all = expectStatus(await api.get('/translations/sepa/mandate'), 200);
+    const translations: Translation[] = all.body.translations;
+    expect(translations.map((entry) => entry.language)).toEqual(LANGUAGES);
+    for (const entry of translations) expect(entry.translationText, entry.language).toContain('Paywire');
+    expect(new Set(translations.map((entry) => entry.translationText)).size).toBe(LANGUAGES.length);
+    expect(translations[0]?.translationText).toMatch(/^By signing this mandate form, you authorise/);
+    expect(translations[0]?.translationText).toContain('within 8 weeks');
+
+    const polish = expectStatus(await api.get('/translations/sepa/mandate?language=PL'), 200);
+    expect(polish.body).toEqual({
+      translations: [
+        { language: 'pl', translationText: translations.find((e) => e.language === 'pl')?.translationText },
+      ],
+    });
+    const xml = expectStatus(
+      await api.get('/translations/sepa/mandate?language=de', {
+        accept: 'application/xml',
+        shape: mandateShape,
+      }),
+      200,
+    );
+    expect(xml.text).toContain(
+      '<sepa-mandate xmlns="http://ws.plimus.com"><translations><translation><language>de</language><translation-text>Ich ermächtige Paywire',
+    );
+    expect(xml.body.translations).toEqual([translations.find((e) => e.language === 'de')]);
+  });
+
+  it('refuses an unknown language with 400 and needs credentials', async () => {
+    expectInvalid(await api.get('/translations/sepa/mandate?language=xx'), 'language');
+    expectStatus(await api.get('/translations/sepa/mandate', { merchant: null }), 401);
   });
 });
 
@@ -667,6 +790,65 @@ describe('refunds of SEPA debits', () => {
       })
     ).map((params) => params.get('invoiceAmount'));
     expect(amounts.sort()).toEqual(['10.50', '4.50', '5.00']);
+  });
+
+  it('refunds by merchantTransactionId with the original refund fields, JSON and XML; metadata kept', async () => {
+    const meta = { metaData: [{ metaKey: 'orderId', metaValue: 'A-17', metaDescription: 'Shop order' }] };
+    const { merchant, created } = await collectedDebit({
+      amount: 20,
+      merchantTransactionId: 'sepa-order-17',
+      transactionMetaData: meta,
+    });
+    expect(created.transactionMetaData).toEqual(meta);
+    expect((await getDebit(created.transactionId, merchant)).transactionMetaData).toEqual(meta);
+    const today = await clockOf(merchant);
+    const date = `${String(today.getUTCMonth() + 1).padStart(2, '0')}/${String(today.getUTCDate()).padStart(2, '0')}/${today.getUTCFullYear()}`;
+
+    const json = expectStatus(
+      await api.post(
+        '/transactions/refund/merchant/sepa-order-17',
+        { amount: 5, taxAmount: 0.8, reason: 'late', cancelSubscriptions: false, transactionMetaData: meta },
+        as(merchant),
+      ),
+      200,
+    ).body;
+    expect(json).toEqual({
+      refundTransactionId: expect.stringMatching(/^\d+$/),
+      transactionId: created.transactionId,
+      amount: 5,
+      taxAmount: 0.8,
+      currency: 'EUR',
+      date,
+      reason: 'late',
+      cancelSubscriptions: false,
+      transactionMetaData: meta,
+      refundStatus: 'SUCCESS',
+    });
+    const xml = expectStatus(
+      await api.post(
+        '/transactions/refund/merchant/sepa-order-17',
+        '<refund xmlns="http://ws.plimus.com"><amount>2.00</amount><tax-amount>0.30</tax-amount><cancel-subscriptions>true</cancel-subscriptions></refund>',
+        { ...as(merchant), format: 'xml', shape: { root: 'refund', repeated: ['metaData'] } },
+      ),
+      200,
+    );
+    expect(Number(xml.body.taxAmount)).toBe(0.3);
+    expect(xml.text).toContain(`<date>${date}</date>`);
+    expect(xml.body).toMatchObject({
+      amount: '2.00',
+      cancelSubscriptions: 'true',
+      transactionId: created.transactionId,
+    });
+    const rows = await db.query(
+      `select amount_minor::int as a, tax_amount_minor::int as t, cancel_subscriptions as c, transaction_meta_data as m
+       from sepa_refund where debit_id = $1 order by id`,
+      [created.transactionId],
+    );
+    expect(rows.rows).toEqual([
+      { a: 500, t: 80, c: false, m: meta },
+      { a: 200, t: 30, c: true, m: null },
+    ]);
+    expectStatus(await api.post('/transactions/refund/merchant/no-such-order', {}, as(merchant)), 404);
   });
 
   it('refuses to refund a pending or failed debit, or another merchant’s', async () => {

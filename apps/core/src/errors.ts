@@ -4,6 +4,7 @@ import {
   type ErrorBody,
   errorMessage,
   issuesToMessages,
+  type TransactionIds,
   ValidationFailure,
 } from '@paywire/contracts';
 import type { TRPCError } from '@trpc/server';
@@ -59,4 +60,14 @@ export function duplicateMerchantTransactionId(
     );
   }
   return error;
+}
+
+/** The merchant's transaction, by either of its ids, was not found (another merchant's looks the same). */
+export function transactionNotFound(by: TransactionIds) {
+  return new DomainError(
+    'TRANSACTION_NOT_FOUND',
+    by.transactionId === undefined
+      ? `no transaction with merchantTransactionId ${by.merchantTransactionId} was found`
+      : `transaction ${by.transactionId} was not found`,
+  );
 }

@@ -19,17 +19,29 @@ const orderDocument = {
   decimals: { itemSubTotal: 2, tax: 2, totalCartCost: 2 },
 } as const satisfies Omit<XmlShape, 'root'>;
 
+/** The original's metadata entries repeat <meta-data> inside <transaction-meta-data>. */
+const metaData = 'metaData';
+
+/** The SEPA texts: the original's translations object, each entry a <translation>. */
+const translations = { wrapped: { translations: 'translation' } } as const;
+
 /** The XML document of each public resource (root element, arrays, value casing). */
 export const xmlShapes = {
-  cardTransaction: { root: 'card-transaction', upperCaseValues: ['processingStatus'] },
-  refund: { root: 'refund' },
+  cardTransaction: {
+    root: 'card-transaction',
+    upperCaseValues: ['processingStatus'],
+    repeated: [metaData, 'level3DataItems', 'udf'],
+    elementNames: { level3Data: 'level-3-data', level3DataItems: 'level-3-data-item' },
+  },
+  refund: { root: 'refund', repeated: [metaData] },
   vaultedShopper: { root: 'vaulted-shopper', repeated: ['creditCardInfo', 'sepaDirectDebitInfo'] },
   paymentFieldsToken: { root: 'payment-fields-token' },
   sandboxClock: { root: 'sandbox-clock' },
   notificationConfig: { root: 'notification-config', wrapped: { ipnDestinations: 'ipn-destination' } },
   messages: { root: 'messages', repeated: ['message'] },
-  altTransaction: { root: 'alt-transaction' },
-  preNotification: { root: 'sepa-pre-notification', wrapped: { translations: 'translation' } },
+  altTransaction: { root: 'alt-transaction', repeated: [metaData] },
+  preNotification: { root: 'sepa-pre-notification', ...translations },
+  mandateText: { root: 'sepa-mandate', ...translations },
   product: { root: 'product', wrapped: { skus: 'sku' } },
   batchOrder: { root: 'batch-order', ...orderDocument },
   order: { root: 'order', ...orderDocument },

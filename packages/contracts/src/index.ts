@@ -17,6 +17,7 @@ export * from './responses.ts';
 export * from './sepa.ts';
 export * from './shoppers.ts';
 export * from './tokens.ts';
+export * from './transaction-details.ts';
 export * from './transactions.ts';
 export * from './validation.ts';
 export * from './wallets.ts';

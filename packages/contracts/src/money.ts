@@ -50,12 +50,12 @@ export function toMinorUnits(decimal: string, currency: string): number {
  * An amount checked against a currency known only once its transaction is found (a capture or refund), in
  * minor units: more fraction digits than the currency has is 14021 naming `amount`.
  */
-export function amountInMinorUnits(amount: string, currency: string): number {
+export function amountInMinorUnits(amount: string, currency: string, property = 'amount'): number {
   if (fractionDigits(amount) > currencyExponent(currency)) {
     throw new DomainError(
       'AMOUNT_EXCEEDED_MAXIMUM_ALLOWED_FRACTION_DIGITS',
       `${currency} amounts allow at most ${currencyExponent(currency)} fraction digits`,
-      { name: 'amount', messageValue: amount },
+      { name: property, messageValue: amount },
     );
   }
   return toMinorUnits(amount, currency);

@@ -6,6 +6,7 @@ import {
   positiveIntegerInput,
   text,
 } from './primitives.ts';
+import { type TransactionMetaData, transactionMetaDataInput } from './transaction-details.ts';
 import { merchantTransactionIdInput } from './transactions.ts';
 
 /**
@@ -88,10 +89,21 @@ export const sepaCurrencyInput = z
   .refine((code) => code === 'EUR', 'EUR only')
   .transform(() => 'EUR' as const);
 
+/**
+ * The account to debit: a new IBAN, or (for a vaulted shopper) none, or only its first and last four
+ * characters to pick one of the shopper's stored SEPA accounts, as the original's requests do.
+ */
+const sepaDirectDebitTransactionInput = z.object({
+  iban: ibanInput.optional(),
+  bic: bicInput.optional(),
+  ibanFirstFour: z.string().trim().toUpperCase().length(4, 'must be 4 characters').optional(),
+  ibanLastFour: z.string().trim().toUpperCase().length(4, 'must be 4 characters').optional(),
+});
+
 export const createAltTransactionInput = z
   .object({
-    sepaDirectDebitTransaction: z.object({ iban: ibanInput, bic: bicInput.optional() }),
-    payerInfo: z.object({ firstName: text(100), lastName: text(100) }),
+    sepaDirectDebitTransaction: sepaDirectDebitTransactionInput.optional(),
+    payerInfo: z.object({ firstName: text(100), lastName: text(100) }).optional(),
     amount: amountInput,
     currency: sepaCurrencyInput,
     authorizedByShopper: booleanInput.refine(
@@ -100,30 +112,79 @@ export const createAltTransactionInput = z
     ),
     vaultedShopperId: positiveIntegerInput.optional(),
     merchantTransactionId: merchantTransactionIdInput.optional(),
+    transactionMetaData: transactionMetaDataInput.optional(),
   })
-  .superRefine((request, ctx) => checkAmountFitsCurrency(request.amount, request.currency, ctx));
+  .superRefine((request, ctx) => {
+    checkAmountFitsCurrency(request.amount, request.currency, ctx);
+    // A returning shopper pays from a stored account; anyone else names the payer and the IBAN.
+    if (request.vaultedShopperId !== undefined) return;
+    if (request.sepaDirectDebitTransaction?.iban === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['sepaDirectDebitTransaction', 'iban'],
+        message: 'is required unless vaultedShopperId names a shopper with a stored SEPA account',
+      });
+    }
+    if (request.payerInfo === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['payerInfo'],
+        message: 'is required unless vaultedShopperId is given',
+      });
+    }
+  });
 
 export type CreateAltTransactionInput = z.input<typeof createAltTransactionInput>;
 
 export const altTransactionIdInput = z.object({ transactionId: text(50) });
 
-/** Languages of the pre-notification text (ISO 639-1). */
-export const preNotificationLanguages = ['en', 'de', 'fr', 'es', 'it', 'nl', 'pt'] as const;
-export type PreNotificationLanguage = (typeof preNotificationLanguages)[number];
+/**
+ * Languages of the mandate and pre-notification texts (ISO 639-1): English and the original's 22 (its Tools
+ * API reference lists bg, cs, da, nl, et, fi, fr, de, el, hu, it, lv, lt, mt, no, pl, pt, ro, sk, sl, es, sv).
+ */
+export const sepaLanguages = [
+  'en',
+  'bg',
+  'cs',
+  'da',
+  'de',
+  'el',
+  'es',
+  'et',
+  'fi',
+  'fr',
+  'hu',
+  'it',
+  'lt',
+  'lv',
+  'mt',
+  'nl',
+  'no',
+  'pl',
+  'pt',
+  'ro',
+  'sk',
+  'sl',
+  'sv',
+] as const;
+export type SepaLanguage = (typeof sepaLanguages)[number];
 
+const languageInput = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine(
+    (code): code is SepaLanguage => (sepaLanguages as readonly string[]).includes(code),
+    `must be one of ${sepaLanguages.join(', ')}`,
+  );
+
+/** Without a transaction id the original answers the template, placeholders and all. */
 export const preNotificationInput = z.object({
-  transactionId: text(50),
-  language: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .refine(
-      (code): code is PreNotificationLanguage =>
-        (preNotificationLanguages as readonly string[]).includes(code),
-      `must be one of ${preNotificationLanguages.join(', ')}`,
-    )
-    .optional(),
+  transactionId: text(50).optional(),
+  language: languageInput.optional(),
 });
+
+export const mandateTextInput = z.object({ language: languageInput.optional() });
 
 export type SepaStatus = 'PENDING' | 'SUCCESS' | 'FAIL' | 'REFUNDED';
 
@@ -136,12 +197,14 @@ export interface AltTransaction {
   payerInfo: { firstName: string; lastName: string };
   vaultedShopperId: number;
   authorizedByShopper: true;
+  transactionMetaData?: TransactionMetaData;
   sepaDirectDebitTransaction: SepaDebitDetails;
   processingInfo: { processingStatus: SepaStatus };
 }
 
-export interface PreNotificationTranslations {
-  translations: Array<{ language: PreNotificationLanguage; text: string }>;
+/** The original's translations object, for mandate and pre-notification texts alike. */
+export interface SepaTranslations {
+  translations: Array<{ language: SepaLanguage; translationText: string }>;
 }
 
 /** What a debit shows of its account and mandate, in alt-transactions and in order invoices alike. */

@@ -4,12 +4,23 @@ import type { CardBrand } from './cards.ts';
 import { DomainError } from './errors.ts';
 import {
   amountInput,
+  booleanInput,
   checkAmountFitsCurrency,
   currencyInput,
   optionalText,
   positiveIntegerInput,
   text,
 } from './primitives.ts';
+import {
+  type AuthenticationResult,
+  type Level3Data,
+  level3DataInput,
+  type TransactionFraudInfo,
+  type TransactionMetaData,
+  threeDSecureInput,
+  transactionFraudInfoInput,
+  transactionMetaDataInput,
+} from './transaction-details.ts';
 import { type WalletResponse, walletInput } from './wallets.ts';
 
 /** POST /transactions creates payments; PUT /transactions changes them. Clients send the same body shape to
@@ -65,6 +76,10 @@ export const createTransactionInput = z
     cardHolderInfo: cardHolderInfoInput.optional(),
     softDescriptor: softDescriptorInput.optional(),
     merchantTransactionId: merchantTransactionIdInput.optional(),
+    threeDSecure: threeDSecureInput.optional(),
+    transactionMetaData: transactionMetaDataInput.optional(),
+    level3Data: level3DataInput.optional(),
+    transactionFraudInfo: transactionFraudInfoInput.optional(),
   })
   .superRefine((request, ctx) => {
     checkAmountFitsCurrency(request.amount, request.currency, ctx);
@@ -113,13 +128,60 @@ export const updateTransactionInput = z
     }
   });
 
-export const transactionIdInput = z.object({ transactionId: text(50) });
+/** One transaction, by Paywire's id or the merchant's own (the original's two lookups). */
+const byEitherId = {
+  transactionId: text(50).optional(),
+  merchantTransactionId: merchantTransactionIdInput.optional(),
+};
 
-export const refundInput = z.object({
-  transactionId: text(50),
-  amount: amountInput.optional(),
-  reason: optionalText(255),
-});
+/** A transaction named by Paywire's id or by the merchant's. */
+export interface TransactionIds {
+  transactionId?: string | undefined;
+  merchantTransactionId?: string | undefined;
+}
+
+function requireOneId(request: TransactionIds, ctx: z.RefinementCtx) {
+  if ((request.transactionId === undefined) === (request.merchantTransactionId === undefined)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['transactionId'],
+      message: 'name the transaction by exactly one of transactionId or merchantTransactionId',
+    });
+  }
+}
+
+export const transactionIdInput = z.object(byEitherId).superRefine(requireOneId);
+
+/**
+ * The original's refund request. `cancelSubscriptions` is kept with the refund (Paywire has no
+ * subscriptions yet, so it cancels nothing); `taxAmount` is the part of `amount` that is tax.
+ */
+export const refundInput = z
+  .object({
+    ...byEitherId,
+    amount: amountInput.optional(),
+    taxAmount: amountInput.optional(),
+    reason: optionalText(4000),
+    cancelSubscriptions: booleanInput.optional(),
+    transactionMetaData: transactionMetaDataInput.optional(),
+  })
+  .superRefine((request, ctx) => {
+    requireOneId(request, ctx);
+    if (request.taxAmount !== undefined && request.amount === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['taxAmount'],
+        message: 'is only for a partial refund: send amount (tax included) with it',
+      });
+    }
+    if (
+      request.taxAmount !== undefined &&
+      request.amount !== undefined &&
+      Number(request.taxAmount) > Number(request.amount)
+    ) {
+      ctx.addIssue({ code: 'custom', path: ['taxAmount'], message: 'must not exceed amount' });
+    }
+  });
 
 export type CreateTransactionInput = z.input<typeof createTransactionInput>;
 export type UpdateTransactionInput = z.input<typeof updateTransactionInput>;
@@ -162,14 +224,24 @@ export interface CardTransaction {
   /** Present when the transaction was paid with a wallet token. */
   wallet?: WalletResponse;
   processingInfo: ProcessingInfo;
+  /** Present when the request carried 3-D Secure data: the acquirer's view of the authentication. */
+  threeDSecure?: { authenticationResult: AuthenticationResult };
+  transactionMetaData?: TransactionMetaData;
+  level3Data?: Level3Data;
+  transactionFraudInfo?: TransactionFraudInfo;
 }
 
+/** The original's refund answer (its `date` is the merchant's day of the refund, MM/dd/yyyy), plus our transactionId. */
 export interface Refund {
   refundTransactionId: string;
   transactionId: string;
   amount: number;
+  taxAmount?: number;
   currency: string;
+  date: string;
   reason?: string;
+  cancelSubscriptions?: boolean;
+  transactionMetaData?: TransactionMetaData;
   refundStatus: 'SUCCESS';
 }
 

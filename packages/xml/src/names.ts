@@ -10,6 +10,11 @@ export interface XmlShape {
   repeated?: readonly string[];
   /** Key -> item element: `{ipnDestinations: [..]}` <-> `<ipn-destinations><ipn-destination>..`. */
   wrapped?: Readonly<Record<string, string>>;
+  /**
+   * Keys whose element name the camelCase rule cannot give, both ways: the original writes
+   * `level3Data` as `<level-3-data>` (a digit starts a segment, which the kebab rule never does).
+   */
+  elementNames?: Readonly<Record<string, string>>;
   /** Keys whose string values are upper-cased when writing ('success' -> 'SUCCESS'). */
   upperCaseValues?: readonly string[];
   /**

@@ -34,6 +34,8 @@ const parser = new XMLParser({
 type XmlNode = Record<string, unknown>;
 
 interface Reader {
+  /** Element name -> JSON key, for the shape's elementNames. */
+  keys: ReadonlyMap<string, string>;
   repeated: ReadonlySet<string>;
   wrapped: ReadonlyMap<string, string>;
 }
@@ -67,6 +69,7 @@ export function fromXml(text: string, shape: XmlShape): Record<string, unknown> 
     throw new XmlInputError(`The root element must be <${shape.root}>`);
   }
   const reader: Reader = {
+    keys: new Map(Object.entries(shape.elementNames ?? {}).map(([key, name]) => [name, key])),
     repeated: new Set(shape.repeated ?? []),
     wrapped: new Map(Object.entries(shape.wrapped ?? {})),
   };
@@ -89,7 +92,8 @@ function readElement(nodes: XmlNode[], path: string, reader: Reader): string | R
 
   const fields = new Map<string, unknown[]>();
   for (const [name, content] of children) {
-    const key = toJsonKey(localName(name));
+    const local = localName(name);
+    const key = reader.keys.get(local) ?? toJsonKey(local);
     const childPath = path === '' ? key : `${path}.${key}`;
     const itemName = reader.wrapped.get(key);
     const value =

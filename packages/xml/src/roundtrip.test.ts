@@ -260,6 +260,24 @@ describe('round trip per resource', () => {
     expect(fromXml(xml, batchOrder)).toEqual(expected);
   });
 
+  it('card-transaction with Level 3 data: names the camelCase rule cannot give, both ways', () => {
+    const shape: XmlShape = {
+      root: 'card-transaction',
+      repeated: ['level3DataItems', 'metaData'],
+      elementNames: { level3Data: 'level-3-data', level3DataItems: 'level-3-data-item' },
+    };
+    const body = {
+      amount: 10,
+      level3Data: { customerReferenceNumber: 'PO-1', level3DataItems: [{ lineItemTotal: 10 }] },
+      transactionMetaData: { metaData: [{ metaKey: 'order', metaValue: '7', metaDescription: 'Order' }] },
+    };
+    const xml = toXml(body, shape);
+    expect(xml).toContain(
+      '<level-3-data><customer-reference-number>PO-1</customer-reference-number><level-3-data-item><line-item-total>10</line-item-total></level-3-data-item></level-3-data>',
+    );
+    expect(fromXml(xml, shape)).toEqual(asRead(body));
+  });
+
   it('refund response', () => {
     const body = {
       refundTransactionId: '1012345679',

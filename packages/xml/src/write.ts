@@ -13,6 +13,7 @@ export interface ToXmlOptions {
 }
 
 interface Writer {
+  names: ReadonlyMap<string, string>;
   wrapped: ReadonlyMap<string, string>;
   upperCase: ReadonlySet<string>;
   decimals: ReadonlyMap<string, number>;
@@ -27,6 +28,7 @@ interface Writer {
  */
 export function toXml(value: Record<string, unknown>, shape: XmlShape, options: ToXmlOptions = {}): string {
   const writer: Writer = {
+    names: new Map(Object.entries(shape.elementNames ?? {})),
     wrapped: new Map(Object.entries(shape.wrapped ?? {})),
     upperCase: new Set(shape.upperCaseValues ?? []),
     decimals: new Map(Object.entries(shape.decimals ?? {})),
@@ -42,7 +44,7 @@ function writeFields(object: Record<string, unknown>, writer: Writer): string {
   let out = '';
   for (const [key, value] of Object.entries(object)) {
     if (value === undefined || value === null) continue;
-    const name = toElementName(key);
+    const name = writer.names.get(key) ?? toElementName(key);
     const itemName = writer.wrapped.get(key);
     if (itemName !== undefined) {
       if (!Array.isArray(value)) throw new TypeError(`${key} must be an array`);

@@ -1,4 +1,12 @@
-import type { CardBrand, CardResponse, ErrorName, WalletEnvironment, WalletType } from '@paywire/contracts';
+import type {
+  AuthenticationResult,
+  CardBrand,
+  CardResponse,
+  ErrorName,
+  ThreeDSecureInput,
+  WalletEnvironment,
+  WalletType,
+} from '@paywire/contracts';
 
 /**
  * What Paywire needs from a card processor. The sandbox acquirer implements it in-process; a real
@@ -31,6 +39,11 @@ interface AuthorizationBase {
   amountMinor: number;
   currency: string;
   cardHolder?: { firstName?: string; lastName?: string; zip?: string };
+  /**
+   * The shopper's 3-D Secure authentication as the merchant sent it: a reference to one run earlier, or an
+   * external MPI's ECI and cryptograms (CAVV, XID), which the acquirer passes to the card network.
+   */
+  threeDSecure?: ThreeDSecureInput;
   /** The merchant's clock, so sandbox expiry follows the sandbox time. */
   now: Date;
 }
@@ -52,6 +65,8 @@ export interface Approval {
   avsResponseCodeZip: string;
   avsResponseCodeAddress: string;
   avsResponseCodeName: string;
+  /** Present when the request carried 3-D Secure data: what the acquirer made of it. */
+  threeDSecure?: { authenticationResult: AuthenticationResult };
   /** For a wallet payment: the device account number details the processor found when it opened the token. */
   tokenizedCard?: { dpanLastFour: string; dpanExpirationMonth?: string; dpanExpirationYear?: string };
 }

@@ -1,10 +1,25 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/postgresql';
-import type { CreateType, CardTransaction as PublicTransaction } from '@paywire/contracts';
+import type {
+  AuthenticationResult,
+  CreateType,
+  Level3Data,
+  CardTransaction as PublicTransaction,
+  TransactionFraudInfo,
+  TransactionMetaData,
+} from '@paywire/contracts';
 import { Shopper, StoredCard } from '../shoppers/entities.ts';
 import type { WalletCard } from '../wallets/service.ts';
 
 export type TransactionStatus = 'AUTHORIZED' | 'CAPTURED' | 'REVERSED';
 export type ProcessingCodes = Omit<PublicTransaction['processingInfo'], 'processingStatus'>;
+
+export interface ThreeDSecureRecord {
+  authenticationResult: AuthenticationResult;
+  threeDSecureReferenceId?: string;
+  eci?: string;
+  dsTransactionId?: string;
+  threeDSecureVersion?: string;
+}
 
 export const CardTransaction = defineEntity({
   name: 'CardTransaction',
@@ -25,6 +40,11 @@ export const CardTransaction = defineEntity({
     softDescriptor: p.string().length(20).nullable(),
     cardHolder: p.json<PublicTransaction['cardHolderInfo']>().nullable(),
     processing: p.json<ProcessingCodes>(),
+    /** The 3-D Secure facts the acquirer got and its result; never the CAVV or XID cryptograms. */
+    threeDSecure: p.json<ThreeDSecureRecord>().fieldName('three_d_secure').nullable(),
+    transactionMetaData: p.json<TransactionMetaData>().nullable(),
+    level3Data: p.json<Level3Data>().fieldName('level3_data').nullable(),
+    transactionFraudInfo: p.json<TransactionFraudInfo>().nullable(),
     /** When the authorization happened by the merchant's clock: the reversal window counts from here. */
     authorizedAt: p.datetime(),
     createdAt: p.datetime().onCreate(() => new Date()),
@@ -43,7 +63,10 @@ export const Refund = defineEntity({
     merchantId: p.integer(),
     transaction: () => p.manyToOne(CardTransaction),
     amountMinor: p.bigint('number'),
-    reason: p.string().length(255).nullable(),
+    taxAmountMinor: p.bigint('number').nullable(),
+    reason: p.string().length(4000).nullable(),
+    cancelSubscriptions: p.boolean().nullable(),
+    transactionMetaData: p.json<TransactionMetaData>().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

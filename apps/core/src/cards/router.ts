@@ -15,9 +15,7 @@ export const cardsRouter = router({
   update: merchantProcedure
     .input(updateTransactionInput)
     .mutation(({ ctx, input }) => updateTransaction(ctx, input)),
-  get: merchantProcedure
-    .input(transactionIdInput)
-    .query(({ ctx, input }) => getTransaction(ctx, input.transactionId)),
+  get: merchantProcedure.input(transactionIdInput).query(({ ctx, input }) => getTransaction(ctx, input)),
   // Card transactions and SEPA debits alike (ids from one sequence).
   refund: merchantProcedure.input(refundInput).mutation(({ ctx, input }) => refundPayment(ctx, input)),
 });

@@ -22,6 +22,10 @@ export type SaleColumns = Pick<
   | 'softDescriptor'
   | 'cardHolder'
   | 'processing'
+  | 'threeDSecure'
+  | 'transactionMetaData'
+  | 'level3Data'
+  | 'transactionFraudInfo'
   | 'authorizedAt'
 >;
 
@@ -96,12 +100,16 @@ export async function insertSale(
     `${bind(sale.softDescriptor)}::varchar`,
     `${bind(json(sale.cardHolder))}::jsonb`,
     `${bind(json(sale.processing))}::jsonb`,
+    `${bind(json(sale.threeDSecure))}::jsonb`,
+    `${bind(json(sale.transactionMetaData))}::jsonb`,
+    `${bind(json(sale.level3Data))}::jsonb`,
+    `${bind(json(sale.transactionFraudInfo))}::jsonb`,
     `${bind(sale.authorizedAt)}::timestamptz`,
   ];
   const sql = `with s as (${shopperSql}), c as (${cardSql}),
     t as (insert into card_transaction (merchant_id, merchant_transaction_id, shopper_id, card_id, wallet, type, status,
-        currency, amount_minor, captured_minor, soft_descriptor, card_holder, processing, authorized_at,
-        created_at, updated_at)
+        currency, amount_minor, captured_minor, soft_descriptor, card_holder, processing, three_d_secure,
+        transaction_meta_data, level3_data, transaction_fraud_info, authorized_at, created_at, updated_at)
       select ${saleValues[0]}, ${saleValues[1]}, s.id, c.id, ${saleValues.slice(2).join(', ')}, now(), now()
       from s, c returning id),
     -- unique per merchant across card transactions and SEPA debits (0008)

@@ -101,3 +101,36 @@ describe('sandbox acquirer', () => {
     });
   });
 });
+
+describe('sandbox 3-D Secure', () => {
+  it('answers an authentication result only when the request carried 3-D Secure data', async () => {
+    const plain = await sandboxAcquirer.authorize(request({}));
+    expect(plain).not.toHaveProperty('threeDSecure');
+    const secured = await sandboxAcquirer.authorize({
+      ...request({}),
+      threeDSecure: { eci: '07', cavv: 'AAABBWFlmQAAAABjRWWZEEFgFz8=' },
+    });
+    expect(secured).toMatchObject({
+      approved: true,
+      threeDSecure: { authenticationResult: 'AUTHENTICATION_FAILED' },
+    });
+  });
+
+  it('reads a wallet payment by its brand', async () => {
+    const wallet: WalletToCharge = {
+      walletType: 'GOOGLE_PAY',
+      environment: 'TEST',
+      brand: 'MASTERCARD',
+      lastFour: '1111',
+      paymentData: '{}',
+    };
+    const result = await sandboxAcquirer.authorize({
+      amountMinor: 1000,
+      currency: 'USD',
+      now,
+      wallet,
+      threeDSecure: { eci: '02', cavv: 'AAABBWFlmQAAAABjRWWZEEFgFz8=' },
+    });
+    expect(result).toMatchObject({ threeDSecure: { authenticationResult: 'AUTHENTICATION_SUCCEEDED' } });
+  });
+});

@@ -1,5 +1,10 @@
 import { randomInt } from 'node:crypto';
-import { isExpired, minorToDecimal } from '@paywire/contracts';
+import {
+  type AuthenticationResult,
+  isExpired,
+  minorToDecimal,
+  type ThreeDSecureInput,
+} from '@paywire/contracts';
 import type { Acquirer, Approval, AuthorizationRequest, Decline, DeclineReason } from './acquirer.ts';
 
 /** The sandbox test cards of decisions.md: these decline; every other Luhn-valid card approves. */
@@ -32,6 +37,31 @@ function declineReason(request: AuthorizationRequest): DeclineReason | undefined
   return undefined;
 }
 
+const masterCardEci = new Set(['00', '01', '02']);
+
+/**
+ * The sandbox's 3-D Secure rules (README, Sandbox cards). An external MPI's ECI says what happened: 05/02
+ * authenticated, 06/01 attempted (the issuer did not take part), 07/00 not authenticated; an ECI of the
+ * other brand family is unusable. A reference id or result token of the service's own authentication
+ * ending in 9 failed, ending in 8 was unavailable, anything else succeeded.
+ */
+export function sandboxAuthentication(
+  secure: ThreeDSecureInput,
+  brand: string | undefined,
+): AuthenticationResult {
+  if (secure.eci !== undefined) {
+    if (brand !== undefined && masterCardEci.has(secure.eci) !== (brand === 'MASTERCARD'))
+      return 'AUTHENTICATION_UNAVAILABLE';
+    if (secure.eci === '05' || secure.eci === '02') return 'AUTHENTICATION_SUCCEEDED';
+    if (secure.eci === '06' || secure.eci === '01') return 'AUTHENTICATION_BYPASSED';
+    return 'AUTHENTICATION_FAILED';
+  }
+  const reference = secure.threeDSecureReferenceId ?? secure.threeDSecureResultToken ?? '';
+  if (reference.endsWith('9')) return 'AUTHENTICATION_FAILED';
+  if (reference.endsWith('8')) return 'AUTHENTICATION_UNAVAILABLE';
+  return 'AUTHENTICATION_SUCCEEDED';
+}
+
 export const sandboxAcquirer: Acquirer = {
   async authorize(request): Promise<Approval | Decline> {
     const reason = declineReason(request);
@@ -45,6 +75,16 @@ export const sandboxAcquirer: Acquirer = {
       avsResponseCodeZip: holder?.zip ? 'M' : 'U',
       avsResponseCodeAddress: 'U',
       avsResponseCodeName: holder?.firstName || holder?.lastName ? 'M' : 'U',
+      ...(request.threeDSecure
+        ? {
+            threeDSecure: {
+              authenticationResult: sandboxAuthentication(
+                request.threeDSecure,
+                request.card?.brand ?? request.wallet?.brand,
+              ),
+            },
+          }
+        : {}),
     };
   },
   profile(card) {

@@ -10,6 +10,7 @@ import {
   type CardTransaction as PublicTransaction,
   type refundInput,
   toMinorUnits,
+  type transactionIdInput,
   transactionIdOf,
   type updateTransactionInput,
 } from '@paywire/contracts';
@@ -18,6 +19,7 @@ import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inOrder } from '../db/json-order.ts';
 import { inTransaction } from '../db/transaction.ts';
+import { transactionNotFound } from '../errors.ts';
 import { isEventWanted, ReportedFailure, recordEvent, recordReportedFailure } from '../ipn/events.ts';
 import type { Shopper } from '../shoppers/entities.ts';
 import {
@@ -39,9 +41,10 @@ import {
   walletShopperFields,
 } from '../wallets/service.ts';
 import type { DecodedWalletToken } from '../wallets/token.ts';
-import type { DeclineReason } from './acquirer.ts';
-import { CardTransaction, Refund } from './entities.ts';
+import type { Approval, DeclineReason } from './acquirer.ts';
+import { CardTransaction, Refund, type ThreeDSecureRecord } from './entities.ts';
 import { CardDeclined, type CardView, cardEventParameters } from './events.ts';
+import { refundAnswer, refundColumns } from './refund-answer.ts';
 import { insertSale, type SaleCard, type SaleColumns, type SaleShopper } from './sale-writer.ts';
 
 type CreateTransaction = z.output<typeof createTransactionInput>;
@@ -109,6 +112,28 @@ function present(transaction: TransactionState): PublicTransaction {
       authorizationCode: processing.authorizationCode,
       networkTransactionId: processing.networkTransactionId,
     },
+    ...(transaction.threeDSecure
+      ? { threeDSecure: { authenticationResult: transaction.threeDSecure.authenticationResult } }
+      : {}),
+    ...(transaction.transactionMetaData ? { transactionMetaData: transaction.transactionMetaData } : {}),
+    ...(transaction.level3Data ? { level3Data: transaction.level3Data } : {}),
+    ...(transaction.transactionFraudInfo ? { transactionFraudInfo: transaction.transactionFraudInfo } : {}),
+  };
+}
+
+/** What is kept of the 3-D Secure input: the facts and the result, never the CAVV or XID cryptograms. */
+function threeDSecureRecord(
+  input: CreateTransaction['threeDSecure'],
+  result: Approval['threeDSecure'],
+): ThreeDSecureRecord | null {
+  if (!input || !result) return null;
+  const { threeDSecureReferenceId, eci, dsTransactionId, threeDSecureVersion } = input;
+  return {
+    authenticationResult: result.authenticationResult,
+    ...(threeDSecureReferenceId ? { threeDSecureReferenceId } : {}),
+    ...(eci ? { eci } : {}),
+    ...(dsTransactionId ? { dsTransactionId } : {}),
+    ...(threeDSecureVersion ? { threeDSecureVersion } : {}),
   };
 }
 
@@ -196,6 +221,7 @@ export async function createTransaction(
       currency: input.currency,
       ...payment,
       ...(cardHolder ? { cardHolder } : {}),
+      ...(input.threeDSecure ? { threeDSecure: input.threeDSecure } : {}),
       now,
     });
     const payer = {
@@ -209,7 +235,7 @@ export async function createTransaction(
         ...payer,
       });
     }
-    const { approved: _, tokenizedCard, ...processing } = result;
+    const { approved: _, tokenizedCard, threeDSecure, ...processing } = result;
     const capture = input.cardTransactionType === 'AUTH_CAPTURE';
     const sale: SaleColumns = {
       merchantTransactionId: input.merchantTransactionId ?? null,
@@ -222,6 +248,10 @@ export async function createTransaction(
       softDescriptor: input.softDescriptor ?? null,
       cardHolder: cardHolder ?? null,
       processing,
+      threeDSecure: threeDSecureRecord(input.threeDSecure, threeDSecure),
+      transactionMetaData: input.transactionMetaData ?? null,
+      level3Data: input.level3Data ?? null,
+      transactionFraudInfo: input.transactionFraudInfo ?? null,
       authorizedAt: now,
     };
     // An approval with no sale to show for it must not hold the shopper's funds.
@@ -352,18 +382,18 @@ export async function updateTransaction(
 
 export async function getTransaction(
   ctx: MerchantContext,
-  transactionId: string,
+  by: z.output<typeof transactionIdInput>,
 ): Promise<PublicTransaction> {
-  const id = transactionIdOf(transactionId);
+  const id = by.transactionId === undefined ? undefined : transactionIdOf(by.transactionId);
+  const where = id === undefined ? { merchantTransactionId: by.merchantTransactionId } : { id };
   const transaction =
-    id &&
+    id !== null &&
     (await ctx.em.findOne(
       CardTransaction,
-      { id, merchantId: ctx.merchantId },
+      { ...where, merchantId: ctx.merchantId },
       { populate: ['card', 'shopper'] },
     ));
-  if (!transaction)
-    throw new DomainError('TRANSACTION_NOT_FOUND', `transaction ${transactionId} was not found`);
+  if (!transaction) throw transactionNotFound(by);
   return present(transaction);
 }
 
@@ -374,9 +404,9 @@ export async function getTransaction(
 export async function refundTransaction(ctx: MerchantContext, input: RefundRequest): Promise<PublicRefund> {
   return inTransaction(ctx.em, async (em) => {
     const transaction = await lockTransaction(em, ctx.merchantId, input);
-    if (!transaction)
-      throw new DomainError('TRANSACTION_NOT_FOUND', `transaction ${input.transactionId} was not found`);
+    if (!transaction) throw transactionNotFound(input);
     const { currency } = transaction;
+    const now = await callNow(ctx, em);
     let amountMinor: number;
     if (transaction.status === 'AUTHORIZED') {
       amountMinor = transaction.amountMinor;
@@ -407,27 +437,15 @@ export async function refundTransaction(ctx: MerchantContext, input: RefundReque
       }
       await ctx.acquirer.refund(transaction.processing.networkTransactionId, amountMinor);
       transaction.refundedMinor += amountMinor;
-      await recordEvent(
-        ctx,
-        em,
-        'Refund',
-        transactionEventParameters(transaction, amountMinor, await callNow(ctx, em)),
-      );
+      await recordEvent(ctx, em, 'Refund', transactionEventParameters(transaction, amountMinor, now));
     }
     const refund = em.create(Refund, {
       merchantId: ctx.merchantId,
       transaction,
       amountMinor,
-      reason: input.reason ?? null,
+      ...refundColumns(input, currency),
     });
     await em.flush();
-    return {
-      refundTransactionId: String(refund.id),
-      transactionId: String(transaction.id),
-      amount: minorToAmount(amountMinor, currency),
-      currency,
-      ...(input.reason ? { reason: input.reason } : {}),
-      refundStatus: 'SUCCESS',
-    };
+    return refundAnswer(refund, transaction.id, currency, now);
   });
 }

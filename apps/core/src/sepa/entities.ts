@@ -1,5 +1,5 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/postgresql';
-import type { SepaStatus } from '@paywire/contracts';
+import type { SepaStatus, TransactionMetaData } from '@paywire/contracts';
 import { Shopper } from '../shoppers/entities.ts';
 
 /** What the bank will answer for a debit, decided when it is submitted (the sandbox decides by IBAN). */
@@ -48,6 +48,7 @@ export const SepaDebit = defineEntity({
     refundedMinor: p.bigint('number').default(0),
     payerFirstName: p.string().length(100),
     payerLastName: p.string().length(100),
+    transactionMetaData: p.json<TransactionMetaData>().nullable(),
     /** Collection date by the merchant's clock. */
     dueAt: p.datetime(),
     nextActionAt: p.datetime().nullable(),
@@ -71,7 +72,10 @@ export const SepaRefund = defineEntity({
     merchantId: p.integer(),
     debit: () => p.manyToOne(SepaDebit),
     amountMinor: p.bigint('number'),
-    reason: p.string().length(255).nullable(),
+    taxAmountMinor: p.bigint('number').nullable(),
+    reason: p.string().length(4000).nullable(),
+    cancelSubscriptions: p.boolean().nullable(),
+    transactionMetaData: p.json<TransactionMetaData>().nullable(),
     /** True when the bank returned the debit (the sandbox's refund scenario). */
     returned: p.boolean().default(false),
     createdAt: p.datetime().onCreate(() => new Date()),

@@ -1,11 +1,18 @@
 import {
   altTransactionIdInput,
   createAltTransactionInput,
+  mandateTextInput,
   preNotificationInput,
   refundInput,
 } from '@paywire/contracts';
 import { merchantProcedure, router } from '../trpc.ts';
-import { createAltTransaction, getAltTransaction, getPreNotification, refundSepaDebit } from './service.ts';
+import {
+  createAltTransaction,
+  getAltTransaction,
+  getMandateText,
+  getPreNotification,
+  refundSepaDebit,
+} from './service.ts';
 
 export const sepaRouter = router({
   create: merchantProcedure
@@ -17,5 +24,6 @@ export const sepaRouter = router({
   preNotification: merchantProcedure
     .input(preNotificationInput)
     .query(({ ctx, input }) => getPreNotification(ctx, input)),
+  mandateText: merchantProcedure.input(mandateTextInput).query(({ input }) => getMandateText(input)),
   refund: merchantProcedure.input(refundInput).mutation(({ ctx, input }) => refundSepaDebit(ctx, input)),
 });

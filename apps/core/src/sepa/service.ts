@@ -6,31 +6,36 @@ import {
   amountInMinorUnits,
   type createAltTransactionInput,
   DomainError,
+  type mandateTextInput,
   minorToAmount,
   minorToDecimal,
-  type PreNotificationTranslations,
   type Refund as PublicRefund,
   type preNotificationInput,
-  preNotificationLanguages,
   preNotificationPath,
   type refundInput,
   type SepaDebitDetails,
+  type SepaLanguage,
   type SepaStatus,
+  type SepaTranslations,
+  sepaLanguages,
+  type TransactionIds,
+  type TransactionMetaData,
   toMinorUnits,
   transactionIdOf,
 } from '@paywire/contracts';
 import type { z } from 'zod';
+import { refundAnswer, refundColumns } from '../cards/refund-answer.ts';
 import { addSeconds, callNow } from '../clock/clock.ts';
 import type { MerchantContext, Mode } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
-import { duplicateMerchantTransactionId } from '../errors.ts';
+import { duplicateMerchantTransactionId, transactionNotFound } from '../errors.ts';
 import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
 import type { Shopper } from '../shoppers/entities.ts';
 import { findShopper, newShopper } from '../shoppers/service.ts';
 import { liveCollectionBusinessDays, type SepaSettings } from './bank.ts';
 import { addBusinessDays } from './business-days.ts';
 import { SepaDebit, SepaMandate, SepaRefund } from './entities.ts';
-import { preNotificationText, shortDate } from './texts.ts';
+import { mandateText, type PreNotification, preNotificationText, shortDate } from './texts.ts';
 
 type CreateAltTransaction = z.output<typeof createAltTransactionInput>;
 type RefundRequest = z.output<typeof refundInput>;
@@ -44,6 +49,7 @@ export interface SepaDebitRequest {
   amountMinor: number;
   currency: 'EUR';
   merchantTransactionId?: string;
+  transactionMetaData?: TransactionMetaData;
 }
 
 /** A debit as the service sees it. Dates are by the merchant's clock. */
@@ -64,6 +70,7 @@ export interface SepaDebitView {
   vaultedShopperId: number;
   payer: { firstName: string; lastName: string };
   merchantTransactionId?: string;
+  transactionMetaData?: TransactionMetaData;
   refundedMinor: number;
 }
 
@@ -90,6 +97,7 @@ function view(debit: SepaDebit, mandate: SepaMandate): SepaDebitView {
     vaultedShopperId: debit.shopper.id,
     payer: { firstName: debit.payerFirstName, lastName: debit.payerLastName },
     ...(debit.merchantTransactionId ? { merchantTransactionId: debit.merchantTransactionId } : {}),
+    ...(debit.transactionMetaData ? { transactionMetaData: debit.transactionMetaData } : {}),
     refundedMinor: debit.refundedMinor,
   };
 }
@@ -234,6 +242,7 @@ export async function openSepaDebit(
     refundedMinor: 0,
     payerFirstName: payer.firstName,
     payerLastName: payer.lastName,
+    transactionMetaData: request.transactionMetaData ?? null,
     dueAt,
     nextActionAt: dueAt,
     settledAt: null,
@@ -249,13 +258,13 @@ export async function openSepaDebit(
   return view(debit, mandate);
 }
 
-/** The merchant's debit by its public id, with its mandate; locked for a change when asked. */
-async function loadDebit(em: EntityManager, merchantId: number, transactionId: string, lock = false) {
-  const id = transactionIdOf(transactionId);
+/** The merchant's debit by its public id or the merchant's own, with its mandate; locked for a change when asked. */
+async function loadDebit(em: EntityManager, merchantId: number, by: TransactionIds, lock = false) {
+  const id = by.transactionId === undefined ? undefined : transactionIdOf(by.transactionId);
   if (id === null) return null;
   return em.findOne(
     SepaDebit,
-    { id, merchantId },
+    { ...(id === undefined ? { merchantTransactionId: by.merchantTransactionId } : { id }), merchantId },
     { populate: ['mandate'], ...(lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {}) },
   );
 }
@@ -265,7 +274,7 @@ export async function findSepaDebit(
   merchantId: number,
   transactionId: string,
 ): Promise<SepaDebitView | null> {
-  const debit = await loadDebit(em, merchantId, transactionId);
+  const debit = await loadDebit(em, merchantId, { transactionId });
   return debit ? view(debit, debit.mandate) : null;
 }
 
@@ -302,12 +311,48 @@ export function presentAltTransaction(debit: SepaDebitView): AltTransaction {
     payerInfo: debit.payer,
     vaultedShopperId: debit.vaultedShopperId,
     authorizedByShopper: true,
+    ...(debit.transactionMetaData ? { transactionMetaData: debit.transactionMetaData } : {}),
     sepaDirectDebitTransaction: debitDetails(debit),
     processingInfo: { processingStatus: debit.status },
   };
 }
 
-/** POST /alt-transactions: a new shopper for the payer, or the vaulted shopper the request names. */
+/**
+ * The IBAN a returning shopper pays from when the request names none: the stored SEPA account whose first
+ * and last four characters the request gives, else the one the shopper accepted a mandate for last.
+ */
+async function storedIban(
+  ctx: MerchantContext,
+  em: EntityManager,
+  shopper: Shopper,
+  account: CreateAltTransaction['sepaDirectDebitTransaction'],
+): Promise<string> {
+  const [mandate] = await em.find(
+    SepaMandate,
+    {
+      shopper,
+      merchantId: ctx.merchantId,
+      ...(account?.ibanFirstFour ? { ibanFirstFour: account.ibanFirstFour } : {}),
+      ...(account?.ibanLastFour ? { ibanLastFour: account.ibanLastFour } : {}),
+    },
+    { orderBy: { id: 'desc' }, limit: 1 },
+  );
+  if (!mandate) {
+    throw new DomainError(
+      'VALIDATION_GENERAL_FAILURE',
+      `sepaDirectDebitTransaction.iban: is required: shopper ${shopper.id} has no stored SEPA account${
+        account?.ibanFirstFour || account?.ibanLastFour ? ' with those first and last four characters' : ''
+      }`,
+      { name: 'sepaDirectDebitTransaction.iban' },
+    );
+  }
+  return ctx.vault.open(mandate.sealedIban);
+}
+
+/**
+ * POST /alt-transactions: a new shopper for the payer, or the vaulted shopper the request names, paying
+ * from the IBAN sent or, without one, from the shopper's stored SEPA account (its mandate is reused).
+ */
 export async function createAltTransaction(
   ctx: MerchantContext,
   input: CreateAltTransaction,
@@ -316,18 +361,22 @@ export async function createAltTransaction(
     const now = await callNow(ctx, em);
     const shopper =
       input.vaultedShopperId === undefined
-        ? newShopper(em, ctx.merchantId, input.payerInfo)
+        ? newShopper(em, ctx.merchantId, input.payerInfo ?? {})
         : await findShopper(em, ctx.merchantId, input.vaultedShopperId);
+    const iban =
+      input.sepaDirectDebitTransaction?.iban ??
+      (await storedIban(ctx, em, shopper, input.sepaDirectDebitTransaction));
     const debit = await openSepaDebit(
       ctx,
       em,
       {
         shopper,
-        iban: input.sepaDirectDebitTransaction.iban,
-        payer: input.payerInfo,
+        iban,
+        payer: input.payerInfo ?? { firstName: shopper.firstName ?? '', lastName: shopper.lastName ?? '' },
         amountMinor: toMinorUnits(input.amount, input.currency),
         currency: input.currency,
         ...(input.merchantTransactionId ? { merchantTransactionId: input.merchantTransactionId } : {}),
+        ...(input.transactionMetaData ? { transactionMetaData: input.transactionMetaData } : {}),
       },
       now,
     );
@@ -335,32 +384,45 @@ export async function createAltTransaction(
   });
 }
 
-function notFound(transactionId: string): DomainError {
-  return new DomainError('TRANSACTION_NOT_FOUND', `transaction ${transactionId} was not found`);
-}
-
 export async function getAltTransaction(
   ctx: MerchantContext,
   input: z.output<typeof altTransactionIdInput>,
 ): Promise<AltTransaction> {
   const debit = await findSepaDebit(ctx.em, ctx.merchantId, input.transactionId);
-  if (!debit) throw notFound(input.transactionId);
+  if (!debit) throw transactionNotFound(input);
   return presentAltTransaction(debit);
 }
 
-/** The pre-notification text of a debit in every supported language, or in the one asked for. */
+const languagesOf = (language: SepaLanguage | undefined) => (language ? [language] : sepaLanguages);
+
+/**
+ * A debit's pre-notification text in every supported language, or in the one asked for; without a
+ * transaction, the template with its placeholders (the original's Tools API).
+ */
 export async function getPreNotification(
   ctx: MerchantContext,
   input: z.output<typeof preNotificationInput>,
-): Promise<PreNotificationTranslations> {
-  const debit = await loadDebit(ctx.em, ctx.merchantId, input.transactionId);
-  if (!debit) throw notFound(input.transactionId);
-  const languages = input.language ? [input.language] : preNotificationLanguages;
-  const notification = notificationOf(debit, debit.mandate);
+): Promise<SepaTranslations> {
+  let notification: PreNotification | undefined;
+  if (input.transactionId !== undefined) {
+    const debit = await loadDebit(ctx.em, ctx.merchantId, { transactionId: input.transactionId });
+    if (!debit) throw transactionNotFound(input);
+    notification = notificationOf(debit, debit.mandate);
+  }
   return {
-    translations: languages.map((language) => ({
+    translations: languagesOf(input.language).map((language) => ({
       language,
-      text: preNotificationText(language, notification),
+      translationText: preNotificationText(language, notification),
+    })),
+  };
+}
+
+/** The mandate text a shopper must be shown before a debit is submitted. */
+export function getMandateText(input: z.output<typeof mandateTextInput>): SepaTranslations {
+  return {
+    translations: languagesOf(input.language).map((language) => ({
+      language,
+      translationText: mandateText(language),
     })),
   };
 }
@@ -377,13 +439,13 @@ const notRefundable: Record<Exclude<SepaStatus, 'SUCCESS'>, string> = {
  */
 export async function refundSepaDebit(ctx: MerchantContext, input: RefundRequest): Promise<PublicRefund> {
   return inTransaction(ctx.em, async (em) => {
-    const debit = await loadDebit(em, ctx.merchantId, input.transactionId, true);
-    if (!debit) throw notFound(input.transactionId);
+    const debit = await loadDebit(em, ctx.merchantId, input, true);
+    if (!debit) throw transactionNotFound(input);
     const { currency } = debit;
     if (debit.status !== 'SUCCESS') {
       throw new DomainError('REFUND_AMOUNT_EXCEEDS_BALANCE', notRefundable[debit.status], {
         name: 'transactionId',
-        messageValue: input.transactionId,
+        messageValue: String(debit.id),
       });
     }
     const balance = debit.amountMinor - debit.refundedMinor;
@@ -405,7 +467,7 @@ export async function refundSepaDebit(ctx: MerchantContext, input: RefundRequest
       merchantId: ctx.merchantId,
       debit,
       amountMinor,
-      reason: input.reason ?? null,
+      ...refundColumns(input, currency),
       returned: false,
     });
     await em.flush();
@@ -415,13 +477,6 @@ export async function refundSepaDebit(ctx: MerchantContext, input: RefundRequest
       'Refund',
       sepaEventParameters(eventDebit(debit), debit.mandate, amountMinor, now),
     );
-    return {
-      refundTransactionId: String(refund.id),
-      transactionId: String(debit.id),
-      amount: minorToAmount(amountMinor, currency),
-      currency,
-      ...(input.reason ? { reason: input.reason } : {}),
-      refundStatus: 'SUCCESS',
-    };
+    return refundAnswer(refund, debit.id, currency, now);
   });
 }

@@ -3,6 +3,7 @@ import {
   type AltTransaction,
   altTransactionIdInput,
   createAltTransactionInput,
+  mandateTextInput,
   preNotificationInput,
   validate,
 } from '@paywire/contracts';
@@ -39,13 +40,22 @@ export function altTransactionRoutes(router: Router<MerchantState>, core: CoreCl
     respond(ctx, 200, withPublicLinks(ctx, await core.sepa.get.query(input, asMerchant(ctx.state))), shape);
   });
 
+  // The original's Tools API: lower-case query parameters; without transactionid, the template.
   router.get('/translations/sepa/prenotification', async (ctx) => {
     const { transactionid, language } = ctx.query;
     const input = validate(preNotificationInput, {
-      transactionId: transactionid,
+      ...(transactionid === undefined ? {} : { transactionId: transactionid }),
       ...(language === undefined ? {} : { language }),
     });
     const translations = await core.sepa.preNotification.query(input, asMerchant(ctx.state));
     respond(ctx, 200, translations, xmlShapes.preNotification);
+  });
+
+  // The mandate text the merchant must show before submitting a debit (interface.md, SEPA rule 2).
+  router.get('/translations/sepa/mandate', async (ctx) => {
+    const { language } = ctx.query;
+    const input = validate(mandateTextInput, language === undefined ? {} : { language });
+    const translations = await core.sepa.mandateText.query(input, asMerchant(ctx.state));
+    respond(ctx, 200, translations, xmlShapes.mandateText);
   });
 }

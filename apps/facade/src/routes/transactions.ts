@@ -2,7 +2,10 @@ import type Router from '@koa/router';
 import {
   checkTransactionType,
   createTransactionInput,
+  DomainError,
   refundInput,
+  type TransactionIds,
+  transactionIdInput,
   updateTransactionInput,
   validate,
 } from '@paywire/contracts';
@@ -12,6 +15,34 @@ import { xmlShapes } from '../xml-shapes.ts';
 import type { MerchantState } from './state.ts';
 
 const shape = xmlShapes.cardTransaction;
+
+/**
+ * `{merchantTransactionId},{merchantId}` names the merchant's own id; another merchant's id names nothing
+ * (404, as for an unknown transaction, so no other merchant's transactions can be probed).
+ */
+function transactionIds(segment: string, merchantId: number): TransactionIds {
+  const comma = segment.lastIndexOf(',');
+  if (comma === -1) return { transactionId: segment };
+  const merchantTransactionId = segment.slice(0, comma);
+  if (segment.slice(comma + 1).trim() !== String(merchantId)) {
+    throw new DomainError(
+      'TRANSACTION_NOT_FOUND',
+      `no transaction with merchantTransactionId ${merchantTransactionId.slice(0, 50)} was found`,
+    );
+  }
+  return { merchantTransactionId };
+}
+
+/** The PUT refund's query parameters as the original's clients write them (its Node SDK: `cancelsubscriptions`). */
+function refundQuery(query: Record<string, unknown>): Record<string, unknown> {
+  const { amount, reason, cancelsubscriptions, cancelSubscriptions, taxamount, taxAmount } = query;
+  return {
+    amount,
+    reason,
+    cancelSubscriptions: cancelSubscriptions ?? cancelsubscriptions,
+    taxAmount: taxAmount ?? taxamount,
+  };
+}
 
 export function transactionRoutes(router: Router<MerchantState>, core: CoreClient): void {
   // Sale and auth-only; the body's type picks the operation, the verb must match it (decisions.md).
@@ -30,24 +61,42 @@ export function transactionRoutes(router: Router<MerchantState>, core: CoreClien
     respond(ctx, 200, await core.cards.update.mutate(input, asMerchant(ctx.state)), shape);
   });
 
+  // By transactionId, or as the original's `{merchantTransactionId},{merchantId}`.
   router.get('/transactions/:transactionId', async (ctx) => {
     const transaction = await core.cards.get.query(
-      { transactionId: ctx.params.transactionId ?? '' },
+      validate(transactionIdInput, transactionIds(ctx.params.transactionId ?? '', ctx.state.merchantId)),
       asMerchant(ctx.state),
     );
     respond(ctx, 200, transaction, shape);
   });
 
-  // The original's two refund forms: query parameters answering 204, or a body answering the refund.
+  // The original's refund forms: query parameters answering 204, or a body (by either id) answering the refund.
   router.put('/transactions/:transactionId/refund', async (ctx) => {
-    const input = validate(refundInput, { ...ctx.query, transactionId: ctx.params.transactionId });
+    const input = validate(refundInput, {
+      ...refundQuery(ctx.query),
+      transactionId: ctx.params.transactionId,
+    });
     await core.cards.refund.mutate(input, asMerchant(ctx.state));
     ctx.status = 204;
   });
 
   router.post('/transactions/refund/:transactionId', async (ctx) => {
     const body = readBody(ctx, xmlShapes.refund);
-    const input = validate(refundInput, { ...body, transactionId: ctx.params.transactionId });
+    const input = validate(refundInput, {
+      ...body,
+      merchantTransactionId: undefined,
+      transactionId: ctx.params.transactionId,
+    });
+    respond(ctx, 200, await core.cards.refund.mutate(input, asMerchant(ctx.state)), xmlShapes.refund);
+  });
+
+  router.post('/transactions/refund/merchant/:merchantTransactionId', async (ctx) => {
+    const body = readBody(ctx, xmlShapes.refund);
+    const input = validate(refundInput, {
+      ...body,
+      transactionId: undefined,
+      merchantTransactionId: ctx.params.merchantTransactionId,
+    });
     respond(ctx, 200, await core.cards.refund.mutate(input, asMerchant(ctx.state)), xmlShapes.refund);
   });
 }

@@ -1,0 +1,45 @@
+import {
+  amountInMinorUnits,
+  minorToAmount,
+  type Refund as PublicRefund,
+  type refundInput,
+} from '@paywire/contracts';
+import type { z } from 'zod';
+
+type RefundRequest = z.output<typeof refundInput>;
+
+/** What a refund row keeps of the request besides its amount, for card and SEPA refunds alike. */
+export function refundColumns(input: RefundRequest, currency: string) {
+  return {
+    taxAmountMinor:
+      input.taxAmount === undefined ? null : amountInMinorUnits(input.taxAmount, currency, 'taxAmount'),
+    reason: input.reason ?? null,
+    cancelSubscriptions: input.cancelSubscriptions ?? null,
+    transactionMetaData: input.transactionMetaData ?? null,
+  };
+}
+
+const pad = (value: number) => String(value).padStart(2, '0');
+
+/** The original's refund answer; `date` is the day of the refund by the merchant's clock (MM/dd/yyyy). */
+export function refundAnswer(
+  refund: { id: number; amountMinor: number } & {
+    [K in keyof ReturnType<typeof refundColumns>]?: ReturnType<typeof refundColumns>[K] | undefined;
+  },
+  transactionId: number,
+  currency: string,
+  now: Date,
+): PublicRefund {
+  return {
+    refundTransactionId: String(refund.id),
+    transactionId: String(transactionId),
+    amount: minorToAmount(refund.amountMinor, currency),
+    ...(refund.taxAmountMinor == null ? {} : { taxAmount: minorToAmount(refund.taxAmountMinor, currency) }),
+    currency,
+    date: `${pad(now.getUTCMonth() + 1)}/${pad(now.getUTCDate())}/${now.getUTCFullYear()}`,
+    ...(refund.reason ? { reason: refund.reason } : {}),
+    ...(refund.cancelSubscriptions == null ? {} : { cancelSubscriptions: refund.cancelSubscriptions }),
+    ...(refund.transactionMetaData ? { transactionMetaData: refund.transactionMetaData } : {}),
+    refundStatus: 'SUCCESS',
+  };
+}
