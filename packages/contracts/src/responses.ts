@@ -5,9 +5,15 @@ import type { SandboxClock } from './clock.ts';
 import { type ErrorBody, type ErrorName, errorCatalogue } from './errors.ts';
 import { type NotificationConfig, type SendFlag, sendFlags } from './ipn.ts';
 import type { BatchOrder, BatchShopper, Order } from './orders.ts';
-import { type AltTransaction, type PreNotificationTranslations, preNotificationLanguages } from './sepa.ts';
+import { type AltTransaction, type SepaTranslations, sepaLanguages } from './sepa.ts';
 import { billingContactFields, type VaultedShopper } from './shoppers.ts';
 import type { BoundToken } from './tokens.ts';
+import {
+  authenticationResults,
+  level3DataInput,
+  transactionFraudInfoInput,
+  transactionMetaDataInput,
+} from './transaction-details.ts';
 import type { CardTransaction, Refund } from './transactions.ts';
 import { walletTypes } from './wallets.ts';
 
@@ -92,6 +98,10 @@ export const cardTransactionBody = describes<CardTransaction>()(
       avsResponseCodeName: z.string(),
       networkTransactionId: z.string(),
     }),
+    threeDSecure: z.object({ authenticationResult: z.enum(authenticationResults) }).optional(),
+    transactionMetaData: transactionMetaDataInput.optional(),
+    level3Data: level3DataInput.optional(),
+    transactionFraudInfo: transactionFraudInfoInput.optional(),
   }),
 );
 
@@ -100,8 +110,12 @@ export const refundBody = describes<Refund>()(
     refundTransactionId: z.string(),
     transactionId: z.string(),
     amount,
+    taxAmount: z.number().optional(),
     currency: z.string(),
+    date: z.string().meta({ description: "The merchant's day of the refund, MM/dd/yyyy" }),
     reason: z.string().optional(),
+    cancelSubscriptions: z.boolean().optional(),
+    transactionMetaData: transactionMetaDataInput.optional(),
     refundStatus: z.literal('SUCCESS'),
   }),
 );
@@ -182,14 +196,15 @@ export const altTransactionBody = describes<AltTransaction>()(
     payerInfo: z.object({ firstName: z.string(), lastName: z.string() }),
     vaultedShopperId: z.number(),
     authorizedByShopper: z.literal(true),
+    transactionMetaData: transactionMetaDataInput.optional(),
     sepaDirectDebitTransaction: sepaDebitDetails,
     processingInfo: z.object({ processingStatus: sepaStatus }),
   }),
 );
 
-export const preNotificationTranslationsBody = describes<PreNotificationTranslations>()(
+export const sepaTranslationsBody = describes<SepaTranslations>()(
   z.object({
-    translations: z.array(z.object({ language: z.enum(preNotificationLanguages), text: z.string() })),
+    translations: z.array(z.object({ language: z.enum(sepaLanguages), translationText: z.string() })),
   }),
 );
 

@@ -14,18 +14,19 @@ import {
   createShopperInput,
   createTransactionInput,
   formOpeningInput,
+  mandateTextInput,
   merchantShopperIdInput,
   notificationConfigBody,
   notificationConfigInput,
   orderBody,
   orderIdInput,
   preNotificationInput,
-  preNotificationTranslationsBody,
   productBody,
   productIdInput,
   refundBody,
   refundInput,
   sandboxClockBody,
+  sepaTranslationsBody,
   shopperIdInput,
   transactionIdInput,
   updateShopperInput,
@@ -88,6 +89,7 @@ const altTransaction = body('AltTransaction', altTransactionBody, xmlShapes.altT
 const product = body('Product', productBody, xmlShapes.product);
 const sandboxClock = body('SandboxClock', sandboxClockBody, xmlShapes.sandboxClock);
 const notificationConfig = body('NotificationConfig', notificationConfigBody, xmlShapes.notificationConfig);
+const refund = body('Refund', refundBody, xmlShapes.refund);
 
 /**
  * Every route of the facade, keyed as app.ts registers it (`METHOD /path/:param` under /services/2). The
@@ -113,6 +115,7 @@ export const operations: Record<Route, Operation> = {
   'GET /transactions/:transactionId': {
     tag: 'Card transactions',
     summary: 'Retrieve a card transaction',
+    description: "By `transactionId`, or by the merchant's id as `{merchantTransactionId},{merchantId}`.",
     params: { transactionId: transactionIdInput.shape.transactionId },
     answers: [ok('The transaction', cardTransaction)],
   },
@@ -120,14 +123,26 @@ export const operations: Record<Route, Operation> = {
     tag: 'Card transactions',
     summary: 'Refund, all or part (query parameters)',
     params: { transactionId: refundInput.shape.transactionId },
-    query: { amount: refundInput.shape.amount, reason: refundInput.shape.reason },
+    query: {
+      amount: refundInput.shape.amount,
+      taxAmount: refundInput.shape.taxAmount,
+      reason: refundInput.shape.reason,
+      cancelSubscriptions: refundInput.shape.cancelSubscriptions,
+    },
     answers: [noContent('Refunded')],
   },
   'POST /transactions/refund/:transactionId': {
     tag: 'Card transactions',
     summary: 'Refund, all or part (body), answering the refund',
     request: body('RefundRequest', refundInput, xmlShapes.refund),
-    answers: [ok('The refund', body('Refund', refundBody, xmlShapes.refund))],
+    answers: [ok('The refund', refund)],
+  },
+  'POST /transactions/refund/merchant/:merchantTransactionId': {
+    tag: 'Card transactions',
+    summary: "Refund by the merchant's transaction id, answering the refund",
+    params: { merchantTransactionId: refundInput.shape.merchantTransactionId },
+    request: body('RefundByMerchantTransactionIdRequest', refundInput, xmlShapes.refund),
+    answers: [ok('The refund', refund)],
   },
   'POST /vaulted-shoppers': {
     tag: 'Vaulted shoppers',
@@ -225,7 +240,13 @@ export const operations: Record<Route, Operation> = {
     tag: 'Catalog',
     summary: 'Create a product with its priced skus',
     request: body('CreateProduct', createProductInput, xmlShapes.product),
-    answers: [ok('The product', product)],
+    answers: [
+      {
+        status: 201,
+        description: 'Created; no body',
+        headers: { Location: 'The product URL (GET it for the sku ids)' },
+      },
+    ],
   },
   'GET /catalog/products/:productId': {
     tag: 'Catalog',
@@ -247,17 +268,19 @@ export const operations: Record<Route, Operation> = {
   },
   'GET /translations/sepa/prenotification': {
     tag: 'SEPA direct debit',
-    summary: "A debit's pre-notification text in every language, or one",
+    summary:
+      "A debit's pre-notification text, or without transactionid the template, in every language or one",
     query: {
       transactionid: preNotificationInput.shape.transactionId,
       language: preNotificationInput.shape.language,
     },
-    answers: [
-      ok(
-        'The texts',
-        body('PreNotificationTranslations', preNotificationTranslationsBody, xmlShapes.preNotification),
-      ),
-    ],
+    answers: [ok('The texts', body('PreNotificationTexts', sepaTranslationsBody, xmlShapes.preNotification))],
+  },
+  'GET /translations/sepa/mandate': {
+    tag: 'SEPA direct debit',
+    summary: 'The mandate text to show the shopper before submitting a debit, in every language or one',
+    query: { language: mandateTextInput.shape.language },
+    answers: [ok('The texts', body('MandateTexts', sepaTranslationsBody, xmlShapes.mandateText))],
   },
   'POST /batch/order-placement': {
     tag: 'Orders',

@@ -26,7 +26,7 @@ function nameProperties(schema: JsonSchema, shape: XmlShape): void {
   if (!isSchema(schema.properties)) return;
   for (const [key, property] of Object.entries(schema.properties)) {
     if (!isSchema(property)) continue;
-    const name = toElementName(key);
+    const name = shape.elementNames?.[key] ?? toElementName(key);
     const itemName = shape.wrapped?.[key];
     if (property.type === 'array' && isSchema(property.items)) {
       if (itemName === undefined) {
