@@ -18,6 +18,7 @@ import { Wallets } from './migrations/0006-wallets.ts';
 import { IdempotencyClaim } from './migrations/0007-idempotency-claim.ts';
 import { MerchantTransactionIds } from './migrations/0008-merchant-transaction-ids.ts';
 import { TokenEmbeddingOrigin } from './migrations/0009-token-embedding-origin.ts';
+import { IpnDeliveryLease } from './migrations/0012-ipn-delivery-lease.ts';
 import { wireOptions } from './wire.ts';
 
 export const entities = [
@@ -51,6 +52,7 @@ const migrationsList = [
   { name: '0007-idempotency-claim', class: IdempotencyClaim },
   { name: '0008-merchant-transaction-ids', class: MerchantTransactionIds },
   { name: '0009-token-embedding-origin', class: TokenEmbeddingOrigin },
+  { name: '0012-ipn-delivery-lease', class: IpnDeliveryLease },
 ];
 
 export async function openDatabase(databaseUrl: string, poolSize: number): Promise<MikroORM> {

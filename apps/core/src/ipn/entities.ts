@@ -1,5 +1,5 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/postgresql';
-import type { SendFlag } from '@paywire/contracts';
+import type { DeliveryState, SendFlag } from '@paywire/contracts';
 
 export interface StoredDestination {
   ipnUrl: string;
@@ -21,8 +21,6 @@ export const IpnConfig = defineEntity({
   },
 });
 export type IpnConfig = InferEntity<typeof IpnConfig>;
-
-export type DeliveryState = 'pending' | 'delivered' | 'failed';
 
 export const IpnDelivery = defineEntity({
   name: 'IpnDelivery',
