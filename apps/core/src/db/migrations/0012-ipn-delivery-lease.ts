@@ -2,8 +2,9 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * IPN deliveries are claimed from their own rows in batches (no job per delivery): a pending row is due
- * when its next_try_at has passed, and a claimed row's next_try_at is its lease. The indexes serve the
- * claim (due rows in order), a destination's probe, and the delivery log's filters. The jobs of the old
+ * when its next_try_at has passed, and a claimed row's next_try_at is its lease. One partial index serves
+ * the claims (due rows in order); every index more would be written twice per delivery, so the log's
+ * filters use the merchant's index (merchant_id, id desc) and filter its rows. The jobs of the old
  * per-delivery pg-boss queue are dropped: the rows they pointed at are due again here.
  */
 export class IpnDeliveryLease extends Migration {
@@ -15,14 +16,8 @@ export class IpnDeliveryLease extends Migration {
     this.addSql(
       `create index "ipn_delivery_due_idx" on "ipn_delivery" ("next_try_at") where "state" = 'pending'`,
     );
-    this.addSql(
-      `create index "ipn_delivery_pending_destination_idx" on "ipn_delivery" ("destination", "next_try_at") where "state" = 'pending'`,
-    );
     this.addSql(`do $$ begin
       if to_regclass('pgboss.job') is not null then delete from pgboss.job where name = 'ipn-delivery'; end if;
     end $$`);
-    this.addSql(
-      'create index "ipn_delivery_merchant_state_idx" on "ipn_delivery" ("merchant_id", "state", "id" desc)',
-    );
   }
 }
