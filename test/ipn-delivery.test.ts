@@ -605,7 +605,8 @@ describe('IPN delivery at scale: batches, isolation, circuit breaker', () => {
       `select count(*) from ipn_delivery where merchant_id = $1 and reference_number = any($2) and attempts = 0`,
       [merchant.id, waiting],
     );
-    await waitFor('the first probe', () => arrivals.length === 6, 5_000, 10);
+    await waitFor('the first probe', () => arrivals.length >= 6, 5_000, 10);
+    expect(arrivals).toHaveLength(6);
     expect(Number(unsent[0]?.count)).toBeGreaterThan(0);
     expect((arrivals[5]?.at ?? 0) - openedAt).toBeGreaterThanOrEqual(300);
     expect(arrivals[5]?.inFlight).toBe(1);

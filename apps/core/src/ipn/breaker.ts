@@ -39,6 +39,11 @@ export class CircuitBreaker {
     return true;
   }
 
+  /** Closed with no failure since the last success: nothing to remember. */
+  get clear(): boolean {
+    return this.state === 'closed' && this.#failures === 0;
+  }
+
   probeDue(now = Date.now()): boolean {
     return this.state === 'open' && now >= this.reopenAt;
   }

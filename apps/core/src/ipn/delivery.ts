@@ -203,12 +203,8 @@ export function startDeliveryWorkers(
     for (const [url, destination] of destinations) {
       const busy = destination.waiting.length + destination.inFlight >= claimLimit;
       if (destination.breaker.state !== 'closed' || busy) names.push(url);
-      else if (
-        destination.inFlight === 0 &&
-        destination.waiting.length === 0 &&
-        destination.breaker.state === 'closed'
-      ) {
-        destinations.delete(url); // forgotten when idle and healthy
+      else if (destination.inFlight === 0 && destination.waiting.length === 0 && destination.breaker.clear) {
+        destinations.delete(url); // idle, and no failure to remember
       }
     }
     return names;
