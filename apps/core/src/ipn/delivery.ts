@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import type { CoreServices } from '../context.ts';
 import { type BreakerSettings, CircuitBreaker } from './breaker.ts';
 import {
@@ -26,9 +26,12 @@ const pollMs = 100;
 const leaseMs = 8_000;
 const renewEveryMs = 2_000;
 
-/** Standard Webhooks: HMAC-SHA256 over "id.timestamp.body" with the base64 part of the whsec_ secret. */
-export function signature(secret: string, id: string, timestamp: number, body: string): string {
-  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+/** Standard Webhooks: the HMAC key is the base64 part of the whsec_ secret (made once per merchant and batch). */
+const signingKey = (secret: string): KeyObject =>
+  createSecretKey(Buffer.from(secret.replace(/^whsec_/, ''), 'base64'));
+
+/** Standard Webhooks: HMAC-SHA256 over "id.timestamp.body". */
+function signature(key: KeyObject, id: string, timestamp: number, body: string): string {
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
@@ -62,7 +65,7 @@ function outcomeOf(delivery: ClaimedDelivery, attempt: Attempt, settings: Delive
 }
 
 interface Queued extends ClaimedDelivery {
-  secret: string;
+  key: KeyObject;
 }
 
 /** A destination as this core sees it: its deliveries waiting for a connection, those in flight, its circuit. */
@@ -145,7 +148,7 @@ export function startDeliveryWorkers(
         'user-agent': 'Paywire-IPN/1',
         'webhook-id': id,
         'webhook-timestamp': String(timestamp),
-        'webhook-signature': signature(delivery.secret, id, timestamp, delivery.body),
+        'webhook-signature': signature(delivery.key, id, timestamp, delivery.body),
       },
       delivery.body,
     );
@@ -174,9 +177,11 @@ export function startDeliveryWorkers(
   /** A claimed batch: secrets read once, refused targets failed at once, the rest queued per destination. */
   const dispatch = async (claimed: ClaimedDelivery[]) => {
     for (const delivery of claimed) held.add(delivery.id);
-    let secrets: Map<number, string>;
+    const keys = new Map<number, KeyObject>();
     try {
-      secrets = await ipnSecrets(em(), [...new Set(claimed.map((delivery) => delivery.merchantId))]);
+      const merchants = [...new Set(claimed.map((delivery) => delivery.merchantId))];
+      for (const [merchantId, secret] of await ipnSecrets(em(), merchants))
+        keys.set(merchantId, signingKey(secret));
     } catch (error) {
       for (const delivery of claimed) record({ id: delivery.id, release: new Date() });
       throw error;
@@ -184,14 +189,14 @@ export function startDeliveryWorkers(
     const touched = new Set<string>();
     for (const delivery of claimed) {
       const refused = refusedAddress(delivery.destination, settings.allowPrivateTargets);
-      const secret = secrets.get(delivery.merchantId);
-      if (refused || !secret) {
+      const key = keys.get(delivery.merchantId);
+      if (refused || !key) {
         record(
           outcomeOf(delivery, { ok: false, error: refused ?? 'merchant not found', refused: true }, settings),
         );
         continue;
       }
-      destinationOf(delivery.destination).waiting.push({ ...delivery, secret });
+      destinationOf(delivery.destination).waiting.push({ ...delivery, key });
       touched.add(delivery.destination);
     }
     for (const url of touched) pump(url, destinationOf(url));
