@@ -80,13 +80,21 @@ beforeAll(async () => {
     transactions.push(String(sale.transactionId));
   }
   expectStatus(await api.post(`/transactions/refund/${transactions[0]}`, { amount: 5 }, as(merchant)), 200);
-  // 4 events x 2 destinations: the hook has all 4, each refused one has been tried at least once.
+  // 4 events x 2 destinations: the hook has all 4; each refused one, once tried, is held back from its
+  // retries for an hour (as a long backoff would), so that the log stays as it is for these tests.
+  const heldBack = new Set<string>();
   await waitFor('every delivery tried', async () => {
-    const { rows } = await stack.db.query<{ state: string; attempts: number }>(
-      'select state, attempts from ipn_delivery where merchant_id = $1',
-      [merchant.id],
+    const { rows: later } = await stack.db.query<{ id: string }>(
+      `update ipn_delivery set next_try_at = now() + interval '1 hour'
+        where merchant_id = $1 and destination = $2 and state = 'pending' and attempts > 0 returning id`,
+      [merchant.id, refusing],
     );
-    return rows.length === 8 && rows.every((row) => row.state === 'delivered' || row.attempts > 0);
+    for (const row of later) heldBack.add(row.id);
+    const { rows } = await stack.db.query<{ count: string }>(
+      `select count(*) from ipn_delivery where merchant_id = $1 and destination = $2 and state = 'delivered'`,
+      [merchant.id, hook],
+    );
+    return heldBack.size === 4 && Number(rows[0]?.count) === 4;
   });
 }, 30_000);
 

@@ -252,7 +252,8 @@ describe('IPN delivery, core in process', () => {
     // Attempts are counted when they start; the first one is over when it has left its outcome.
     const first = await waitFor('the first attempt to be over', async () => {
       const row = await deliveryOf(db, transactionId);
-      return row && (row.last_error !== null || row.state !== 'pending') ? row : undefined;
+      const over = row && row.state !== 'sending' && (row.last_error !== null || row.state !== 'pending');
+      return over ? row : undefined;
     });
     if (first.attempts === 1) {
       expect(first).toMatchObject({ state: 'pending', last_status: 302 });
@@ -324,6 +325,7 @@ describe('IPN delivery, core in process', () => {
         const previous = row && snapshots.get(row.attempts - 1);
         const settled =
           row !== undefined &&
+          row.state === 'pending' &&
           row.last_error !== null &&
           (!previous || row.next_try_at?.getTime() !== previous.next_try_at?.getTime());
         if (row && row.attempts > 0 && settled && !snapshots.has(row.attempts))
@@ -413,7 +415,8 @@ describe('IPN delivery, short attempt timeout', () => {
     // Attempts are counted when they start; the first one is over when it has left its outcome.
     const first = await waitFor('the first attempt to be over', async () => {
       const row = await deliveryOf(db, transactionId);
-      return row && (row.last_error !== null || row.state !== 'pending') ? row : undefined;
+      const over = row && row.state !== 'sending' && (row.last_error !== null || row.state !== 'pending');
+      return over ? row : undefined;
     });
     if (first.attempts === 1) {
       expect(first).toMatchObject({ state: 'pending', last_status: null, last_error: 'timed out' });
@@ -514,7 +517,9 @@ describe('IPN delivery at scale: batches, isolation, circuit breaker', () => {
 
     const rows = await waitFor('every attempt to leave its outcome', async () => {
       const found = await rowsOf(merchant);
-      return found.length === 4 && found.every((row) => row.state !== 'pending' || row.last_error) && found;
+      const over = (row: DeliveryRow) =>
+        row.state !== 'sending' && (row.state !== 'pending' || row.last_error);
+      return found.length === 4 && found.every(over) && found;
     });
     const byDestination = new Map(rows.map((row) => [row.destination, row]));
     expect(byDestination.get(destinations.acknowledged)).toMatchObject({

@@ -87,7 +87,8 @@ export interface NotificationConfig {
 
 // The delivery log (ours): GET /notification-deliveries and POST /notification-deliveries/{id}/redeliver.
 
-export const deliveryStates = ['pending', 'delivered', 'failed'] as const;
+/** pending: waiting for its next attempt; sending: an attempt is in flight; delivered, failed: final. */
+export const deliveryStates = ['pending', 'sending', 'delivered', 'failed'] as const;
 export type DeliveryState = (typeof deliveryStates)[number];
 
 const positiveIdMessage = 'must be a positive integer';

@@ -37,7 +37,7 @@ export const IpnDelivery = defineEntity({
     state: p.string().length(12).$type<DeliveryState>().default('pending'),
     lastStatus: p.integer().nullable(),
     lastError: p.string().length(200).nullable(),
-    /** When a pending row is due; while a worker holds it, the end of its lease. */
+    /** When a pending row is due; while a worker holds it ('sending'), the end of its lease. */
     nextTryAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     deliveredAt: p.datetime().nullable(),

@@ -4,8 +4,9 @@ import { executePrepared } from '../db/wire.ts';
 
 /**
  * The queue of IPN deliveries is their own rows: a pending row is due once its next_try_at has passed.
- * Claiming a row counts its attempt and moves next_try_at forward by the lease, which its core renews
- * while it holds the row; a core that dies stops renewing, and the row is due again a lease later.
+ * Claiming a row counts its attempt, makes it 'sending' and moves next_try_at forward by the lease, which
+ * its core renews while it holds the row; a core that dies stops renewing, and the row is due again a
+ * lease later.
  */
 
 export interface ClaimedDelivery {
@@ -31,21 +32,21 @@ export type Outcome =
   | { id: number; release: Date };
 
 const claimed = `update ipn_delivery d
-    set attempts = d.attempts + 1, next_try_at = now() + $3 * interval '1 millisecond'
+    set state = 'sending', attempts = d.attempts + 1, next_try_at = now() + $3 * interval '1 millisecond'
    from due where d.id = due.id
  returning d.id, d.merchant_id, d.destination, d.body, d.attempts, d.max_attempts`;
 
 /** Due rows, oldest due first, of any destination but the excluded ones. */
 const claimDue = `with due as (
   select id from ipn_delivery
-   where state = 'pending' and next_try_at <= now() and destination <> all($2::text[])
+   where state in ('pending', 'sending') and next_try_at <= now() and destination <> all($2::text[])
    order by next_try_at limit $1 for update skip locked)
 ${claimed}`;
 
 /** Due rows of one destination (its circuit's probe). */
 const claimOfDestination = `with due as (
   select id from ipn_delivery
-   where state = 'pending' and destination = $2 and next_try_at <= now()
+   where state in ('pending', 'sending') and next_try_at <= now() and destination = $2
    order by next_try_at limit $1 for update skip locked)
 ${claimed}`;
 
@@ -94,14 +95,14 @@ export async function renewLeases(em: EntityManager, ids: number[], leaseMs: num
   await executePrepared(
     em,
     `update ipn_delivery set next_try_at = now() + $2 * interval '1 millisecond'
-      where id = any($1::bigint[]) and state = 'pending'`,
+      where id = any($1::bigint[]) and state = 'sending'`,
     [ids, leaseMs],
   );
 }
 
 /**
- * Every outcome of a batch in one statement. A row already delivered (by another core that claimed it
- * after a lapsed lease) is left as it is.
+ * Every outcome of a batch in one statement. A row already delivered or failed (by another core that
+ * claimed it after a lapsed lease) is left as it is.
  */
 export async function writeOutcomes(em: EntityManager, outcomes: Outcome[]): Promise<void> {
   if (outcomes.length === 0) return;
@@ -135,7 +136,7 @@ export async function writeOutcomes(em: EntityManager, outcomes: Outcome[]): Pro
             delivered_at = o.delivered_at
        from unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::timestamptz[], $6::timestamptz[],
                    $7::boolean[]) as o(id, state, status, error, next_try_at, delivered_at, released)
-      where d.id = o.id and d.state = 'pending'`,
+      where d.id = o.id and d.state in ('pending', 'sending')`,
     Object.values(columns),
   );
 }
