@@ -36,21 +36,20 @@ function signature(key: KeyObject, id: string, timestamp: number, body: string):
 }
 
 /** When a failed attempt is tried again: 1, 2, 4... times the first delay, at most a day, +0-10% jitter. */
-export function retryAt(settings: Pick<DeliverySettings, 'retryDelaySeconds'>, attempts: number): Date {
+function retryAt(settings: Pick<DeliverySettings, 'retryDelaySeconds'>, attempts: number): Date {
   const backoff = Math.min(86_400, settings.retryDelaySeconds * 2 ** Math.min(16, attempts - 1));
   return new Date(Date.now() + backoff * 1000 * (1 + Math.random() * 0.1));
 }
 
 function outcomeOf(delivery: ClaimedDelivery, attempt: Attempt, settings: DeliverySettings): Outcome {
   if (attempt.ok) {
-    const now = new Date();
     return {
       id: delivery.id,
       state: 'delivered',
       status: attempt.status,
       error: null,
       nextTryAt: null,
-      deliveredAt: now,
+      deliveredAt: new Date(),
     };
   }
   const final = attempt.refused === true || delivery.attempts >= delivery.maxAttempts;
