@@ -436,7 +436,7 @@ describe('IPN delivery, short attempt timeout', () => {
 });
 
 // ---------------------------------------------------------------------------------------------------------
-// Batches, isolation between receivers, the circuit breaker: core in process with a 2 s attempt timeout, a
+// Batches, isolation between receivers, the circuit breaker: core in process with a 5 s attempt timeout, a
 // 500 ms first circuit pause, and retries a minute apart (so a failed row stays as its attempt left it).
 
 describe('IPN delivery at scale: batches, isolation, circuit breaker', () => {
@@ -460,7 +460,7 @@ describe('IPN delivery at scale: batches, isolation, circuit breaker', () => {
       cardEncryptionKey: randomBytes(32),
       poolSize: 8,
       ipnRetryDelaySeconds: 60,
-      ipnTimeoutMs: 2_000,
+      ipnTimeoutMs: 5_000,
       ipnBreakerPauseMs: 500,
     });
     facade = await startFacade(core.url);
@@ -570,7 +570,7 @@ describe('IPN delivery at scale: batches, isolation, circuit breaker', () => {
     await configure(stalled, [`${stalling.origin}/ipn`]);
     await configure(healthy, [`${answering.origin}/ipn`]);
 
-    // More events than the stalled destination may have in flight (16): its first attempts hang for 2 s.
+    // More events than the stalled destination may have in flight (16): its first attempts hang for 5 s.
     await Promise.all(Array.from({ length: 20 }, () => sell(facade.baseUrl, stalled)));
     await waitFor('the stalled destination to be full', () => stalling.inFlight() === 16, 5_000, 10);
     const references = await Promise.all(Array.from({ length: 5 }, () => sell(facade.baseUrl, healthy)));
