@@ -13,6 +13,8 @@ const schema = z.object({
     .refine((key) => key.length === 32, 'must be 32 bytes, base64-encoded'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(16),
   IPN_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  /** IPN attempts in flight (keep-alive connections) per destination. */
+  IPN_DESTINATION_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /** Sandbox SEPA debits: seconds from submission until the bank's answer (decisions.md). */
   SEPA_SANDBOX_SETTLE_SECONDS: z.coerce.number().int().min(0).max(2_592_000).default(120),
   /** Unset: allowed in sandbox mode, refused in live mode. */

@@ -11,6 +11,7 @@ const core = await startCore({
   cardEncryptionKey: env.CARD_ENCRYPTION_KEY,
   poolSize: env.DATABASE_POOL_SIZE,
   ipnRetryDelaySeconds: env.IPN_RETRY_DELAY_SECONDS,
+  ipnDestinationConcurrency: env.IPN_DESTINATION_CONCURRENCY,
   sepaSandboxSettleSeconds: env.SEPA_SANDBOX_SETTLE_SECONDS,
   ...(env.IPN_ALLOW_PRIVATE_TARGETS === undefined
     ? {}

@@ -31,6 +31,9 @@ export interface CoreOptions {
   ipnAllowPrivateTargets?: boolean;
   /** Per delivery attempt, default 10 000 ms (decisions.md). */
   ipnTimeoutMs?: number;
+  /** IPN attempts in flight per destination (default 16); a destination's circuit: first pause (10 s). */
+  ipnDestinationConcurrency?: number;
+  ipnBreakerPauseMs?: number;
   /** Sandbox SEPA debits: seconds until the bank answers (default 120); the bank (default: the sandbox's). */
   sepaSandboxSettleSeconds?: number;
   sepaBank?: SepaBank;
@@ -111,6 +114,8 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
       retryDelaySeconds: options.ipnRetryDelaySeconds ?? 300,
       allowPrivateTargets: options.ipnAllowPrivateTargets ?? options.mode === 'sandbox',
       timeoutMs: options.ipnTimeoutMs ?? 10_000,
+      connectionsPerDestination: options.ipnDestinationConcurrency ?? 16,
+      breaker: { failures: 5, pauseMs: options.ipnBreakerPauseMs ?? 10_000, maxPauseMs: 300_000 },
     },
     sepa: {
       bank: options.sepaBank ?? sandboxSepaBank,
@@ -118,7 +123,9 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     },
   };
   await scheduleSweep(jobs, () => orm.em.fork(), services.mode);
-  await startDeliveryWorkers(jobs, () => orm.em.fork(), services.ipn);
+  const deliveryWorkers = startDeliveryWorkers(services, (error) =>
+    logError('IPN delivery failed', { error: error instanceof Error ? error.message : String(error) }),
+  );
   await startSettlementWorkers(services, (error) =>
     logError('SEPA settlement failed', { error: error instanceof Error ? error.message : String(error) }),
   );
@@ -180,6 +187,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await deliveryWorkers.stop();
       await jobs.stop({ graceful: true, timeout: 5000 });
       await orm.close();
     },

@@ -16,6 +16,7 @@ import { catalogRoutes } from './routes/catalog.ts';
 import { clockRoutes } from './routes/clock.ts';
 import { hostedFieldsRoutes } from './routes/hosted-fields.ts';
 import { notificationConfigRoutes } from './routes/notification-config.ts';
+import { notificationDeliveryRoutes } from './routes/notification-deliveries.ts';
 import { orderRoutes } from './routes/orders.ts';
 import { shopperRoutes } from './routes/shoppers.ts';
 import type { MerchantState } from './routes/state.ts';
@@ -60,6 +61,7 @@ export function createFacade({
   tokenRoutes(merchantRoutes, core);
   clockRoutes(merchantRoutes, core);
   notificationConfigRoutes(merchantRoutes, core);
+  notificationDeliveryRoutes(merchantRoutes, core);
   catalogRoutes(merchantRoutes, core);
   altTransactionRoutes(merchantRoutes, core);
   orderRoutes(merchantRoutes, core);

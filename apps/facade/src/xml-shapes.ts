@@ -38,6 +38,8 @@ export const xmlShapes = {
   paymentFieldsToken: { root: 'payment-fields-token' },
   sandboxClock: { root: 'sandbox-clock' },
   notificationConfig: { root: 'notification-config', wrapped: { ipnDestinations: 'ipn-destination' } },
+  deliveryLog: { root: 'delivery-log', wrapped: { notificationDeliveries: 'notification-delivery' } },
+  notificationDelivery: { root: 'notification-delivery' },
   messages: { root: 'messages', repeated: ['message'] },
   altTransaction: { root: 'alt-transaction', repeated: [metaData] },
   preNotification: { root: 'sepa-pre-notification', ...translations },

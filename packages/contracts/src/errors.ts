@@ -29,6 +29,7 @@ export const errorCatalogue = {
   AMOUNT_EXCEEDED_MAXIMUM_ALLOWED_FRACTION_DIGITS: { code: 14021, status: 400 },
   TRANSACTION_NOT_FOUND: { code: 20001, status: 404 },
   SHOPPER_NOT_FOUND: { code: 20002, status: 404 },
+  NOTIFICATION_DELIVERY_NOT_FOUND: { code: 20030, status: 404 }, // ours: the delivery log
   TRANSACTION_ALREADY_CAPTURED: { code: 20010, status: 400 },
   REFUND_AMOUNT_EXCEEDS_BALANCE: { code: 20011, status: 400 },
   INVALID_PAYMENT_DETAILS: { code: 20012, status: 400 },

@@ -84,3 +84,57 @@ export interface NotificationConfig {
   ensureNotificationReceipt: boolean;
   receiveAffiliateNotifications: boolean;
 }
+
+// The delivery log (ours): GET /notification-deliveries and POST /notification-deliveries/{id}/redeliver.
+
+/** pending: waiting for its next attempt; sending: an attempt is in flight; delivered, failed: final. */
+export const deliveryStates = ['pending', 'sending', 'delivered', 'failed'] as const;
+export type DeliveryState = (typeof deliveryStates)[number];
+
+const positiveIdMessage = 'must be a positive integer';
+const positiveId = z.coerce
+  .number({ error: positiveIdMessage })
+  .int(positiveIdMessage)
+  .positive(positiveIdMessage)
+  .max(Number.MAX_SAFE_INTEGER, positiveIdMessage);
+
+/** Filters and a page of the log, newest first; `after` is the last deliveryId of the previous page. */
+export const deliveryLogQuery = z.object({
+  state: z.enum(deliveryStates, `must be one of ${deliveryStates.join(', ')}`).optional(),
+  event: z.enum(ipnEvents, 'must be an IPN event name, e.g. Charge').optional(),
+  destination: z.string().max(2048, 'must be at most 2048 characters').optional(),
+  pagesize: z.coerce
+    .number({ error: 'must be an integer from 1 to 500' })
+    .int('must be an integer from 1 to 500')
+    .min(1, 'must be an integer from 1 to 500')
+    .max(500, 'must be an integer from 1 to 500')
+    .default(100),
+  after: positiveId.optional(),
+});
+export type DeliveryLogQuery = z.output<typeof deliveryLogQuery>;
+
+export const deliveryIdInput = z.object({ deliveryId: positiveId });
+
+/** One delivery of one event to one destination, as the log shows it. */
+export interface NotificationDelivery {
+  deliveryId: number;
+  event: IpnEvent;
+  referenceNumber: string | null;
+  destination: string;
+  state: DeliveryState;
+  /** Attempts started, this one included while one is in flight. */
+  attempts: number;
+  maxAttempts: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  /** When the next attempt is due (pending only). */
+  nextTryAt: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
+}
+
+export interface NotificationDeliveryPage {
+  /** True when no delivery matching the filters is older than this page's last. */
+  lastPage: boolean;
+  notificationDeliveries: NotificationDelivery[];
+}

@@ -1,142 +1,284 @@
-import { createHmac } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Job, PgBoss } from 'pg-boss';
-import { IpnDelivery } from './entities.ts';
-import { deliveryExpirySeconds, deliveryQueue } from './queue.ts';
-import { ipnSecret } from './secret.ts';
-import { guardedLookup, refusedAddress } from './targets.ts';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
+import type { CoreServices } from '../context.ts';
+import { type BreakerSettings, CircuitBreaker } from './breaker.ts';
+import {
+  type ClaimedDelivery,
+  claimDeliveries,
+  claimDestination,
+  type Outcome,
+  renewLeases,
+  writeOutcomes,
+} from './queue.ts';
+import { ipnSecrets } from './secret.ts';
+import { type Attempt, Sender, type SenderSettings } from './sender.ts';
+import { refusedAddress } from './targets.ts';
 
-export interface DeliverySettings {
-  /** First retry delay; pg-boss doubles it (with jitter) up to a day. */
+export interface DeliverySettings extends SenderSettings {
+  /** First retry delay; each retry doubles it (plus up to 10% jitter), up to a day. */
   retryDelaySeconds: number;
-  /** Loopback and private targets: on in sandbox, off in live. */
-  allowPrivateTargets: boolean;
-  /** Per attempt; the decisions say 10 s. */
-  timeoutMs: number;
+  breaker: BreakerSettings;
 }
 
-const responseReadLimit = 64 * 1024;
+/** How the workers fetch: rows per claim, rows held at most, idle polling, and the lease on held rows. */
+const claimLimit = 500;
+const heldLimit = 4000;
+const pollMs = 100;
+const leaseMs = 8_000;
+const renewEveryMs = 2_000;
 
-/** Standard Webhooks: HMAC-SHA256 over "id.timestamp.body" with the base64 part of the whsec_ secret. */
-export function signature(secret: string, id: string, timestamp: number, body: string): string {
-  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+/** Standard Webhooks: the HMAC key is the base64 part of the whsec_ secret (made once per merchant and batch). */
+const signingKey = (secret: string): KeyObject =>
+  createSecretKey(Buffer.from(secret.replace(/^whsec_/, ''), 'base64'));
+
+/** Standard Webhooks: HMAC-SHA256 over "id.timestamp.body". */
+function signature(key: KeyObject, id: string, timestamp: number, body: string): string {
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
-type Attempt = { ok: true; status: number } | { ok: false; status?: number; error: string; final?: boolean };
-
-/**
- * One POST. Redirects are not followed (node:http never does) and not acknowledgements; at most a bounded
- * part of the answer is read, only its status matters; the connection may only reach public addresses
- * unless private targets are allowed.
- */
-function send(
-  url: string,
-  headers: Record<string, string>,
-  body: string,
-  settings: DeliverySettings,
-): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const target = new URL(url);
-    const transport = target.protocol === 'https:' ? https : http;
-    const request = transport.request(
-      target,
-      {
-        method: 'POST',
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        lookup: guardedLookup(settings.allowPrivateTargets),
-        signal: AbortSignal.timeout(settings.timeoutMs),
-      },
-      (response) => {
-        resolve(response.statusCode ?? 0);
-        let read = 0;
-        response.on('data', (chunk: Buffer) => {
-          read += chunk.byteLength;
-          if (read > responseReadLimit) response.destroy();
-        });
-        response.on('error', () => {});
-      },
-    );
-    request.on('error', reject);
-    request.end(body);
-  });
+/** When a failed attempt is tried again: 1, 2, 4... times the first delay, at most a day, +0-10% jitter. */
+function retryAt(settings: Pick<DeliverySettings, 'retryDelaySeconds'>, attempts: number): Date {
+  const backoff = Math.min(86_400, settings.retryDelaySeconds * 2 ** Math.min(16, attempts - 1));
+  return new Date(Date.now() + backoff * 1000 * (1 + Math.random() * 0.1));
 }
 
-async function post(delivery: IpnDelivery, secret: string, settings: DeliverySettings): Promise<Attempt> {
-  const refused = refusedAddress(delivery.destination, settings.allowPrivateTargets);
-  if (refused) return { ok: false, error: refused, final: true };
-  const id = `ipn_${delivery.id}`;
-  const timestamp = Math.floor(Date.now() / 1000);
-  const headers = {
-    'content-type': 'application/x-www-form-urlencoded',
-    'user-agent': 'Paywire-IPN/1',
-    'webhook-id': id,
-    'webhook-timestamp': String(timestamp),
-    'webhook-signature': signature(secret, id, timestamp, delivery.body),
-  };
-  try {
-    const status = await send(delivery.destination, headers, delivery.body, settings);
-    return status >= 200 && status < 300
-      ? { ok: true, status }
-      : { ok: false, status, error: `answered ${status}` };
-  } catch (error) {
-    const { name, message, code } = error as Error & { code?: string };
-    if (code === 'EPRIVATETARGET') return { ok: false, error: message, final: true };
-    return { ok: false, error: name === 'AbortError' || name === 'TimeoutError' ? 'timed out' : message };
-  }
-}
-
-/**
- * One attempt at one delivery. Throwing hands the job back to pg-boss, which retries it with backoff in
- * real time (the merchant's sandbox clock never slows it); the last attempt or a refused target ends it.
- */
-export async function attemptDelivery(
-  em: EntityManager,
-  deliveryId: number,
-  settings: DeliverySettings,
-): Promise<void> {
-  const delivery = await em.findOne(IpnDelivery, { id: deliveryId });
-  if (!delivery || delivery.state === 'delivered') return;
-  // Counted before the POST: an attempt cut short by a crash still counts, as it does for pg-boss.
-  delivery.attempts += 1;
-  await em.flush();
-  const attempt = await post(delivery, await ipnSecret(em, delivery.merchantId), settings);
-  delivery.lastStatus = attempt.status ?? null;
+function outcomeOf(delivery: ClaimedDelivery, attempt: Attempt, settings: DeliverySettings): Outcome {
   if (attempt.ok) {
-    Object.assign(delivery, {
+    return {
+      id: delivery.id,
       state: 'delivered',
-      deliveredAt: new Date(),
-      lastError: null,
+      status: attempt.status,
+      error: null,
       nextTryAt: null,
-    });
-    await em.flush();
-    return;
+      deliveredAt: new Date(),
+    };
   }
-  const final = attempt.final === true || delivery.attempts >= delivery.maxAttempts;
-  delivery.lastError = attempt.error.slice(0, 200);
-  delivery.state = final ? 'failed' : 'pending';
-  // The earliest next try: pg-boss adds up to as much again as jitter.
-  const backoff = settings.retryDelaySeconds * 2 ** Math.min(16, delivery.attempts - 1);
-  delivery.nextTryAt = final ? null : new Date(Date.now() + Math.min(backoff, 86_400) * 1000);
-  await em.flush();
-  if (!final) throw new Error(`IPN delivery ${deliveryId}: ${attempt.error}`);
+  const final = attempt.refused === true || delivery.attempts >= delivery.maxAttempts;
+  return {
+    id: delivery.id,
+    state: final ? 'failed' : 'pending',
+    status: attempt.status ?? null,
+    error: attempt.error.slice(0, 200),
+    nextTryAt: final ? null : retryAt(settings, delivery.attempts),
+    deliveredAt: null,
+  };
 }
 
-export async function startDeliveryWorkers(
-  jobs: PgBoss,
-  em: () => EntityManager,
-  settings: DeliverySettings,
-): Promise<void> {
-  await jobs.createQueue(deliveryQueue, { expireInSeconds: deliveryExpirySeconds(settings) });
-  await jobs.work<{ deliveryId: number }>(
-    deliveryQueue,
-    // Idle, 16 workers poll every 2 s (each poll is a query, and idle polling competes with sales); while
-    // deliveries wait they burst, fetching again at once.
-    { batchSize: 1, localConcurrency: 16, pollingIntervalSeconds: 2, burstWhenReadyExceeds: 1 },
-    async ([job]: Job<{ deliveryId: number }>[]) => {
-      if (job) await attemptDelivery(em(), job.data.deliveryId, settings);
+interface Queued extends ClaimedDelivery {
+  key: KeyObject;
+}
+
+/** A destination as this core sees it: its deliveries waiting for a connection, those in flight, its circuit. */
+interface Destination {
+  waiting: Queued[];
+  inFlight: number;
+  breaker: CircuitBreaker;
+}
+
+export interface DeliveryWorkers {
+  /** Stops claiming, hands back what was not sent, waits (boundedly) for what is in flight. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The delivery workers of one core: a loop claims due rows in batches, reads their merchants' secrets once
+ * per batch, and hands each row to its destination, which sends at most `connectionsPerDestination` at a
+ * time over its own keep-alive pool. Outcomes are written in batches by one writer, which also renews the
+ * lease on every row still held. A destination whose circuit is open, or which already holds a claim's
+ * worth of rows, is left out of claims: its rows wait in the database, not in a worker.
+ *
+ * Circuit state is per core, in memory: it is learnt from this core's own attempts within seconds, costs
+ * no write on the delivery path, and a second core only pays the same few failed attempts to learn it.
+ */
+export function startDeliveryWorkers(
+  services: Pick<CoreServices, 'orm' | 'ipn'>,
+  onError: (error: unknown) => void,
+): DeliveryWorkers {
+  const settings = services.ipn;
+  const em = () => services.orm.em.fork();
+  const sender = new Sender(settings);
+  const destinations = new Map<string, Destination>();
+  /** Rows claimed by this core and not yet written back: their leases are renewed. */
+  const held = new Set<number>();
+  let outcomes: Outcome[] = [];
+  let writing: Promise<void> = Promise.resolve();
+  let writeScheduled = false;
+  let running = true;
+  let wake: (() => void) | undefined;
+
+  const destinationOf = (url: string): Destination => {
+    let destination = destinations.get(url);
+    if (!destination) {
+      destination = { waiting: [], inFlight: 0, breaker: new CircuitBreaker(settings.breaker) };
+      destinations.set(url, destination);
+    }
+    return destination;
+  };
+
+  /** Writes serialise (outcomes, renewals), so a renewal never overwrites a newer outcome's next try. */
+  const serially = (write: () => Promise<void>) => {
+    writing = writing.then(write).catch(onError);
+    return writing;
+  };
+
+  const record = (outcome: Outcome) => {
+    held.delete(outcome.id);
+    outcomes.push(outcome);
+    if (writeScheduled) return;
+    writeScheduled = true;
+    void serially(async () => {
+      writeScheduled = false;
+      const batch = outcomes;
+      outcomes = [];
+      await writeOutcomes(em(), batch);
+    });
+  };
+
+  const release = (destination: Destination, at: Date) => {
+    for (const delivery of destination.waiting.splice(0)) record({ id: delivery.id, release: at });
+  };
+
+  const attempt = async (url: string, destination: Destination, delivery: Queued) => {
+    const id = `ipn_${delivery.id}`;
+    const timestamp = Math.floor(Date.now() / 1000);
+    const result = await sender.post(
+      url,
+      {
+        'content-type': 'application/x-www-form-urlencoded',
+        'user-agent': 'Paywire-IPN/1',
+        'webhook-id': id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signature(delivery.key, id, timestamp, delivery.body),
+      },
+      delivery.body,
+    );
+    destination.inFlight -= 1;
+    record(outcomeOf(delivery, result, settings));
+    if (!result.ok && result.refused) {
+      // Not the receiver's failure: a refused probe proves nothing either way.
+      if (destination.breaker.state === 'probing') destination.breaker.close();
+    } else if (destination.breaker.record(result.ok)) {
+      release(destination, new Date(destination.breaker.reopenAt));
+    }
+    pump(url, destination);
+    if (destination.waiting.length + destination.inFlight === claimLimit / 2) wake?.();
+  };
+
+  function pump(url: string, destination: Destination) {
+    const { breaker } = destination;
+    const limit = breaker.state === 'closed' ? settings.connectionsPerDestination : 1;
+    while (destination.inFlight < limit && destination.waiting.length > 0 && breaker.state !== 'open') {
+      const delivery = destination.waiting.shift() as Queued;
+      destination.inFlight += 1;
+      void attempt(url, destination, delivery).catch(onError);
+    }
+  }
+
+  /** A claimed batch: secrets read once, refused targets failed at once, the rest queued per destination. */
+  const dispatch = async (claimed: ClaimedDelivery[]) => {
+    for (const delivery of claimed) held.add(delivery.id);
+    const keys = new Map<number, KeyObject>();
+    try {
+      const merchants = [...new Set(claimed.map((delivery) => delivery.merchantId))];
+      for (const [merchantId, secret] of await ipnSecrets(em(), merchants))
+        keys.set(merchantId, signingKey(secret));
+    } catch (error) {
+      for (const delivery of claimed) record({ id: delivery.id, release: new Date() });
+      throw error;
+    }
+    const touched = new Set<string>();
+    for (const delivery of claimed) {
+      const refused = refusedAddress(delivery.destination, settings.allowPrivateTargets);
+      const key = keys.get(delivery.merchantId);
+      if (refused || !key) {
+        record(
+          outcomeOf(delivery, { ok: false, error: refused ?? 'merchant not found', refused: true }, settings),
+        );
+        continue;
+      }
+      destinationOf(delivery.destination).waiting.push({ ...delivery, key });
+      touched.add(delivery.destination);
+    }
+    for (const url of touched) pump(url, destinationOf(url));
+  };
+
+  /** Destinations left out of the next claim: circuit not closed, or already holding plenty. */
+  const excluded = () => {
+    const names: string[] = [];
+    for (const [url, destination] of destinations) {
+      const busy = destination.waiting.length + destination.inFlight >= claimLimit;
+      if (destination.breaker.state !== 'closed' || busy) names.push(url);
+      else if (destination.inFlight === 0 && destination.waiting.length === 0 && destination.breaker.clear) {
+        destinations.delete(url); // idle, and no failure to remember
+      }
+    }
+    return names;
+  };
+
+  const probe = async () => {
+    for (const [url, destination] of destinations) {
+      if (!destination.breaker.probeDue()) continue;
+      destination.breaker.startProbe();
+      const claimed = await claimDestination(em(), 1, leaseMs, url);
+      if (claimed.length === 0)
+        destination.breaker.close(); // nothing to probe with: the next delivery is
+      else await dispatch(claimed);
+    }
+  };
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        wake = undefined;
+        resolve();
+      }, ms);
+      wake = () => {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      };
+    });
+
+  const loop = (async () => {
+    let failures = 0;
+    while (running) {
+      try {
+        await probe();
+        const wanted = Math.min(claimLimit, heldLimit - held.size);
+        const claimed = wanted > 0 ? await claimDeliveries(em(), wanted, leaseMs, excluded()) : [];
+        if (claimed.length > 0) await dispatch(claimed);
+        failures = 0;
+        if (claimed.length === wanted && wanted > 0) continue; // more may be due
+      } catch (error) {
+        onError(error);
+        failures += 1;
+      }
+      await sleep(pollMs * 2 ** Math.min(5, failures));
+    }
+  })();
+
+  const renewal = setInterval(() => {
+    sender.dropIdle();
+    void serially(() => renewLeases(em(), [...held], leaseMs));
+  }, renewEveryMs);
+
+  return {
+    async stop() {
+      running = false;
+      wake?.();
+      await loop;
+      clearInterval(renewal);
+      const now = new Date();
+      for (const destination of destinations.values()) release(destination, now);
+      const deadline = Date.now() + 5_000;
+      while (
+        [...destinations.values()].some((destination) => destination.inFlight > 0) &&
+        Date.now() < deadline
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await serially(async () => {});
+      await writing;
+      sender.close();
     },
-  );
+  };
 }

@@ -1,5 +1,5 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/postgresql';
-import type { SendFlag } from '@paywire/contracts';
+import type { DeliveryState, SendFlag } from '@paywire/contracts';
 
 export interface StoredDestination {
   ipnUrl: string;
@@ -22,8 +22,6 @@ export const IpnConfig = defineEntity({
 });
 export type IpnConfig = InferEntity<typeof IpnConfig>;
 
-export type DeliveryState = 'pending' | 'delivered' | 'failed';
-
 export const IpnDelivery = defineEntity({
   name: 'IpnDelivery',
   properties: {
@@ -39,6 +37,7 @@ export const IpnDelivery = defineEntity({
     state: p.string().length(12).$type<DeliveryState>().default('pending'),
     lastStatus: p.integer().nullable(),
     lastError: p.string().length(200).nullable(),
+    /** When a pending row is due; while a worker holds it ('sending'), the end of its lease. */
     nextTryAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     deliveredAt: p.datetime().nullable(),

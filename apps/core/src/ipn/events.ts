@@ -7,12 +7,10 @@ import {
   sendFlagOf,
   transactionTypeOf,
 } from '@paywire/contracts';
-import { fromKysely } from 'pg-boss';
 import type { MerchantContext } from '../context.ts';
-import { executePrepared } from '../db/wire.ts';
+import { sendWithNext } from '../db/wire.ts';
 import { callFacts, type MerchantFacts } from '../merchants/facts.ts';
 import type { StoredDestination } from './entities.ts';
-import { deliveryExpirySeconds, deliveryQueue } from './queue.ts';
 import { ipnSecret } from './secret.ts';
 
 /** The event's own parameters; transactionType, testMode and authKey are added here. */
@@ -46,8 +44,8 @@ export async function isEventWanted(
 }
 
 /**
- * Records an event for every destination whose flag for it is on: a delivery row and its job, written
- * through the caller's transaction, so they commit with the change they report or not at all.
+ * Records an event for every destination whose flag for it is on: a delivery row, written through the
+ * caller's transaction, so they commit with the change they report or not at all.
  */
 export async function recordEvent(
   ctx: MerchantContext,
@@ -73,29 +71,23 @@ export async function recordEvent(
   }).toString();
 
   const maxAttempts = attemptsFor(facts.ipn.ensureReceipt);
-  const transaction = em.getTransactionContext();
-  if (!transaction) throw new Error('an event is recorded in the transaction of the change it reports');
-  const db = fromKysely(transaction);
-  for (const target of targets) {
-    const [row] = await executePrepared<{ id: string }>(
-      em,
-      `insert into ipn_delivery (merchant_id, event, reference_number, destination, body, max_attempts)
-       values ($1, $2, $3, $4, $5, $6) returning id`,
-      [ctx.merchantId, event, referenceNumber || null, target.ipnUrl, body, maxAttempts],
-    );
-    await ctx.jobs.send(
-      deliveryQueue,
-      { deliveryId: Number(row?.id) },
-      {
-        db,
-        retryLimit: maxAttempts - 1,
-        retryDelay: ctx.ipn.retryDelaySeconds,
-        retryBackoff: true,
-        retryDelayMax: 86_400,
-        expireInSeconds: deliveryExpirySeconds(ctx.ipn),
-      },
-    );
-  }
+  if (!em.getTransactionContext())
+    throw new Error('an event is recorded in the transaction of the change it reports');
+  // The rows are the queue (due at once: next_try_at defaults to now()). Nothing waits for the insert: it
+  // travels with the transaction's next statement, at the latest its commit, which fails if it does.
+  await sendWithNext(
+    em,
+    `insert into ipn_delivery (merchant_id, event, reference_number, destination, body, max_attempts)
+     select $1, $2, $3, destination, $5, $6 from unnest($4::text[]) with ordinality as t(destination, n) order by n`,
+    [
+      ctx.merchantId,
+      event,
+      referenceNumber || null,
+      targets.map((target) => target.ipnUrl),
+      body,
+      maxAttempts,
+    ],
+  );
 }
 
 /** A domain failure that is an event in itself (a decline): reported although the call's writes roll back. */

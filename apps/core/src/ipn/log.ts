@@ -1,67 +1,95 @@
-import { DomainError } from '@paywire/contracts';
-import { fromKysely } from 'pg-boss';
+import {
+  type DeliveryLogQuery,
+  DomainError,
+  type IpnEvent,
+  type NotificationDelivery,
+  type NotificationDeliveryPage,
+} from '@paywire/contracts';
 import type { MerchantContext } from '../context.ts';
-import { inTransaction } from '../db/transaction.ts';
-import { IpnDelivery } from './entities.ts';
-import { deliveryExpirySeconds, deliveryQueue } from './queue.ts';
+import { executePrepared } from '../db/wire.ts';
 
-export interface DeliveryLogEntry {
-  deliveryId: number;
-  event: string;
-  referenceNumber: string | null;
+interface DeliveryRow {
+  id: string;
+  event: IpnEvent;
+  reference_number: string | null;
   destination: string;
-  state: IpnDelivery['state'];
+  state: NotificationDelivery['state'];
   attempts: number;
-  maxAttempts: number;
-  lastStatus: number | null;
-  lastError: string | null;
-  nextTryAt: string | null;
-  createdAt: string;
-  deliveredAt: string | null;
+  max_attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  next_try_at: Date | string | null;
+  created_at: Date | string;
+  delivered_at: Date | string | null;
 }
 
-const entry = (delivery: IpnDelivery): DeliveryLogEntry => ({
-  deliveryId: delivery.id,
-  event: delivery.event,
-  referenceNumber: delivery.referenceNumber ?? null,
-  destination: delivery.destination,
-  state: delivery.state,
-  attempts: delivery.attempts,
-  maxAttempts: delivery.maxAttempts,
-  lastStatus: delivery.lastStatus ?? null,
-  lastError: delivery.lastError ?? null,
-  nextTryAt: delivery.nextTryAt?.toISOString() ?? null,
-  createdAt: delivery.createdAt.toISOString(),
-  deliveredAt: delivery.deliveredAt?.toISOString() ?? null,
+/** Timestamps arrive as the driver types them (MikroORM's pool may leave them as text). */
+const iso = (value: Date | string | null): string | null =>
+  value === null ? null : new Date(value).toISOString();
+
+const columns = `id, event, reference_number, destination, state, attempts, max_attempts, last_status, last_error,
+  next_try_at, created_at, delivered_at`;
+
+const entry = (row: DeliveryRow): NotificationDelivery => ({
+  deliveryId: Number(row.id),
+  event: row.event,
+  referenceNumber: row.reference_number,
+  destination: row.destination,
+  state: row.state,
+  attempts: row.attempts,
+  maxAttempts: row.max_attempts,
+  lastStatus: row.last_status,
+  lastError: row.last_error,
+  nextTryAt: row.state === 'pending' ? iso(row.next_try_at) : null,
+  createdAt: iso(row.created_at) ?? '',
+  deliveredAt: iso(row.delivered_at),
 });
 
-/** The merchant's deliveries, newest first, a page at a time. */
+/** The merchant's deliveries, newest first, filtered, a page at a time (one more row tells the last page). */
 export async function listDeliveries(
   ctx: MerchantContext,
-  page: { limit: number; beforeId?: number | undefined },
-) {
-  const deliveries = await ctx.em.find(
-    IpnDelivery,
-    { merchantId: ctx.merchantId, ...(page.beforeId ? { id: { $lt: page.beforeId } } : {}) },
-    { orderBy: { id: 'desc' }, limit: page.limit },
+  query: DeliveryLogQuery,
+): Promise<NotificationDeliveryPage> {
+  const rows = await executePrepared<DeliveryRow>(
+    ctx.em,
+    `select ${columns} from ipn_delivery
+      where merchant_id = $1 and ($2::bigint is null or id < $2) and ($3::text is null or state = $3)
+        and ($4::text is null or event = $4) and ($5::text is null or destination = $5)
+      order by id desc limit $6`,
+    [
+      ctx.merchantId,
+      query.after ?? null,
+      query.state ?? null,
+      query.event ?? null,
+      query.destination ?? null,
+      query.pagesize + 1,
+    ],
   );
-  return deliveries.map(entry);
+  return {
+    lastPage: rows.length <= query.pagesize,
+    notificationDeliveries: rows.slice(0, query.pagesize).map(entry),
+  };
 }
 
-/** One more attempt at a delivery, now, whatever its state. */
-export async function redeliver(ctx: MerchantContext, deliveryId: number): Promise<DeliveryLogEntry> {
-  return inTransaction(ctx.em, async (em) => {
-    const delivery = await em.findOne(IpnDelivery, { id: deliveryId, merchantId: ctx.merchantId });
-    if (!delivery) throw new DomainError('RESOURCE_NOT_FOUND', `IPN delivery ${deliveryId} was not found`);
-    Object.assign(delivery, { state: 'pending', maxAttempts: delivery.attempts + 1, nextTryAt: new Date() });
-    await em.flush();
-    const transaction = em.getTransactionContext();
-    if (!transaction) throw new Error('redelivery runs in a transaction');
-    await ctx.jobs.send(
-      deliveryQueue,
-      { deliveryId },
-      { db: fromKysely(transaction), retryLimit: 0, expireInSeconds: deliveryExpirySeconds(ctx.ipn) },
+/**
+ * One more attempt at a delivery, due now, whatever its state: its attempts so far stay counted and it
+ * gets one more. A delivery a worker holds right now is sent again after that attempt ends.
+ */
+export async function redeliver(ctx: MerchantContext, deliveryId: number): Promise<NotificationDelivery> {
+  const [row] = await executePrepared<DeliveryRow>(
+    ctx.em,
+    `update ipn_delivery
+        set state = 'pending', max_attempts = attempts + 1, next_try_at = now(), delivered_at = null
+      where id = $1 and merchant_id = $2
+  returning ${columns}`,
+    [deliveryId, ctx.merchantId],
+  );
+  if (!row) {
+    throw new DomainError(
+      'NOTIFICATION_DELIVERY_NOT_FOUND',
+      `Notification delivery ${deliveryId} was not found`,
+      { name: 'deliveryId', messageValue: String(deliveryId) },
     );
-    return entry(delivery);
-  });
+  }
+  return entry(row);
 }

@@ -1,5 +1,4 @@
-import { notificationConfigInput } from '@paywire/contracts';
-import { z } from 'zod';
+import { deliveryIdInput, deliveryLogQuery, notificationConfigInput } from '@paywire/contracts';
 import { merchantProcedure, router } from '../trpc.ts';
 import { deleteConfig, getConfig, replaceConfig } from './config.ts';
 import { listDeliveries, redeliver } from './log.ts';
@@ -16,15 +15,9 @@ export const ipnRouter = router({
   rotateSecret: merchantProcedure.mutation(async ({ ctx }) => ({
     secret: await rotateIpnSecret(ctx.em, ctx.merchantId),
   })),
-  deliveries: merchantProcedure
-    .input(
-      z.object({
-        limit: z.number().int().min(1).max(500).default(100),
-        beforeId: z.number().int().optional(),
-      }),
-    )
-    .query(({ ctx, input }) => listDeliveries(ctx, input)),
+  /** The delivery log, newest first, filtered by state, event and destination, a page at a time. */
+  deliveries: merchantProcedure.input(deliveryLogQuery).query(({ ctx, input }) => listDeliveries(ctx, input)),
   redeliver: merchantProcedure
-    .input(z.object({ deliveryId: z.number().int().positive() }))
+    .input(deliveryIdInput)
     .mutation(({ ctx, input }) => redeliver(ctx, input.deliveryId)),
 });
