@@ -802,7 +802,7 @@ describe('rolled back or replayed writes send nothing', () => {
 });
 
 /** The merchant's delivery log, first page, through core's procedure. */
-const deliveryLog = async (coreClient: ReturnType<typeof createCoreClient>, merchant: TestMerchant) =>
+const deliveryLog = async (coreClient: PaywireClient, merchant: TestMerchant) =>
   (await coreClient.ipn.deliveries.query({}, acting(merchant))).notificationDeliveries;
 
 describe('delivery log and redelivery (core procedures)', () => {

@@ -465,7 +465,7 @@ describe('IPN delivery at scale: batches, isolation, circuit breaker', () => {
       ipnTimeoutMs: 5_000,
       ipnBreakerPauseMs: 500,
     });
-    facade = await startFacade(core.url);
+    facade = await startFacade(core.url, await newFacadeCredential(databaseUrl));
     db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   });
 

@@ -3,7 +3,15 @@ import { cardBrands } from './cards.ts';
 import type { CatalogProduct } from './catalog.ts';
 import type { SandboxClock } from './clock.ts';
 import { type ErrorBody, type ErrorName, errorCatalogue } from './errors.ts';
-import { type NotificationConfig, type SendFlag, sendFlags } from './ipn.ts';
+import {
+  deliveryStates,
+  ipnEvents,
+  type NotificationConfig,
+  type NotificationDelivery,
+  type NotificationDeliveryPage,
+  type SendFlag,
+  sendFlags,
+} from './ipn.ts';
 import type { BatchOrder, BatchShopper, Order } from './orders.ts';
 import { type AltTransaction, type SepaTranslations, sepaLanguages } from './sepa.ts';
 import { billingContactFields, type VaultedShopper } from './shoppers.ts';
@@ -178,6 +186,27 @@ export const notificationConfigBody = describes<NotificationConfig>()(
     ensureNotificationReceipt: z.boolean(),
     receiveAffiliateNotifications: z.boolean(),
   }),
+);
+
+export const notificationDeliveryBody = describes<NotificationDelivery>()(
+  z.object({
+    deliveryId: z.number(),
+    event: z.enum(ipnEvents),
+    referenceNumber: z.string().nullable(),
+    destination: z.string(),
+    state: z.enum(deliveryStates),
+    attempts: z.number(),
+    maxAttempts: z.number(),
+    lastStatus: z.number().nullable(),
+    lastError: z.string().nullable(),
+    nextTryAt: z.string().nullable(),
+    createdAt: z.string(),
+    deliveredAt: z.string().nullable(),
+  }),
+);
+
+export const notificationDeliveryPageBody = describes<NotificationDeliveryPage>()(
+  z.object({ lastPage: z.boolean(), notificationDeliveries: z.array(notificationDeliveryBody) }),
 );
 
 const sepaStatus = z.enum(['PENDING', 'SUCCESS', 'FAIL', 'REFUNDED']);

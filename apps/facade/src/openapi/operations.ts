@@ -13,11 +13,15 @@ import {
   createProductInput,
   createShopperInput,
   createTransactionInput,
+  deliveryIdInput,
+  deliveryLogQuery,
   formOpeningInput,
   mandateTextInput,
   merchantShopperIdInput,
   notificationConfigBody,
   notificationConfigInput,
+  notificationDeliveryBody,
+  notificationDeliveryPageBody,
   orderBody,
   orderIdInput,
   preNotificationInput,
@@ -235,6 +239,28 @@ export const operations: Record<Route, Operation> = {
     tag: 'Notifications',
     summary: 'Delete the IPN configuration',
     answers: [noContent('Deleted')],
+  },
+  'GET /notification-deliveries': {
+    tag: 'Notifications',
+    summary: 'The IPN delivery log, newest first, a page at a time',
+    query: deliveryLogQuery.shape,
+    answers: [
+      ok(
+        'A page of deliveries',
+        body('NotificationDeliveryPage', notificationDeliveryPageBody, xmlShapes.deliveryLog),
+      ),
+    ],
+  },
+  'POST /notification-deliveries/:deliveryId/redeliver': {
+    tag: 'Notifications',
+    summary: 'One more attempt at a delivery',
+    params: { deliveryId: deliveryIdInput.shape.deliveryId },
+    answers: [
+      ok(
+        'The delivery',
+        body('NotificationDelivery', notificationDeliveryBody, xmlShapes.notificationDelivery),
+      ),
+    ],
   },
   'POST /catalog/products': {
     tag: 'Catalog',
