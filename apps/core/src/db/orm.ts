@@ -18,6 +18,7 @@ import { Wallets } from './migrations/0006-wallets.ts';
 import { IdempotencyClaim } from './migrations/0007-idempotency-claim.ts';
 import { MerchantTransactionIds } from './migrations/0008-merchant-transaction-ids.ts';
 import { TokenEmbeddingOrigin } from './migrations/0009-token-embedding-origin.ts';
+import { LoginSecurity } from './migrations/0011-login-security.ts';
 import { wireOptions } from './wire.ts';
 
 export const entities = [
@@ -51,6 +52,7 @@ const migrationsList = [
   { name: '0007-idempotency-claim', class: IdempotencyClaim },
   { name: '0008-merchant-transaction-ids', class: MerchantTransactionIds },
   { name: '0009-token-embedding-origin', class: TokenEmbeddingOrigin },
+  { name: '0011-login-security', class: LoginSecurity },
 ];
 
 export async function openDatabase(databaseUrl: string, poolSize: number): Promise<MikroORM> {
