@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
 import type { CoreClient } from './core-client.ts';
-import { basicAuth } from './http/auth.ts';
+import { basicAuth, type CredentialChecks } from './http/auth.ts';
 import { renderErrors } from './http/errors.ts';
 import { requestFormat } from './http/format.ts';
 import { idempotencyKey } from './http/idempotency.ts';
@@ -24,6 +24,8 @@ export interface FacadeOptions {
   log: Logger;
   xmlNamespace: string;
   authCacheSeconds: number;
+  /** Proxies in front that append the client's address to X-Forwarded-For (default 0: none trusted). */
+  trustedProxyHops?: number;
   /** One log line per request (method, path, status, time); off for benchmarks. */
   logRequests: boolean;
 }
@@ -32,7 +34,14 @@ const bodyLimit = '1mb';
 const basePath = '/services/2';
 
 /** The public /services/2 interface: HTTP only, every capability through core's procedures. */
-export function createFacade({ core, log, xmlNamespace, authCacheSeconds, logRequests }: FacadeOptions): Koa {
+export function createFacade({
+  core,
+  log,
+  xmlNamespace,
+  authCacheSeconds,
+  trustedProxyHops = 0,
+  logRequests,
+}: FacadeOptions): Koa {
   const app = new Koa();
   app.context.xmlNamespace = xmlNamespace;
   app.silent = true; // renderErrors logs what is unexpected; Koa's default logger would print the rest too
@@ -78,14 +87,19 @@ export function createFacade({ core, log, xmlNamespace, authCacheSeconds, logReq
     } as bodyParser.Options),
   );
   app.use(publicRoutes.routes());
-  app.use(basicAuth((username, password) => authenticate(core, username, password), authCacheSeconds));
+  app.use(basicAuth(credentialChecks(core), { ttlSeconds: authCacheSeconds, trustedProxyHops }));
   app.use(idempotencyKey);
   app.use(merchantRoutes.routes());
   app.use(merchantRoutes.allowedMethods());
   return app;
 }
 
-async function authenticate(core: CoreClient, username: string, password: string): Promise<number | null> {
-  const { merchantId } = await core.merchants.authenticate.mutate({ username, password });
-  return merchantId;
+function credentialChecks(core: CoreClient): CredentialChecks {
+  return {
+    authenticate: (attempt) => core.merchants.authenticate.mutate(attempt),
+    async generations(merchantIds) {
+      const { generations } = await core.merchants.credentialGenerations.mutate({ merchantIds });
+      return new Map(generations.map((row) => [row.merchantId, row.generation]));
+    },
+  };
 }

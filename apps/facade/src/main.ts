@@ -11,6 +11,7 @@ const app = createFacade({
   log,
   xmlNamespace: env.XML_NAMESPACE,
   authCacheSeconds: env.AUTH_CACHE_SECONDS,
+  trustedProxyHops: env.TRUSTED_PROXY_HOPS,
   logRequests: env.LOG_REQUESTS,
 });
 const server = app.listen(env.PORT, env.HOST, () =>

@@ -12,6 +12,7 @@ export const errorCatalogue = {
   RESOURCE_NOT_FOUND: { code: 10404, status: 404 }, // ours: unknown route
   REQUEST_ENTITY_TOO_LARGE: { code: 10413, status: 413 }, // ours
   UNSUPPORTED_MEDIA_TYPE: { code: 10415, status: 415 }, // ours
+  TOO_MANY_REQUESTS: { code: 10429, status: 429 }, // ours: failed logins limited (Retry-After says when)
   INTERNAL_ERROR: { code: 10500, status: 500 }, // ours
   DO_NOT_HONOR: { code: 14002, status: 400 },
   INSUFFICIENT_FUNDS: { code: 14002, status: 400 },

@@ -1,0 +1,95 @@
+import { availableParallelism } from 'node:os';
+
+/** The gate refused to queue a hash: the caller answers "retry later" without hashing anything. */
+export class HashingBusy extends Error {
+  constructor() {
+    super('too many password checks are waiting');
+    this.name = 'HashingBusy';
+  }
+}
+
+/**
+ * Password hashes are slow on purpose (scrypt, tens of milliseconds of CPU each), so guessing must not be
+ * able to fill the machine with them and starve everything else, real logins first. The gate runs at most
+ * `concurrency` hashes at once and queues at most `maxWaiting`. A lane is who asks (a client address):
+ * the waiting hash whose lane hashed least in the last `windowMs` runs next, and when the queue is full
+ * the lane that hashed most loses its place. A guesser therefore delays a login from elsewhere by about
+ * one hash, however fast it guesses.
+ */
+export interface PasswordGate {
+  run<T>(lane: string, hash: () => Promise<T>): Promise<T>;
+}
+
+interface Waiting {
+  lane: string;
+  start(): void;
+  shed(): void;
+}
+
+export interface GateOptions {
+  concurrency?: number;
+  maxWaiting?: number;
+  windowMs?: number;
+}
+
+export function createPasswordGate(options: GateOptions = {}): PasswordGate {
+  // Half the cores at most: the rest keep serving payments while logins are hashed.
+  const concurrency = options.concurrency ?? Math.max(1, Math.floor(availableParallelism() / 2));
+  const maxWaiting = options.maxWaiting ?? 16;
+  const windowMs = options.windowMs ?? 10_000;
+  const waiting: Waiting[] = [];
+  let running = 0;
+  let usage = new Map<string, number>();
+  let windowStart = Date.now();
+
+  const usageOf = (lane: string) => {
+    if (Date.now() - windowStart > windowMs) {
+      usage = new Map();
+      windowStart = Date.now();
+    }
+    return usage.get(lane) ?? 0;
+  };
+  /** The waiting entry whose lane hashed least (first in the queue on a tie), or most. */
+  const pick = (least: boolean): number => {
+    let chosen = 0;
+    for (let index = 1; index < waiting.length; index++) {
+      const difference = usageOf(waiting[index]?.lane ?? '') - usageOf(waiting[chosen]?.lane ?? '');
+      if (least ? difference < 0 : difference > 0) chosen = index;
+    }
+    return chosen;
+  };
+
+  const admit = (entry: Waiting) => {
+    if (running < concurrency) return entry.start();
+    if (waiting.length < maxWaiting) return void waiting.push(entry);
+    const heaviest = pick(false);
+    const evicted = waiting[heaviest];
+    if (evicted && usageOf(evicted.lane) > usageOf(entry.lane)) {
+      waiting.splice(heaviest, 1);
+      waiting.push(entry);
+      return evicted.shed();
+    }
+    entry.shed();
+  };
+
+  const finished = () => {
+    running--;
+    if (waiting.length > 0) waiting.splice(pick(true), 1)[0]?.start();
+  };
+
+  return {
+    run<T>(lane: string, hash: () => Promise<T>) {
+      return new Promise<T>((resolve, reject) => {
+        admit({
+          lane,
+          start: () => {
+            running++;
+            usage.set(lane, usageOf(lane) + 1);
+            hash().then(resolve, reject).finally(finished);
+          },
+          shed: () => reject(new HashingBusy()),
+        });
+      });
+    },
+  };
+}
