@@ -32,8 +32,11 @@ export interface Stack {
 }
 
 /** A database of its own on the run's PostgreSQL, migrated. */
-export async function newDatabase(prefix = 'paywire'): Promise<string> {
-  const server = serverAt(inject('postgresAdminUrl'));
+export async function newDatabase(
+  prefix = 'paywire',
+  adminUrl = inject('postgresAdminUrl'),
+): Promise<string> {
+  const server = serverAt(adminUrl);
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   await server.ensureDatabase(name);
   const databaseUrl = server.databaseUrl(name);
@@ -72,12 +75,17 @@ export interface TestFacade {
 }
 
 /** The facade in this process on a real port, calling core at coreUrl; log lines go to `log`. */
-export async function startFacade(coreUrl: string, log?: (line: string) => void): Promise<TestFacade> {
+export async function startFacade(
+  coreUrl: string,
+  log?: (line: string) => void,
+  options: { trustedProxyHops?: number } = {},
+): Promise<TestFacade> {
   const facade = createFacade({
     core: createCoreClient(coreUrl),
     log: createLogger('facade', log ?? (() => {})),
     xmlNamespace: 'http://ws.plimus.com',
     authCacheSeconds: 60,
+    ...options,
     logRequests: log !== undefined,
   });
   const http = facade.listen(0, '127.0.0.1');
@@ -97,9 +105,9 @@ export async function startFacade(coreUrl: string, log?: (line: string) => void)
  * facade in this process but on real HTTP ports, talking over real tRPC; one merchant ready.
  */
 export async function startStack(
-  options: { mode?: 'sandbox' | 'live'; acquirer?: Acquirer } = {},
+  options: { mode?: 'sandbox' | 'live'; acquirer?: Acquirer; postgresAdminUrl?: string } = {},
 ): Promise<Stack> {
-  const databaseUrl = await newDatabase();
+  const databaseUrl = await newDatabase('paywire', options.postgresAdminUrl);
   const logs: string[] = [];
   const coreOptions: CoreOptions = {
     databaseUrl,

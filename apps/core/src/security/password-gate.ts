@@ -12,8 +12,8 @@ export class HashingBusy extends Error {
  * Password hashes are slow on purpose (scrypt, tens of milliseconds of CPU each), so guessing must not be
  * able to fill the machine with them and starve everything else, real logins first. The gate runs at most
  * `concurrency` hashes at once and queues at most `maxWaiting`. A lane is who asks (a client address):
- * the waiting hash whose lane hashed least in the last `windowMs` runs next, and when the queue is full
- * the lane that hashed most loses its place. A guesser therefore delays a login from elsewhere by about
+ * the waiting hash whose lane asked least in the last `windowMs` runs next, and when the queue is full
+ * the lane that asked most loses its place. A guesser therefore delays a login from elsewhere by about
  * one hash, however fast it guesses.
  */
 export interface PasswordGate {
@@ -60,11 +60,13 @@ export function createPasswordGate(options: GateOptions = {}): PasswordGate {
   };
 
   const admit = (entry: Waiting) => {
+    const asked = usageOf(entry.lane);
+    usage.set(entry.lane, asked + 1);
     if (running < concurrency) return entry.start();
     if (waiting.length < maxWaiting) return void waiting.push(entry);
     const heaviest = pick(false);
     const evicted = waiting[heaviest];
-    if (evicted && usageOf(evicted.lane) > usageOf(entry.lane)) {
+    if (evicted && usageOf(evicted.lane) > asked) {
       waiting.splice(heaviest, 1);
       waiting.push(entry);
       return evicted.shed();
@@ -84,7 +86,6 @@ export function createPasswordGate(options: GateOptions = {}): PasswordGate {
           lane,
           start: () => {
             running++;
-            usage.set(lane, usageOf(lane) + 1);
             hash().then(resolve, reject).finally(finished);
           },
           shed: () => reject(new HashingBusy()),
