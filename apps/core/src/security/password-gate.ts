@@ -49,7 +49,7 @@ export function createPasswordGate(options: GateOptions = {}): PasswordGate {
     }
     return usage.get(lane) ?? 0;
   };
-  /** The waiting entry whose lane hashed least (first in the queue on a tie), or most. */
+  /** The waiting entry whose lane asked least (first in the queue on a tie), or most. */
   const pick = (least: boolean): number => {
     let chosen = 0;
     for (let index = 1; index < waiting.length; index++) {
@@ -60,8 +60,8 @@ export function createPasswordGate(options: GateOptions = {}): PasswordGate {
   };
 
   const admit = (entry: Waiting) => {
-    const asked = usageOf(entry.lane);
-    usage.set(entry.lane, asked + 1);
+    const asked = usageOf(entry.lane) + 1; // read first: it may start a new window (a new map)
+    usage.set(entry.lane, asked);
     if (running < concurrency) return entry.start();
     if (waiting.length < maxWaiting) return void waiting.push(entry);
     const heaviest = pick(false);
