@@ -148,12 +148,10 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<P
     while (runningPostmaster(dataDir) !== undefined) await new Promise((resolve) => setTimeout(resolve, 50));
   }
   mkdirSync(path.dirname(dataDir), { recursive: true });
-  // Generated before initdb, so no cluster exists whose password was not kept.
-  const password = initialised
-    ? existsSync(passwordFile)
-      ? storedPassword()
-      : formerPassword
-    : newPassword(dataDir);
+  // A new cluster's password is made and kept before initdb, so no cluster exists whose password was lost.
+  let password = formerPassword;
+  if (!initialised) password = newPassword(dataDir);
+  else if (existsSync(passwordFile)) password = storedPassword();
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,

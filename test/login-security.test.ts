@@ -280,7 +280,19 @@ describe('failed logins are limited', () => {
 
 describe('guessing does not starve real logins', () => {
   it('keeps a real first login fast while 50 guesses a second arrive from ten addresses', async () => {
-    const merchants = await Promise.all([1, 2, 3].map(() => stack.newMerchant()));
+    const merchants = await Promise.all([1, 2, 3, 4, 5, 6].map(() => stack.newMerchant()));
+    const timed = async (merchant: TestMerchant) => {
+      const started = performance.now();
+      const reply = await login(proxied.baseUrl, merchant.authorization, { from: '192.0.2.200' });
+      return { reply, ms: Math.round(performance.now() - started) };
+    };
+    // The same first logins without guessing, on this machine now: the yardstick for the ones below.
+    const quiet: number[] = [];
+    for (const merchant of merchants.slice(3)) {
+      const { reply, ms } = await timed(merchant);
+      expectStatus(reply, 200);
+      quiet.push(ms);
+    }
     const answers = new Map<number, number>();
     let stop = false;
     const attack = (async () => {
@@ -301,10 +313,10 @@ describe('guessing does not starve real logins', () => {
     const timings: number[] = [];
     const replies: Reply[] = [];
     try {
-      for (const merchant of merchants) {
-        const started = performance.now();
-        replies.push(await login(proxied.baseUrl, merchant.authorization, { from: '192.0.2.200' }));
-        timings.push(Math.round(performance.now() - started));
+      for (const merchant of merchants.slice(0, 3)) {
+        const { reply, ms } = await timed(merchant);
+        replies.push(reply);
+        timings.push(ms);
       }
     } finally {
       stop = true;
@@ -312,10 +324,11 @@ describe('guessing does not starve real logins', () => {
     }
     for (const reply of replies) expectStatus(reply, 200);
     console.info(
-      `real logins during 50 guesses/s: ${timings.join(', ')} ms; guesses answered: ${JSON.stringify(Object.fromEntries(answers))}`,
+      `first logins: ${quiet.join(', ')} ms quiet, ${timings.join(', ')} ms during 50 guesses/s; guesses answered: ${JSON.stringify(Object.fromEntries(answers))}`,
     );
-    // The gate's claim is 0.5 s; asserted generously, since this machine is shared.
-    for (const ms of timings) expect(ms).toBeLessThan(1500);
+    // The gate's claim is 0.5 s on a quiet machine; asserted generously, and relative to this machine's pace.
+    const bound = Math.max(1500, 4 * Math.max(...quiet));
+    for (const ms of timings) expect(ms).toBeLessThan(bound);
     expect([...answers.keys()].every((status) => status === 401 || status === 429)).toBe(true);
   });
 });
@@ -337,20 +350,29 @@ describe('a password change', () => {
       }
       await saveMerchant(stack.databaseUrl, merchant.username, newPassword); // as `npm run merchant` does
       const changedAt = performance.now();
-      const took = await Promise.all(
-        facades.map((baseUrl) =>
-          waitFor(
-            'the old password refused and the new one accepted',
+      // When each facade last accepted the old password, by when the request was sent (ms after the change):
+      // a verdict is served only on a generation core confirmed within the last second, so never later than
+      // one second after the change, however slow the machine is to answer.
+      const lastAccepted = await Promise.all(
+        facades.map(async (baseUrl) => {
+          // the new password works at once: refusals are never cached
+          expectStatus(await login(baseUrl, newHeader), 200);
+          let last = -1;
+          await waitFor(
+            'the old password refused',
             async () => {
-              const [old, fresh] = await Promise.all([login(baseUrl, oldHeader), login(baseUrl, newHeader)]);
-              return old.status === 401 && fresh.status === 200 && Math.round(performance.now() - changedAt);
+              const sentAt = Math.round(performance.now() - changedAt);
+              const old = await login(baseUrl, oldHeader);
+              if (old.status === 200) last = sentAt;
+              return old.status === 401;
             },
-            2000,
-          ),
-        ),
+            10_000,
+          );
+          return last;
+        }),
       );
-      console.info(`password change effective after ${took.join(' and ')} ms`);
-      for (const ms of took) expect(ms).toBeLessThanOrEqual(1200);
+      console.info(`old password last accepted ${lastAccepted.join(' and ')} ms after the change`);
+      for (const ms of lastAccepted) expect(ms).toBeLessThan(1000);
     } finally {
       await second.close();
     }

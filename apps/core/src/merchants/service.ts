@@ -14,7 +14,8 @@ export interface LoginAttempt {
 /**
  * Checks a merchant's credentials. Blocked keys are answered before any hash; the slow hash waits its turn
  * at the gate (callers cache accepted verdicts). An unknown username costs the same hash as a known one, so
- * timing does not reveal which usernames exist.
+ * timing does not reveal which usernames exist; only when the gate is overloaded is an unknown username's
+ * attempt refused without its hash, the price of keeping real merchants' logins fast during guessing.
  */
 export async function authenticate(
   ctx: { em: EntityManager; passwords: PasswordGate },
@@ -29,14 +30,22 @@ export async function authenticate(
   if (facts.blocked_seconds !== null) return { outcome: 'limited', retryAfterSeconds: facts.blocked_seconds };
   let verified: boolean;
   try {
-    verified = await ctx.passwords.run(clientAddress ?? keys[0]?.key ?? '', async () => {
-      if (facts.password_hash !== null) return verifyPassword(password, facts.password_hash);
-      await hashPassword(password);
-      return false;
-    });
+    const { password_hash: hash } = facts;
+    verified = await ctx.passwords.run(
+      clientAddress ?? keys[0]?.key ?? '',
+      async () => {
+        if (hash !== null) return verifyPassword(password, hash);
+        await hashPassword(password); // the same cost as a known username's
+        return false;
+      },
+      // An unknown username's hash only hides that it is unknown: it yields to real merchants' hashes.
+      { deferrable: hash === null },
+    );
   } catch (error) {
-    if (error instanceof HashingBusy) return { outcome: 'limited', retryAfterSeconds: 1 };
-    throw error;
+    if (!(error instanceof HashingBusy)) throw error;
+    // Shed: a real merchant's login is asked to retry; an unknown username's is simply refused.
+    if (facts.password_hash !== null) return { outcome: 'limited', retryAfterSeconds: 1 };
+    verified = false;
   }
   if (!verified || facts.id === null) {
     await recordFailure(ctx.em, keys);

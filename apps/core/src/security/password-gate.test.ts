@@ -47,4 +47,21 @@ describe('the password gate', () => {
     await expect(real).resolves.toBe('m1');
     expect(started).toEqual(['a1', 'm1', 'a3']);
   });
+
+  it('runs deferrable hashes after all others, and gives them up first when full', async () => {
+    const gate = createPasswordGate({ concurrency: 1, maxWaiting: 2 });
+    const { started, hash, finishNext } = manualHashes();
+    // Guesses from many addresses, each asking once: lane counts alone could not tell them from a merchant.
+    const guesses = ['g1', 'g2', 'g3'].map((name) =>
+      gate.run(name, hash(name), { deferrable: true }).catch((error) => error),
+    );
+    const real = gate.run('merchant', hash('m1'));
+    await expect(guesses[1]).resolves.toBeInstanceOf(HashingBusy);
+    await finishNext();
+    expect(started).toEqual(['g1', 'm1']);
+    await finishNext();
+    await finishNext();
+    await expect(real).resolves.toBe('m1');
+    expect(started).toEqual(['g1', 'm1', 'g3']);
+  });
 });

@@ -14,14 +14,17 @@ export class HashingBusy extends Error {
  * `concurrency` hashes at once and queues at most `maxWaiting`. A lane is who asks (a client address):
  * the waiting hash whose lane asked least in the last `windowMs` runs next, and when the queue is full
  * the lane that asked most loses its place. A guesser therefore delays a login from elsewhere by about
- * one hash, however fast it guesses.
+ * one hash, however fast it guesses. A deferrable hash (one that can prove no account, for a username
+ * that does not exist) runs after all others and loses its place first, so guesses spread over many
+ * addresses still cannot keep real merchants waiting.
  */
 export interface PasswordGate {
-  run<T>(lane: string, hash: () => Promise<T>): Promise<T>;
+  run<T>(lane: string, hash: () => Promise<T>, options?: { deferrable?: boolean }): Promise<T>;
 }
 
 interface Waiting {
   lane: string;
+  deferrable: boolean;
   start(): void;
   shed(): void;
 }
@@ -49,24 +52,27 @@ export function createPasswordGate(options: GateOptions = {}): PasswordGate {
     }
     return usage.get(lane) ?? 0;
   };
-  /** The waiting entry whose lane asked least (first in the queue on a tie), or most. */
-  const pick = (least: boolean): number => {
+  /** Which of two entries goes later: deferrable ones, then those of lanes that asked more. */
+  const later = (a: Waiting, b: Waiting): number =>
+    Number(a.deferrable) - Number(b.deferrable) || usageOf(a.lane) - usageOf(b.lane);
+  /** The waiting entry to run first (first in the queue on a tie), or the one to give up first. */
+  const pick = (first: boolean): number => {
     let chosen = 0;
     for (let index = 1; index < waiting.length; index++) {
-      const difference = usageOf(waiting[index]?.lane ?? '') - usageOf(waiting[chosen]?.lane ?? '');
-      if (least ? difference < 0 : difference > 0) chosen = index;
+      const order = later(waiting[index] as Waiting, waiting[chosen] as Waiting);
+      if (first ? order < 0 : order > 0) chosen = index;
     }
     return chosen;
   };
 
   const admit = (entry: Waiting) => {
-    const asked = usageOf(entry.lane) + 1; // read first: it may start a new window (a new map)
+    const asked = usageOf(entry.lane) + 1; // read before writing: it may start a new window (a new map)
     usage.set(entry.lane, asked);
     if (running < concurrency) return entry.start();
     if (waiting.length < maxWaiting) return void waiting.push(entry);
     const heaviest = pick(false);
     const evicted = waiting[heaviest];
-    if (evicted && usageOf(evicted.lane) > asked) {
+    if (evicted && later(evicted, entry) > 0) {
       waiting.splice(heaviest, 1);
       waiting.push(entry);
       return evicted.shed();
@@ -80,10 +86,11 @@ export function createPasswordGate(options: GateOptions = {}): PasswordGate {
   };
 
   return {
-    run<T>(lane: string, hash: () => Promise<T>) {
+    run<T>(lane: string, hash: () => Promise<T>, options: { deferrable?: boolean } = {}) {
       return new Promise<T>((resolve, reject) => {
         admit({
           lane,
+          deferrable: options.deferrable === true,
           start: () => {
             running++;
             hash().then(resolve, reject).finally(finished);
