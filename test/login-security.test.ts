@@ -378,6 +378,33 @@ describe('a password change', () => {
     }
   });
 
+  it('cannot be missed while core is unreachable: a verdict core has not confirmed for a second is not used', async () => {
+    const hop = await countingHop(stack.core.url);
+    const facade = await startFacade(hop.url);
+    try {
+      const merchant = await stack.newMerchant();
+      expectStatus(await login(facade.baseUrl, merchant.authorization), 200); // cached
+      hop.calls.server.close();
+      hop.calls.server.closeAllConnections();
+      const cutAt = performance.now();
+      let lastAccepted = -1;
+      const refused = await waitFor(
+        'the cached verdict to be dropped',
+        async () => {
+          const sentAt = Math.round(performance.now() - cutAt);
+          const reply = await login(facade.baseUrl, merchant.authorization);
+          if (reply.status === 200) lastAccepted = sentAt;
+          return reply.status !== 200 && reply;
+        },
+        10_000,
+      );
+      expect(refused.status).toBeGreaterThanOrEqual(500); // core cannot be asked: an error, not a guess
+      expect(lastAccepted).toBeLessThan(1000);
+    } finally {
+      await facade.close();
+    }
+  });
+
   it('is seen by a trigger whoever writes the hash: the generation moves on a direct update', async () => {
     const merchant = await stack.newMerchant();
     const generation = async () =>
