@@ -132,11 +132,14 @@ describe('credentials are compared exactly and never echoed', () => {
   it('refuses an unusable credential at core too, as a refusal and not a validation error that echoes', async () => {
     const passwords = createPasswordGate();
     const em = stack.core.services.orm.em.fork();
-    const verdict = await authenticate(
-      { em, passwords },
+    for (const attempt of [
       { username: stack.merchant.username, password: 'x'.repeat(5000) },
-    );
-    expect(verdict).toEqual({ outcome: 'refused' });
+      { username: 'u'.repeat(5000), password: stack.merchant.password, clientAddress: '192.0.2.250' },
+      { username: `${stack.merchant.username}\u0000`, password: stack.merchant.password },
+    ]) {
+      expect(await authenticate({ em, passwords }, attempt)).toEqual({ outcome: 'refused' });
+    }
+    expect(await failuresOf('address:192.0.2.250')).toMatchObject({ failures: 1 }); // counted all the same
   });
 });
 

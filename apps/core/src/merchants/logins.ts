@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { credentialLimits } from '@paywire/contracts';
 import { executeParameterized, executePrepared } from '../db/wire.ts';
 
 /**
@@ -15,9 +16,18 @@ export interface LoginKey {
   freeFailures: number;
 }
 
+/**
+ * The keys an attempt counts against: its username first, unless no merchant could have it (too long, or
+ * with NUL, which PostgreSQL cannot store), then its client address when the caller said which.
+ */
 export function loginKeys(username: string, clientAddress: string | undefined): LoginKey[] {
-  const keys = [{ key: `username:${username}`, freeFailures: limits.username }];
-  if (clientAddress) keys.push({ key: `address:${clientAddress}`, freeFailures: limits.address });
+  const keys: LoginKey[] = [];
+  if (username.length <= credentialLimits.username && !username.includes('\u0000')) {
+    keys.push({ key: `username:${username}`, freeFailures: limits.username });
+  }
+  if (clientAddress && !clientAddress.includes('\u0000')) {
+    keys.push({ key: `address:${clientAddress}`, freeFailures: limits.address });
+  }
   return keys;
 }
 
@@ -30,6 +40,7 @@ export interface LoginFacts {
   generation: string | null;
 }
 
+/** For a usable username, whose key comes first. */
 export async function loginFacts(em: EntityManager, username: string, keys: LoginKey[]): Promise<LoginFacts> {
   const [facts] = await executePrepared<LoginFacts>(
     em,
@@ -54,6 +65,7 @@ const blockedUntil = (failures: string, free: string) =>
  * removes a few long-forgotten rows so the table stays small.
  */
 export async function recordFailure(em: EntityManager, keys: LoginKey[]): Promise<void> {
+  if (keys.length === 0) return;
   await executeParameterized(
     em,
     `with forgotten as (
@@ -72,6 +84,6 @@ export async function recordFailure(em: EntityManager, keys: LoginKey[]): Promis
 }
 
 /** The merchant proved its password: failures against its username are forgiven (its address's are not). */
-export async function forgiveUsername(em: EntityManager, keys: LoginKey[]): Promise<void> {
-  await executeParameterized(em, 'delete from login_failure where key = $1', [keys[0]?.key]);
+export async function forgiveUsername(em: EntityManager, username: string): Promise<void> {
+  await executeParameterized(em, 'delete from login_failure where key = $1', [`username:${username}`]);
 }

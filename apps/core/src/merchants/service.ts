@@ -32,7 +32,7 @@ export async function authenticate(
   try {
     const { password_hash: hash } = facts;
     verified = await ctx.passwords.run(
-      clientAddress ?? keys[0]?.key ?? '',
+      clientAddress ?? `username:${username}`,
       async () => {
         if (hash !== null) return verifyPassword(password, hash);
         await hashPassword(password); // the same cost as a known username's
@@ -51,7 +51,7 @@ export async function authenticate(
     await recordFailure(ctx.em, keys);
     return { outcome: 'refused' };
   }
-  if (facts.username_failures !== null) await forgiveUsername(ctx.em, keys);
+  if (facts.username_failures !== null) await forgiveUsername(ctx.em, username);
   return { outcome: 'accepted', merchantId: facts.id, generation: Number(facts.generation) };
 }
 
