@@ -50,6 +50,7 @@ async function countingHop(target: string) {
         answer.pipe(outgoing);
       },
     );
+    forwarded.on('error', () => outgoing.destroy()); // core gone: the facade sees a dropped connection
     incoming.pipe(forwarded);
   });
   await new Promise<void>((resolve) => calls.server.listen(0, '127.0.0.1', resolve));
