@@ -48,20 +48,24 @@ describe('the password gate', () => {
     expect(started).toEqual(['a1', 'm1', 'a3']);
   });
 
-  it('runs deferrable hashes after all others, and gives them up first when full', async () => {
+  it('runs deferrable hashes after all others, never in the slot kept for the rest, and gives them up first', async () => {
     const gate = createPasswordGate({ concurrency: 1, maxWaiting: 2 });
     const { started, hash, finishNext } = manualHashes();
     // Guesses from many addresses, each asking once: lane counts alone could not tell them from a merchant.
     const guesses = ['g1', 'g2', 'g3'].map((name) =>
       gate.run(name, hash(name), { deferrable: true }).catch((error) => error),
     );
-    const real = gate.run('merchant', hash('m1'));
-    await expect(guesses[1]).resolves.toBeInstanceOf(HashingBusy);
-    await finishNext();
+    const first = gate.run('merchant-1', hash('m1'));
+    expect(started).toEqual(['g1', 'm1']); // at once, beside the guess being hashed
+    const second = gate.run('merchant-2', hash('m2'));
+    await expect(guesses[1]).resolves.toBeInstanceOf(HashingBusy); // the full queue gave up a guess
+    await finishNext(); // g1: m2 still waits, only one hash that is not deferrable runs at a time
     expect(started).toEqual(['g1', 'm1']);
+    await finishNext(); // m1
+    expect(started).toEqual(['g1', 'm1', 'm2']);
+    await finishNext(); // m2
+    expect(started).toEqual(['g1', 'm1', 'm2', 'g3']);
     await finishNext();
-    await finishNext();
-    await expect(real).resolves.toBe('m1');
-    expect(started).toEqual(['g1', 'm1', 'g3']);
+    await expect(Promise.all([first, second])).resolves.toEqual(['m1', 'm2']);
   });
 });

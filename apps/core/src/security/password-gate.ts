@@ -15,8 +15,9 @@ export class HashingBusy extends Error {
  * the waiting hash whose lane asked least in the last `windowMs` runs next, and when the queue is full
  * the lane that asked most loses its place. A guesser therefore delays a login from elsewhere by about
  * one hash, however fast it guesses. A deferrable hash (one that can prove no account, for a username
- * that does not exist) runs after all others and loses its place first, so guesses spread over many
- * addresses still cannot keep real merchants waiting.
+ * that does not exist) runs after all others, loses its place first, and never takes the one slot beyond
+ * `concurrency` kept for the others: guesses spread over many addresses cannot keep real merchants
+ * waiting, not even for the guess being hashed.
  */
 export interface PasswordGate {
   run<T>(lane: string, hash: () => Promise<T>, options?: { deferrable?: boolean }): Promise<T>;
@@ -42,6 +43,8 @@ export function createPasswordGate(options: GateOptions = {}): PasswordGate {
   const windowMs = options.windowMs ?? 10_000;
   const waiting: Waiting[] = [];
   let running = 0;
+  /** Running hashes that are not deferrable: never more than `concurrency`. */
+  let runningFirm = 0;
   let usage = new Map<string, number>();
   let windowStart = Date.now();
 
@@ -65,10 +68,13 @@ export function createPasswordGate(options: GateOptions = {}): PasswordGate {
     return chosen;
   };
 
+  const mayStart = (entry: Waiting) =>
+    entry.deferrable ? running < concurrency : runningFirm < concurrency && running < concurrency + 1;
+
   const admit = (entry: Waiting) => {
     const asked = usageOf(entry.lane) + 1; // read before writing: it may start a new window (a new map)
     usage.set(entry.lane, asked);
-    if (running < concurrency) return entry.start();
+    if (mayStart(entry)) return entry.start();
     if (waiting.length < maxWaiting) return void waiting.push(entry);
     const heaviest = pick(false);
     const evicted = waiting[heaviest];
@@ -80,9 +86,11 @@ export function createPasswordGate(options: GateOptions = {}): PasswordGate {
     entry.shed();
   };
 
-  const finished = () => {
-    running--;
-    if (waiting.length > 0) waiting.splice(pick(true), 1)[0]?.start();
+  /** The first in order, if it may start: after it, none may (deferrable ones come last). */
+  const startNext = () => {
+    const next = pick(true);
+    const entry = waiting[next];
+    if (entry && mayStart(entry)) waiting.splice(next, 1)[0]?.start();
   };
 
   return {
@@ -92,8 +100,16 @@ export function createPasswordGate(options: GateOptions = {}): PasswordGate {
           lane,
           deferrable: options.deferrable === true,
           start: () => {
+            const firm = options.deferrable !== true;
             running++;
-            hash().then(resolve, reject).finally(finished);
+            if (firm) runningFirm++;
+            hash()
+              .then(resolve, reject)
+              .finally(() => {
+                running--;
+                if (firm) runningFirm--;
+                startNext();
+              });
           },
           shed: () => reject(new HashingBusy()),
         });
