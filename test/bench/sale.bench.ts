@@ -1,10 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon, { type Result } from 'autocannon';
 import { saleBody } from '../support/http.ts';
 import { startBenchDatabase } from './bench-database.ts';
+import { benchProcesses } from './processes.ts';
 
 /**
  * AUTH_CAPTURE sales, JSON, 32 connections, 10 s: the full service (facade and core as two processes,
@@ -15,25 +13,10 @@ const connections = 32;
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 // One run swings by 20% on a shared 2-core machine: the three loads alternate, and the means are reported.
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const ports = { bare: 18090, core: 18081, facade: 18080 };
 
 const database = await startBenchDatabase('sale-bench');
-const children: ChildProcess[] = [];
-
-function start(script: string, args: string[], env: Record<string, string> = {}): Promise<void> {
-  const child = spawn(process.execPath, [path.join(root, script), ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('listening')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-  });
-}
+const { start, stop } = benchProcesses();
 
 async function load(url: string, authorization?: string, keyed = false): Promise<Result> {
   const body = JSON.stringify(saleBody());
@@ -116,7 +99,6 @@ try {
     ].join('\n'),
   );
 } finally {
-  for (const child of children) child.kill('SIGTERM');
-  await new Promise((resolve) => setTimeout(resolve, 1000));
+  await stop();
   await database.stop();
 }

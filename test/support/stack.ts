@@ -38,8 +38,11 @@ export interface Stack {
 }
 
 /** A database of its own on the run's PostgreSQL, migrated. */
-export async function newDatabase(prefix = 'paywire'): Promise<string> {
-  const server = serverAt(inject('postgresAdminUrl'));
+export async function newDatabase(
+  prefix = 'paywire',
+  adminUrl = inject('postgresAdminUrl'),
+): Promise<string> {
+  const server = serverAt(adminUrl);
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   await server.ensureDatabase(name);
   const databaseUrl = server.databaseUrl(name);
@@ -90,12 +93,14 @@ export async function startFacade(
   coreUrl: string,
   credential: string,
   log?: (line: string) => void,
+  options: { trustedProxyHops?: number } = {},
 ): Promise<TestFacade> {
   const facade = createFacade({
     core: createPaywireClient({ url: coreUrl, credential, maxSockets: 256 }),
     log: createLogger('facade', log ?? (() => {})),
     xmlNamespace: 'http://ws.plimus.com',
     authCacheSeconds: 60,
+    ...options,
     logRequests: log !== undefined,
   });
   const http = await listenFacade(facade, 0, '127.0.0.1');
@@ -115,9 +120,9 @@ export async function startFacade(
  * credential; one merchant ready.
  */
 export async function startStack(
-  options: { mode?: 'sandbox' | 'live'; acquirer?: Acquirer } = {},
+  options: { mode?: 'sandbox' | 'live'; acquirer?: Acquirer; postgresAdminUrl?: string } = {},
 ): Promise<Stack> {
-  const databaseUrl = await newDatabase();
+  const databaseUrl = await newDatabase('paywire', options.postgresAdminUrl);
   const logs: string[] = [];
   const coreOptions: CoreOptions = {
     databaseUrl,

@@ -6,6 +6,7 @@ import type { Acquirer } from './cards/acquirer.ts';
 import type { DeliverySettings } from './ipn/delivery.ts';
 import type { CallMemo } from './merchants/facts.ts';
 import type { CardVault } from './security/card-vault.ts';
+import type { PasswordGate } from './security/password-gate.ts';
 import type { SepaSettings } from './sepa/bank.ts';
 
 export type Mode = 'sandbox' | 'live';
@@ -15,6 +16,8 @@ export interface CoreServices {
   orm: MikroORM;
   acquirer: Acquirer;
   vault: CardVault;
+  /** Bounds the password hashes running and waiting, so guessing cannot starve real logins. */
+  passwords: PasswordGate;
   mode: Mode;
   jobs: PgBoss;
   ipn: DeliverySettings;

@@ -14,6 +14,7 @@ import { startDeliveryWorkers } from './ipn/delivery.ts';
 import { startJobs } from './jobs/boss.ts';
 import { appRouter } from './router.ts';
 import { createCardVault } from './security/card-vault.ts';
+import { createPasswordGate } from './security/password-gate.ts';
 import { type SepaBank, sandboxSepaBank } from './sepa/bank.ts';
 import { startSettlementWorkers } from './sepa/settlement.ts';
 import { refusalEnvelope } from './trpc.ts';
@@ -109,6 +110,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     jobs,
     acquirer: options.acquirer ?? sandboxAcquirer,
     vault: createCardVault(options.cardEncryptionKey),
+    passwords: createPasswordGate(),
     mode: options.mode,
     ipn: {
       retryDelaySeconds: options.ipnRetryDelaySeconds ?? 300,

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
 import type { CoreClient } from './core-client.ts';
-import { basicAuth } from './http/auth.ts';
+import { basicAuth, type CredentialChecks } from './http/auth.ts';
 import { renderErrors } from './http/errors.ts';
 import { requestFormat } from './http/format.ts';
 import { idempotencyKey } from './http/idempotency.ts';
@@ -28,6 +28,8 @@ export interface FacadeOptions {
   log: Logger;
   xmlNamespace: string;
   authCacheSeconds: number;
+  /** Proxies in front that append the client's address to X-Forwarded-For (default 0: none trusted). */
+  trustedProxyHops?: number;
   /** One log line per request (method, path, status, time); off for benchmarks. */
   logRequests: boolean;
   /** Base of every link the facade hands out (PUBLIC_BASE_URL); unset, listenFacade uses the listen address. */
@@ -43,6 +45,7 @@ export function createFacade({
   log,
   xmlNamespace,
   authCacheSeconds,
+  trustedProxyHops = 0,
   logRequests,
   publicBaseUrl,
 }: FacadeOptions): Koa {
@@ -104,14 +107,19 @@ export function createFacade({
   );
   app.use(refuseUnsafeInput);
   app.use(publicRoutes.routes());
-  app.use(basicAuth((username, password) => authenticate(core, username, password), authCacheSeconds));
+  app.use(basicAuth(credentialChecks(core), { ttlSeconds: authCacheSeconds, trustedProxyHops }));
   app.use(idempotencyKey);
   app.use(merchantRoutes.routes());
   app.use(merchantRoutes.allowedMethods());
   return app;
 }
 
-async function authenticate(core: CoreClient, username: string, password: string): Promise<number | null> {
-  const { merchantId } = await core.merchants.authenticate.mutate({ username, password });
-  return merchantId;
+function credentialChecks(core: CoreClient): CredentialChecks {
+  return {
+    authenticate: (attempt) => core.merchants.authenticate.mutate(attempt),
+    async generations(merchantIds) {
+      const { generations } = await core.merchants.credentialGenerations.mutate({ merchantIds });
+      return new Map(generations.map((row) => [row.merchantId, row.generation]));
+    },
+  };
 }

@@ -29,6 +29,8 @@ const schema = z
     XML_NAMESPACE: z.string().default('http://ws.plimus.com'),
     /** How long a verified credential is trusted before core checks it again. */
     AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
+    /** Proxies in front of the facade appending to X-Forwarded-For; the client address for login limits. */
+    TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
     LOG_REQUESTS: z
       .enum(['true', 'false'])
       .default('true')

@@ -22,6 +22,7 @@ const app = createFacade({
   log,
   xmlNamespace: env.XML_NAMESPACE,
   authCacheSeconds: env.AUTH_CACHE_SECONDS,
+  trustedProxyHops: env.TRUSTED_PROXY_HOPS,
   logRequests: env.LOG_REQUESTS,
   ...(env.PUBLIC_BASE_URL ? { publicBaseUrl: env.PUBLIC_BASE_URL } : {}),
 });

@@ -15,6 +15,7 @@ export const errorCatalogue = {
   REQUEST_ENTITY_TOO_LARGE: { code: 10413, status: 413 }, // ours
   UNSUPPORTED_MEDIA_TYPE: { code: 10415, status: 415 }, // ours
   EXPECTATION_FAILED: { code: 10417, status: 417 }, // ours: an Expect other than 100-continue
+  TOO_MANY_REQUESTS: { code: 10429, status: 429 }, // ours: failed logins limited (Retry-After says when)
   REQUEST_HEADER_FIELDS_TOO_LARGE: { code: 10431, status: 431 }, // ours
   INTERNAL_ERROR: { code: 10500, status: 500 }, // ours
   DO_NOT_HONOR: { code: 14002, status: 400 },

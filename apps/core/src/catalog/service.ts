@@ -9,6 +9,7 @@ import {
 import type { z } from 'zod';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
+import { executeParameterized } from '../db/wire.ts';
 import { CatalogProduct, CatalogSku } from './entities.ts';
 
 type CreateProduct = z.output<typeof createProductInput>;
@@ -79,7 +80,7 @@ export const sampleProduct = {
  */
 export async function ensureSampleProduct(em: EntityManager, merchantId: number): Promise<PublicProduct> {
   return inTransaction(em, async (tx) => {
-    await tx.execute('select id from merchant where id = ? for update', [merchantId]);
+    await executeParameterized(tx, 'select id from merchant where id = $1 for update', [merchantId]);
     const existing = await tx.findOne(
       CatalogProduct,
       { merchantId, name: sampleProduct.productName },

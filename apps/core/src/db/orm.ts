@@ -20,6 +20,7 @@ import { IdempotencyClaim } from './migrations/0007-idempotency-claim.ts';
 import { MerchantTransactionIds } from './migrations/0008-merchant-transaction-ids.ts';
 import { TokenEmbeddingOrigin } from './migrations/0009-token-embedding-origin.ts';
 import { CallerCredentials } from './migrations/0010-caller-credentials.ts';
+import { LoginSecurity } from './migrations/0011-login-security.ts';
 import { IpnDeliveryLease } from './migrations/0012-ipn-delivery-lease.ts';
 import { TransactionDetails } from './migrations/0013-transaction-details.ts';
 import { wireOptions } from './wire.ts';
@@ -57,6 +58,7 @@ const migrationsList = [
   { name: '0008-merchant-transaction-ids', class: MerchantTransactionIds },
   { name: '0009-token-embedding-origin', class: TokenEmbeddingOrigin },
   { name: '0010-caller-credentials', class: CallerCredentials },
+  { name: '0011-login-security', class: LoginSecurity },
   { name: '0012-ipn-delivery-lease', class: IpnDeliveryLease },
   { name: '0013-transaction-details', class: TransactionDetails },
 ];

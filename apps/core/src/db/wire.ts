@@ -129,6 +129,21 @@ export async function executePrepared<T>(
 }
 
 /**
+ * Runs a statement (parameters as $1, $2 ...) through the entity manager's connection, its transaction's
+ * when it has one, unprepared: for statements off the hot path. Values travel as parameters, never in the
+ * statement's text, where PostgreSQL's logs and pg_stat_activity would show them (MikroORM's `execute`
+ * inlines them).
+ */
+export async function executeParameterized<T>(
+  em: EntityManager,
+  sql: string,
+  params: readonly unknown[],
+): Promise<T[]> {
+  const result = await em.getKysely().executeQuery<T>(CompiledQuery.raw(sql, [...params]));
+  return result.rows;
+}
+
+/**
  * Queues a prepared statement of the entity manager's transaction without waiting for it: it is written
  * with the transaction's next statement (at the latest its commit), which fails if this one does.
  */

@@ -9,7 +9,8 @@ export const IdempotencyRecord = defineEntity({
   properties: {
     merchantId: p.integer().primary(),
     key: p.string().length(64).primary(),
-    fingerprint: p.string().length(64),
+    /** A keyed hash of the request (middleware.ts); null on records older than keyed fingerprints (0011). */
+    fingerprint: p.string().length(64).nullable(),
     procedure: p.string().length(100),
     /** JSON text of a StoredOutcome, byte for byte as first answered. */
     outcome: p.text(),

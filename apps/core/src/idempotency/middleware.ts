@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   checkIdempotencyKey,
@@ -14,6 +13,7 @@ import { executePrepared, sendWithNext } from '../db/wire.ts';
 import { isDomainFailure, publicErrorBody, ReplayedFailure } from '../errors.ts';
 import { ReportedFailure, recordEvent } from '../ipn/events.ts';
 import { type FactsRow, factsColumns, factsOf, factsSource } from '../merchants/facts.ts';
+import type { CardVault } from '../security/card-vault.ts';
 import type { StoredOutcome } from './entities.ts';
 
 type Result = { ok: true; data: unknown } | { ok: false; error: TRPCError };
@@ -30,12 +30,16 @@ const renewal = `
   on conflict (merchant_id, key) do update set fingerprint = excluded.fingerprint, procedure = excluded.procedure,
     outcome = excluded.outcome, created_at = excluded.created_at, expires_at = excluded.expires_at`;
 
-function fingerprintOf(request: IdempotentRequest, path: string, input: unknown): string {
-  return (
-    request.fingerprint ??
-    createHash('sha256')
-      .update(`${path}\n${JSON.stringify(input ?? null)}`)
-      .digest('hex')
+/**
+ * What is stored to recognise a retry: a keyed hash (the card vault's, from the card key) of the facade's
+ * digest of the request, or of the call itself when no digest came. A plain digest of a body holding a
+ * card number and CVV would let anyone holding the row test guesses offline; this one needs the key.
+ */
+function fingerprintOf(vault: CardVault, request: IdempotentRequest, path: string, input: unknown): string {
+  return vault.fingerprint(
+    request.fingerprint === undefined
+      ? `call:${path}\n${JSON.stringify(input ?? null)}`
+      : `request:${request.fingerprint}`,
   );
 }
 
@@ -60,7 +64,7 @@ export async function runIdempotently<R extends Result>(
   run: { proceed: (em: EntityManager) => Promise<R>; replay: (data: unknown) => R },
 ): Promise<R> {
   const key = checkIdempotencyKey(ctx.idempotency.key);
-  const fingerprint = fingerprintOf(ctx.idempotency, path, await getRawInput());
+  const fingerprint = fingerprintOf(ctx.vault, ctx.idempotency, path, await getRawInput());
   const { merchantId } = ctx;
   return inTransaction(ctx.em, async (em) => {
     // One round trip: the key's lock and record, and the merchant's facts (clock, IPN) the call will need.
@@ -79,7 +83,8 @@ export async function runIdempotently<R extends Result>(
     ctx.memo.facts = Promise.resolve(factsOf(claim));
     const now = await callNow(ctx, em);
     if (claim.outcome !== null && claim.expires_at && new Date(claim.expires_at) > now) {
-      if (claim.fingerprint !== fingerprint) {
+      // A record from before fingerprints were keyed has none (0011): it replays, as a retry needs.
+      if (claim.fingerprint !== null && claim.fingerprint !== fingerprint) {
         throw new DomainError(
           'SAME_IDEMPOTENCY_KEY_WAS_ALREADY_IN_USE_WITH_PREVIOUS_DIFFERENT_REQUEST',
           'this Idempotency-Key was used with a different request',

@@ -6,6 +6,8 @@ export const Merchant = defineEntity({
     id: p.integer().primary().autoincrement(),
     username: p.string().length(100).unique(),
     passwordHash: p.text(),
+    /** Bumped by a trigger on every password change (0011): facades drop cached verdicts when it moves. */
+    credentialsGeneration: p.bigint('number').default(1),
     /** The sandbox clock: the merchant's time is real time plus this offset. */
     clockOffsetSeconds: p.bigint('number').default(0),
     /** Signs IPN deliveries (Standard Webhooks) and makes their authKey; made on first use. */

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SepaDirectDebitInfo } from '@paywire/contracts';
+import { executeParameterized } from '../db/wire.ts';
 import { shortDate } from './texts.ts';
 
 /** The vaulted shopper's mandates, as its paymentSources.sepaDirectDebitInfo shows them. */
@@ -7,11 +8,15 @@ export async function sepaDirectDebitInfo(
   em: EntityManager,
   shopper: { id: number; merchantId: number },
 ): Promise<SepaDirectDebitInfo[]> {
-  const rows = await em.execute<
-    { reference: string; iban_first_four: string; iban_last_four: string; accepted_at: Date }[]
-  >(
+  const rows = await executeParameterized<{
+    reference: string;
+    iban_first_four: string;
+    iban_last_four: string;
+    accepted_at: Date;
+  }>(
+    em,
     `select reference, iban_first_four, iban_last_four, accepted_at from sepa_mandate
-     where shopper_id = ? and merchant_id = ? order by id`,
+     where shopper_id = $1 and merchant_id = $2 order by id`,
     [shopper.id, shopper.merchantId],
   );
   return rows.map((row) => ({

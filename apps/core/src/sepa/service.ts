@@ -28,6 +28,7 @@ import { refundAnswer, refundColumns } from '../cards/refund-answer.ts';
 import { addSeconds, callNow } from '../clock/clock.ts';
 import type { MerchantContext, Mode } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
+import { executeParameterized } from '../db/wire.ts';
 import { duplicateMerchantTransactionId, transactionNotFound } from '../errors.ts';
 import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
 import type { Shopper } from '../shoppers/entities.ts';
@@ -171,10 +172,11 @@ async function mandateFor(
     if (known) return known;
   }
   await em.flush(); // the shopper gets its id
-  await em.execute(
+  await executeParameterized(
+    em,
     `insert into sepa_mandate (merchant_id, shopper_id, reference, iban_fingerprint, sealed_iban,
        iban_first_four, iban_last_four, accepted_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?) on conflict (shopper_id, iban_fingerprint) do nothing`,
+     values ($1, $2, $3, $4, $5, $6, $7, $8) on conflict (shopper_id, iban_fingerprint) do nothing`,
     [
       ctx.merchantId,
       shopper.id,
@@ -205,14 +207,13 @@ async function claimMerchantTransactionId(
   em: EntityManager,
   id: string,
 ): Promise<void> {
-  await em
-    .execute('insert into merchant_transaction_ids (merchant_id, merchant_transaction_id) values (?, ?)', [
-      ctx.merchantId,
-      id,
-    ])
-    .catch((error: unknown) => {
-      throw duplicateMerchantTransactionId(error, id);
-    });
+  await executeParameterized(
+    em,
+    'insert into merchant_transaction_ids (merchant_id, merchant_transaction_id) values ($1, $2)',
+    [ctx.merchantId, id],
+  ).catch((error: unknown) => {
+    throw duplicateMerchantTransactionId(error, id);
+  });
 }
 
 /**
@@ -282,10 +283,11 @@ export async function findSepaDebit(
 export async function isCardTransaction(ctx: MerchantContext, transactionId: string): Promise<boolean> {
   const id = transactionIdOf(transactionId);
   if (id === null) return false;
-  const rows = await ctx.em.execute('select 1 from card_transaction where id = ? and merchant_id = ?', [
-    id,
-    ctx.merchantId,
-  ]);
+  const rows = await executeParameterized(
+    ctx.em,
+    'select 1 from card_transaction where id = $1 and merchant_id = $2',
+    [id, ctx.merchantId],
+  );
   return rows.length > 0;
 }
 

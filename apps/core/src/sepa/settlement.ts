@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { type IpnEvent, type SendFlag, type SepaStatus, sendFlagOf } from '@paywire/contracts';
 import { fromKysely, type PgBoss } from 'pg-boss';
 import type { CoreServices, MerchantContext } from '../context.ts';
+import { executeParameterized } from '../db/wire.ts';
 import type { StoredDestination } from '../ipn/entities.ts';
 import { recordEvent } from '../ipn/events.ts';
 import type { BankOutcome } from './entities.ts';
@@ -102,9 +103,10 @@ async function eventsListenedTo(
   transitions: Transition[],
 ): Promise<Map<number, Set<SendFlag>>> {
   const merchantIds = [...new Set(transitions.map((t) => t.row.merchant_id))];
-  const rows = await tx.execute<{ merchant_id: number; destinations: StoredDestination[] }[]>(
+  const rows = await executeParameterized<{ merchant_id: number; destinations: StoredDestination[] }>(
+    tx,
     `select merchant_id, destinations from ipn_config
-     where merchant_id in (select value::int from jsonb_array_elements_text(?::jsonb))`,
+     where merchant_id in (select value::int from jsonb_array_elements_text($1::jsonb))`,
     [JSON.stringify(merchantIds)],
   );
   return new Map(
@@ -126,32 +128,34 @@ function workerContext(services: CoreServices, em: EntityManager, merchantId: nu
 export async function settleBatch(services: CoreServices, limit: number): Promise<number> {
   const em = services.orm.em.fork();
   return em.transactional(async (tx) => {
-    const rows = await tx.execute<DueRow[]>(
+    const rows = await executeParameterized<DueRow>(
+      tx,
       `select d.id, d.merchant_id, d.merchant_transaction_id, d.shopper_id, d.status, d.outcome, d.currency,
               d.amount_minor, d.refunded_minor, d.payer_first_name, d.payer_last_name, d.next_action_at,
               m.merchant_now, ma.reference, ma.accepted_at, ma.iban_first_four, ma.iban_last_four
-       from (select id, ?::timestamptz + make_interval(secs => case when ? then 0 else clock_offset_seconds end)
+       from (select id, $1::timestamptz + make_interval(secs => case when $2::boolean then 0 else clock_offset_seconds end)
                as merchant_now from merchant) m
        cross join lateral (
          select * from sepa_debit d
          where d.merchant_id = m.id and d.next_action_at is not null and d.next_action_at <= m.merchant_now
          order by d.next_action_at
-         limit ?
+         limit $3
          for update skip locked) d
        join sepa_mandate ma on ma.id = d.mandate_id
-       limit ?`,
+       limit $4`,
       // Core's clock, as everywhere in the domain (due times were written from it), not the database's.
       [new Date(), services.mode === 'live', limit, limit],
     );
     if (rows.length === 0) return 0;
     const transitions = rows.map((row) => transitionOf(services, row));
     // One JSON parameter per statement: the driver would spread a JS array into a list of parameters.
-    await tx.execute(
+    await executeParameterized(
+      tx,
       `update sepa_debit d
        set status = v.status, next_action_at = v.next_action_at,
            refunded_minor = d.refunded_minor + v.refund_minor,
            settled_at = coalesce(d.settled_at, v.merchant_now), updated_at = now()
-       from jsonb_to_recordset(?::jsonb)
+       from jsonb_to_recordset($1::jsonb)
          as v(id bigint, merchant_id int, status text, next_action_at timestamptz, refund_minor bigint,
               merchant_now timestamptz)
        where d.id = v.id and d.merchant_id = v.merchant_id`,
@@ -170,10 +174,11 @@ export async function settleBatch(services: CoreServices, limit: number): Promis
     );
     const returned = transitions.filter((t) => t.refundMinor > 0);
     if (returned.length > 0) {
-      await tx.execute(
+      await executeParameterized(
+        tx,
         `insert into sepa_refund (merchant_id, debit_id, amount_minor, returned)
          select merchant_id, debit_id, amount_minor, true
-         from jsonb_to_recordset(?::jsonb) as v(merchant_id int, debit_id bigint, amount_minor bigint)`,
+         from jsonb_to_recordset($1::jsonb) as v(merchant_id int, debit_id bigint, amount_minor bigint)`,
         [
           JSON.stringify(
             returned.map((t) => ({

@@ -14,6 +14,7 @@ import type { z } from 'zod';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
+import { executeParameterized } from '../db/wire.ts';
 import { sepaDirectDebitInfo } from '../sepa/mandates.ts';
 import { consumeToken } from '../tokens/service.ts';
 import { Shopper, StoredCard } from './entities.ts';
@@ -196,9 +197,10 @@ async function flushShopper(em: EntityManager, merchantShopperId: string | null 
 
 export async function presentShopper(em: EntityManager, shopper: Shopper): Promise<VaultedShopper> {
   const cards = await em.find(StoredCard, { shopper }, { orderBy: { id: 'asc' } });
-  const [last] = await em.execute<
-    { card_id: string | null; wallet: { lastFour: string; brand: string } | null }[]
-  >('select card_id, wallet from card_transaction where shopper_id = ? order by id desc limit 1', [
+  const [last] = await executeParameterized<{
+    card_id: string | null;
+    wallet: { lastFour: string; brand: string } | null;
+  }>(em, 'select card_id, wallet from card_transaction where shopper_id = $1 order by id desc limit 1', [
     shopper.id,
   ]);
   // A wallet payment's card is on its transaction (0006-wallets), not in the vault.

@@ -1,47 +1,148 @@
-import { createHash } from 'node:crypto';
-import { DomainError } from '@paywire/contracts';
-import type { Middleware } from 'koa';
+import { createHmac, randomBytes } from 'node:crypto';
+import { DomainError, type LoginVerdict, usableCredentials } from '@paywire/contracts';
+import type { Context, Middleware } from 'koa';
 
-type Authenticate = (username: string, password: string) => Promise<number | null>;
+/** What the facade asks core about credentials. */
+export interface CredentialChecks {
+  authenticate(attempt: { username: string; password: string; clientAddress: string }): Promise<LoginVerdict>;
+  /** The current credentials generation of each merchant that exists. */
+  generations(merchantIds: number[]): Promise<Map<number, number>>;
+}
 
-interface Verdict {
-  merchantId: Promise<number | null>;
+export interface BasicAuthOptions {
+  /** How long an accepted credential is kept at most. */
+  ttlSeconds: number;
+  /** Proxies in front of the facade that append to X-Forwarded-For; 0 trusts none (the socket's address). */
+  trustedProxyHops: number;
+}
+
+interface Accepted {
+  merchantId: number;
+  generation: number;
   expiresAt: number;
+  /** When core last confirmed the merchant's generation (or accepted the credential). */
+  confirmedAt: number;
 }
 
 const unauthorized = () => new DomainError('UNAUTHORIZED', 'valid Basic credentials are required');
 const maxEntries = 10_000;
+/** Cached verdicts are checked against core's generations this often while requests come... */
+const confirmAfterMs = 500;
+/** ...and not trusted at all once older than this: a password change ends them everywhere within a second. */
+const trustForMs = 1000;
+
+/** The client's address: the socket's, or the one the outermost trusted proxy appended to X-Forwarded-For. */
+function clientAddress(ctx: Context, trustedProxyHops: number): string {
+  const socket = (ctx.req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+  if (trustedProxyHops === 0) return socket;
+  const forwarded = ctx
+    .get('x-forwarded-for')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  return (forwarded.at(-trustedProxyHops) ?? forwarded[0] ?? socket).slice(0, 100);
+}
+
+function decode(header: string): { username: string; password: string } | null {
+  const match = /^Basic ([A-Za-z0-9+/]+={0,2})$/i.exec(header);
+  if (!match?.[1]) return null;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return null;
+  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
 
 /**
- * HTTP Basic per merchant. The slow password hash runs in core once per credential: verdicts, good and
- * bad, are kept briefly under a hash of the header, and concurrent first requests share one check.
+ * HTTP Basic per merchant. The slow password hash runs in core, which also limits failed logins. Accepted
+ * credentials are cached under the decoded username and a keyed hash of the password (one entry, however
+ * the header spells it in base64), and trusted only while core confirms their merchant's credentials
+ * generation: at most every half second, and never on a confirmation older than one second. Refusals are
+ * not cached, so a password that becomes right works at once; core's limits bound what they cost.
  */
-export function basicAuth(authenticate: Authenticate, ttlSeconds: number): Middleware {
-  const verdicts = new Map<string, Verdict>();
+export function basicAuth(checks: CredentialChecks, options: BasicAuthOptions): Middleware {
+  const passwordKey = randomBytes(32); // this process's own: the cache holds no fast hash of any password
+  const accepted = new Map<string, Accepted>();
+  const inFlight = new Map<string, Promise<LoginVerdict>>();
+  let confirming: Promise<void> | undefined;
 
-  const verdictFor = (encoded: string): Verdict => {
-    const key = createHash('sha256').update(encoded).digest('base64');
-    const known = verdicts.get(key);
-    if (known && known.expiresAt > Date.now()) return known;
-    const decoded = Buffer.from(encoded, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    const usable = colon > 0 && !decoded.includes('\u0000'); // no username, or one no merchant can have
-    const merchantId = usable
-      ? authenticate(decoded.slice(0, colon), decoded.slice(colon + 1))
-      : Promise.resolve(null);
-    const verdict = { merchantId, expiresAt: Date.now() + ttlSeconds * 1000 };
-    verdicts.delete(key);
-    if (verdicts.size >= maxEntries) verdicts.delete(verdicts.keys().next().value as string);
-    verdicts.set(key, verdict);
-    merchantId.catch(() => verdicts.delete(key)); // a failed check (core down) is not a verdict
+  const confirm = (): Promise<void> => {
+    confirming ??= (async () => {
+      const askedAt = Date.now();
+      const ids = [...new Set([...accepted.values()].map((entry) => entry.merchantId))];
+      const current = await checks.generations(ids);
+      for (const [key, entry] of accepted) {
+        const generation = current.get(entry.merchantId);
+        if (generation === undefined || generation > entry.generation) accepted.delete(key);
+        else if (generation === entry.generation) entry.confirmedAt = Math.max(entry.confirmedAt, askedAt);
+      }
+    })().finally(() => {
+      confirming = undefined;
+    });
+    return confirming;
+  };
+
+  /** The cached merchant for this credential, if its verdict is still trusted. */
+  const cached = async (key: string): Promise<number | undefined> => {
+    const entry = accepted.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= Date.now()) {
+      accepted.delete(key);
+      return undefined;
+    }
+    const age = Date.now() - entry.confirmedAt;
+    if (age > confirmAfterMs) {
+      const confirmed = confirm().catch(() => {}); // core unreachable: the entry ages out below
+      if (age > trustForMs) await confirmed;
+    }
+    const now = accepted.get(key);
+    return now && Date.now() - now.confirmedAt <= trustForMs ? now.merchantId : undefined;
+  };
+
+  const remember = (key: string, merchantId: number, generation: number) => {
+    accepted.delete(key);
+    if (accepted.size >= maxEntries) accepted.delete(accepted.keys().next().value as string);
+    const now = Date.now();
+    accepted.set(key, {
+      merchantId,
+      generation,
+      expiresAt: now + options.ttlSeconds * 1000,
+      confirmedAt: now,
+    });
+  };
+
+  /** One check in core per credential at a time: concurrent first requests share it. */
+  const verdictFor = (key: string, attempt: Parameters<CredentialChecks['authenticate']>[0]) => {
+    let verdict = inFlight.get(key);
+    if (!verdict) {
+      verdict = checks.authenticate(attempt).finally(() => inFlight.delete(key));
+      inFlight.set(key, verdict);
+    }
     return verdict;
   };
 
   return async (ctx, next) => {
-    const match = /^Basic ([A-Za-z0-9+/]+={0,2})$/i.exec(ctx.get('authorization'));
-    if (!match?.[1]) throw unauthorized();
-    const merchantId = await verdictFor(match[1]).merchantId;
-    if (merchantId === null) throw unauthorized();
+    const credential = decode(ctx.get('authorization'));
+    if (!credential || !usableCredentials(credential.username, credential.password)) throw unauthorized();
+    const { username, password } = credential;
+    const key = `${createHmac('sha256', passwordKey).update(password).digest('base64')}:${username}`;
+    let merchantId = await cached(key);
+    if (merchantId === undefined) {
+      const verdict = await verdictFor(key, {
+        username,
+        password,
+        clientAddress: clientAddress(ctx, options.trustedProxyHops),
+      });
+      if (verdict.outcome === 'limited') {
+        ctx.set('Retry-After', String(verdict.retryAfterSeconds));
+        throw new DomainError(
+          'TOO_MANY_REQUESTS',
+          `too many failed logins; retry in ${verdict.retryAfterSeconds} seconds`,
+        );
+      }
+      if (verdict.outcome === 'refused') throw unauthorized();
+      if (options.ttlSeconds > 0) remember(key, verdict.merchantId, verdict.generation);
+      merchantId = verdict.merchantId;
+    }
     ctx.state.merchantId = merchantId;
     await next();
   };

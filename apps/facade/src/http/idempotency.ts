@@ -7,7 +7,8 @@ import { requestFormat, responseFormat } from './format.ts';
 /**
  * Idempotency-Key on every POST, present routes and future ones alike; GET, PUT and DELETE ignore it. The
  * facade only checks the key and fingerprints the request (verb, path, query, formats, body bytes); core
- * runs the call exactly once and keeps the answer (core: idempotency/middleware.ts).
+ * runs the call exactly once and keeps the answer (core: idempotency/middleware.ts). The digest here is
+ * plain and only crosses the internal hop: core stores a keyed hash of it, never the digest itself.
  */
 export const idempotencyKey: Middleware<MerchantState> = async (ctx, next) => {
   const header = ctx.headers['idempotency-key'];
