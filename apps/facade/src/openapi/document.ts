@@ -44,6 +44,7 @@ const errorDescriptions: Record<number, string> = {
   413: 'The body exceeds 1 MiB',
   415: 'The body is neither JSON nor XML',
   422: 'The Idempotency-Key was used with a different request',
+  429: 'Too many failed logins for this username or client address; `Retry-After` says when to try again',
   500: 'Unexpected error (logged; no internals in the answer)',
 };
 
@@ -52,7 +53,7 @@ function errorStatuses(method: string, operation: Operation, hasParams: boolean)
   const merchant = !operation.public;
   return [
     400,
-    ...(merchant ? [401] : []),
+    ...(merchant ? [401, 429] : []),
     ...(hasParams ? [404] : []),
     ...(merchant && method === 'POST' ? [409, 422] : []),
     ...(operation.request ? [413, 415] : []),
