@@ -3,7 +3,7 @@
 # facade on separate networks; a sale and its keyed retry through the facade's published port; health,
 # readiness and metrics; a caller without credentials on core's network refused. Every check prints PASS or
 # FAIL and the run goes on, so one missing piece does not hide the others; exit 1 if any failed.
-# Usage: test/containers/run.sh        (root; installs podman from Debian when missing)
+# Usage: test/containers/run.sh   (as root; installs podman from Debian when missing; KEEP_CONTAINERS=1 keeps them)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 here=$root/test/containers
@@ -31,6 +31,7 @@ pass() { say "PASS $*"; }
 fail() { say "FAIL $*"; failures=$((failures + 1)); }
 
 cleanup() {
+  [ -n "${KEEP_CONTAINERS:-}" ] && { say "kept: containers and networks named $run-*"; return; }
   podman rm -f -t 5 "$run-probe" "$run-facade" "$run-core-api" "$run-core-worker" "$run-postgres" >/dev/null 2>&1 || true
   podman network rm -f "$run-facade-net" "$run-core-net" "$run-db-net" "$run-egress-net" >/dev/null 2>&1 || true
 }
@@ -65,7 +66,7 @@ wait_until() { # description timeout-seconds command...
   until "$@" >/dev/null 2>&1; do
     if [ "$(date +%s)" -ge "$deadline" ]; then
       fail "$what (not within ${limit}s)"
-      return 1
+      return 0
     fi
     sleep 0.5
   done
@@ -80,7 +81,7 @@ common=(--no-healthcheck --read-only --cap-drop=all --security-opt=no-new-privil
 podman run -d --name "$run-postgres" --no-healthcheck --network "$run-db-net" \
   -e "POSTGRES_PASSWORD=$password" "$postgres_image" >/dev/null
 wait_until "postgres accepts connections" 60 \
-  sh -c "podman logs $run-postgres 2>&1 | grep -q 'ready to accept connections'" || true
+  sh -c "podman logs $run-postgres 2>&1 | grep -q 'ready to accept connections'"
 
 # One-shot commands of the image on the database network: migrate, a merchant, the facade's credential.
 oneshot() { podman run --rm "${common[@]}" --network "$run-db-net" -e "DATABASE_URL=$database_url" "$image" "$@"; }
@@ -103,7 +104,7 @@ podman run -d --name "$run-facade" "${common[@]}" --health-interval=disable --ne
 port=$(podman port "$run-facade" 8080 | cut -d: -f2)
 base_url=http://127.0.0.1:$port
 
-status() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
+status() { curl -s -o /dev/null -w '%{http_code}' "$@" || true; }
 wait_until "facade answers on its published port" 60 sh -c "curl -sf -o /dev/null $base_url/healthz || curl -s -o /dev/null -u x:y $base_url/services/2/transactions/1"
 
 # --- a sale and its keyed retry ---------------------------------------------------------------------------
@@ -113,7 +114,7 @@ sale='{"cardTransactionType":"AUTH_CAPTURE","amount":25.50,"currency":"USD",
 key=container-$run
 sell() {
   curl -s -D "$1.headers" -o "$1" -w '%{http_code}' -u container-merchant:container-password \
-    -H 'Content-Type: application/json' -H "Idempotency-Key: $key" "$base_url/services/2/transactions" -d "$sale"
+    -H 'Content-Type: application/json' -H "Idempotency-Key: $key" "$base_url/services/2/transactions" -d "$sale" || true
 }
 work=$(mktemp -d)
 first=$(sell "$work/first")
@@ -170,5 +171,11 @@ for container in facade core-worker core-api; do
 done
 rm -rf "$work"
 
+if [ "$failures" != 0 ]; then
+  for container in postgres core-api core-worker facade; do
+    say "last lines of $container:"
+    podman logs --tail 15 "$run-$container" 2>&1 | cut -c1-400 || true
+  done
+fi
 say "done: $failures failed"
 [ "$failures" = 0 ]
