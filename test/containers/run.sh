@@ -32,8 +32,10 @@ fail() { say "FAIL $*"; failures=$((failures + 1)); }
 
 cleanup() {
   [ -n "${KEEP_CONTAINERS:-}" ] && { say "kept: containers and networks named $run-*"; return; }
+  podman pod rm -f paywire-core-api-pod-0 paywire-core-worker-pod-0 paywire-facade-pod-0 >/dev/null 2>&1 || true
   podman rm -f -t 5 "$run-probe" "$run-facade" "$run-core-api" "$run-core-worker" "$run-postgres" >/dev/null 2>&1 || true
   podman network rm -f "$run-facade-net" "$run-core-net" "$run-db-net" "$run-egress-net" >/dev/null 2>&1 || true
+  rm -rf "${work:-}"
 }
 trap cleanup EXIT
 
@@ -163,13 +165,31 @@ answer=$(probe "$run-core-net" "http://$run-postgres:5432/")
 answer=$(probe "$run-facade-net" "http://$run-core-api:8081/healthz")
 [ "$answer" = "unreachable false" ] && pass "core unreachable from the facade's public network" || fail "core reachable from the facade's network: $answer"
 
+# --- the sandbox overlay's Deployments played by podman (kube-play-spec.ts says what it adapts) ------------
+rendering=$(kubectl kustomize "$root/infra/k8s/overlays/sandbox")
+for deployment in paywire-core-api paywire-core-worker paywire-facade; do
+  spec=$work/$deployment.yaml
+  echo "$rendering" | "$root/node_modules/node/bin/node" "$here/kube-play-spec.ts" "$deployment" "$image" \
+    "paywire-db-app/uri=$database_url" "paywire-core/card-encryption-key=$card_key" \
+    "paywire-facade/core-credential=$credential" >"$spec"
+  if ! out=$(podman kube play --network "$run-db-net" "$spec" 2>&1); then fail "kube play $deployment: $out"; continue; fi
+  container=$(podman ps -a --filter "pod=$deployment-pod-0" --format '{{.Names}} {{.IsInfra}}' | awk '$2 == "false" { print $1 }')
+  facts=$(podman inspect "$container" --format \
+    '{{.State.Running}} {{.Config.User}} {{.HostConfig.ReadonlyRootfs}} {{len .EffectiveCaps}} {{.HostConfig.SecurityOpt}} {{.HostConfig.Memory}}')
+  seccomp=$(podman exec "$container" grep -c 'Seccomp:.*2' /proc/1/status 2>/dev/null || echo 0)
+  case "$facts $seccomp" in
+    "true 1000:1000 true 0 [no-new-privileges] "[1-9]*" 1") pass "kube play $deployment: running as 1000, read-only, no capabilities, seccomp, memory limit" ;;
+    *) fail "kube play $deployment: running/user/read-only/caps/opts/memory/seccomp = $facts $seccomp" ;;
+  esac
+  podman kube down "$spec" >/dev/null 2>&1 || true
+done
+
 # --- drain: SIGTERM through tini, exit 0 ------------------------------------------------------------------
 for container in facade core-worker core-api; do
   podman stop -t 30 "$run-$container" >/dev/null
   code=$(podman inspect -f '{{.State.ExitCode}}' "$run-$container")
   [ "$code" = 0 ] && pass "$container exits 0 on SIGTERM" || fail "$container exited $code on SIGTERM"
 done
-rm -rf "$work"
 
 if [ "$failures" != 0 ]; then
   for container in postgres core-api core-worker facade; do
