@@ -3,10 +3,10 @@ import { parseAllDocuments, stringify } from 'yaml';
 
 /**
  * One Deployment of a kustomize rendering, ready for `podman kube play` (stdin to stdout): with its
- * ConfigMaps, this run's image, one replica (podman 4.3 publishes container ports on the host, so replicas
- * and neighbours would collide), and each secretKeyRef replaced by the value given here, since podman 4.3
- * cannot read Secrets for secretKeyRef (containers/podman#17071). Everything else (args, ports, probes,
- * securityContext, resources) is played as rendered.
+ * ConfigMaps, this run's image, one replica, no container ports (podman 4.3 publishes each on the host,
+ * where replicas, neighbours and other programs would collide; probes get the numbers they named), and each
+ * secretKeyRef replaced by the value given here, since podman 4.3 cannot read Secrets for secretKeyRef
+ * (containers/podman#17071). Everything else (args, probes, securityContext, resources) is played as rendered.
  * Usage: node kube-play-spec.ts <deployment> <image> <secret>/<key>=<value>...
  */
 const [name, image, ...assignments] = process.argv.slice(2);
@@ -17,9 +17,16 @@ interface EnvVar {
   value?: string;
   valueFrom?: { secretKeyRef?: { name: string; key: string } };
 }
+interface Probe {
+  httpGet?: { port: number | string };
+}
 interface Container {
   image: string;
   env?: EnvVar[];
+  ports?: { name?: string; containerPort: number }[];
+  startupProbe?: Probe;
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
 }
 
 const documents = parseAllDocuments(readFileSync(0, 'utf8')).map((document) => document.toJS());
@@ -28,6 +35,12 @@ if (!deployment) throw new Error(`no Deployment ${name} in the rendering`);
 deployment.spec.replicas = 1;
 for (const container of deployment.spec.template.spec.containers as Container[]) {
   container.image = image as string;
+  const portNumbers = new Map((container.ports ?? []).map((port) => [port.name, port.containerPort]));
+  for (const probe of [container.startupProbe, container.livenessProbe, container.readinessProbe]) {
+    if (typeof probe?.httpGet?.port === 'string')
+      probe.httpGet.port = portNumbers.get(probe.httpGet.port) ?? 0;
+  }
+  delete container.ports;
   for (const variable of container.env ?? []) {
     const ref = variable.valueFrom?.secretKeyRef;
     if (!ref) continue;
