@@ -3,7 +3,8 @@
  * CORE_PORT (core). Each container runs one of them, so whichever answers is the one. Kubernetes ignores this
  * and uses the manifests' probes.
  */
-const ports = [process.env.PORT ?? '8080', process.env.CORE_PORT ?? '8081'];
+const { PORT = '8080', CORE_PORT = '8081' } = process.env;
+const ports = [PORT, CORE_PORT];
 
 async function answersHealthy(port: string): Promise<boolean> {
   try {
