@@ -193,6 +193,10 @@ const idRoutes: [string, string, () => string | number][] = [
   ['PUT', '/payment-fields-tokens/{id}', () => ids.token],
   ['GET', '/payment-fields-tokens/{id}/form', () => ids.token],
   ['GET', '/hosted-fields/{id}', () => 'paywire-fields.js'],
+  ['GET', '/transactions/{id},1', () => 'hostile-unknown'],
+  ['POST', '/transactions/refund/merchant/{id}', () => 'hostile-unknown'],
+  ['POST', '/notification-deliveries/{id}/redeliver', () => 1],
+  ['GET', '/docs/{id}', () => 'swagger-ui.css'],
 ];
 
 const bodilessRoutes: [string, string][] = [
@@ -201,6 +205,10 @@ const bodilessRoutes: [string, string][] = [
   ['DELETE', '/notification-config'],
   ['POST', '/payment-fields-tokens'],
   ['GET', '/translations/sepa/prenotification?transactionid={debit}'],
+  ['GET', '/translations/sepa/mandate?language=de'],
+  ['GET', '/notification-deliveries?state=delivered&pagesize=5'],
+  ['GET', '/openapi.json'],
+  ['GET', '/docs'],
 ];
 
 // ---------------------------------------------------------------------------------------------------------
@@ -639,13 +647,17 @@ beforeAll(async () => {
       .headers.get('location')
       ?.split('/')
       .at(-1) ?? '';
-  const product = expectStatus(
+  const productId = expectStatus(
     await api.post('/catalog/products', {
       productName: 'P',
       skus: [{ skuName: 'S', price: { amount: '1.00', currency: 'EUR' } }],
     }),
-    200,
-  ).body;
+    201,
+  )
+    .headers.get('location')
+    ?.split('/')
+    .at(-1);
+  const product = expectStatus(await api.get(`/catalog/products/${productId}`), 200).body;
   ids.product = product.productId;
   ids.sku = product.skus[0].skuId;
   ids.debit = expectStatus(
