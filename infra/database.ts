@@ -22,7 +22,7 @@ export async function provideDatabase(
 export async function migrateDatabase(databaseUrl: string): Promise<string[]> {
   const orm = await openDatabase(databaseUrl, 2);
   try {
-    return await migrate(orm);
+    return await migrate(orm, databaseUrl);
   } finally {
     await orm.close();
   }

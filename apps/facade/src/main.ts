@@ -1,6 +1,8 @@
 import { createPaywireClient } from '@paywire/client';
+import { type DrainableServer, drainable } from '@paywire/contracts';
 import { createFacade } from './app.ts';
 import { loadFacadeEnv } from './env.ts';
+import { coreReadiness } from './http/health.ts';
 import { createLogger } from './log.ts';
 import { listenFacade } from './server.ts';
 
@@ -25,13 +27,16 @@ const app = createFacade({
   trustedProxyHops: env.TRUSTED_PROXY_HOPS,
   logRequests: env.LOG_REQUESTS,
   ...(env.PUBLIC_BASE_URL ? { publicBaseUrl: env.PUBLIC_BASE_URL } : {}),
+  readiness: coreReadiness(env.CORE_URL, () => http.draining), // http: assigned before any request
 });
 const server = await listenFacade(app, env.PORT, env.HOST);
+const http: DrainableServer = drainable(server);
 log.info('listening', { port: env.PORT, host: env.HOST, publicBaseUrl: app.context.publicBaseUrl });
 
+// SIGTERM: readiness fails at once, requests already in flight finish (bounded by the grace period), then exit.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    server.close(() => process.exit(0));
-    server.closeIdleConnections();
+  process.once(signal, () => {
+    log.info('draining', { signal, graceSeconds: env.SHUTDOWN_GRACE_SECONDS });
+    void http.drain(env.SHUTDOWN_GRACE_SECONDS * 1000).then(() => process.exit(0));
   });
 }
