@@ -8,6 +8,8 @@ const schema = z.object({
   CORE_ROLE: z.enum(['api', 'worker', 'both']).default('both'),
   /** SIGTERM: how long in-flight requests and the current job batch may take before the process exits. */
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
+  /** SIGTERM: seconds /readyz fails while the listener still accepts, for load balancers that poll it. */
+  SHUTDOWN_DELAY_SECONDS: z.coerce.number().int().min(0).max(600).default(0),
   CORE_HOST: z.string().default('127.0.0.1'),
   CORE_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
   PAYWIRE_MODE: z.enum(['sandbox', 'live']).default('sandbox'),

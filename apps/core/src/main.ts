@@ -10,6 +10,7 @@ const core = await startCore({
   databaseUrl: env.DATABASE_URL,
   role: env.CORE_ROLE,
   shutdownGraceMs: env.SHUTDOWN_GRACE_SECONDS * 1000,
+  shutdownDelayMs: env.SHUTDOWN_DELAY_SECONDS * 1000,
   host: env.CORE_HOST,
   port: env.CORE_PORT,
   mode: env.PAYWIRE_MODE,

@@ -27,6 +27,8 @@ export interface CoreOptions {
   role?: CoreRole;
   /** Drain on close(): how long in-flight requests and the current job batch may take (default 30 000 ms). */
   shutdownGraceMs?: number;
+  /** Drain on close(): how long readiness fails before the listener closes (default 0). */
+  shutdownDelayMs?: number;
   host?: string;
   port: number;
   mode: Mode;
@@ -181,7 +183,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     services,
     async close() {
       const deadline = Date.now() + shutdownGraceMs;
-      await http.drain(shutdownGraceMs);
+      await http.drain(shutdownGraceMs, options.shutdownDelayMs ?? 0);
       await Promise.all(workers.map((started) => started?.stop()));
       await jobs.stop({ graceful: true, timeout: Math.max(1000, deadline - Date.now()) });
       await orm.close();

@@ -37,6 +37,8 @@ log.info('listening', { port: env.PORT, host: env.HOST, publicBaseUrl: app.conte
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     log.info('draining', { signal, graceSeconds: env.SHUTDOWN_GRACE_SECONDS });
-    void http.drain(env.SHUTDOWN_GRACE_SECONDS * 1000).then(() => process.exit(0));
+    void http
+      .drain(env.SHUTDOWN_GRACE_SECONDS * 1000, env.SHUTDOWN_DELAY_SECONDS * 1000)
+      .then(() => process.exit(0));
   });
 }

@@ -5,10 +5,11 @@ export interface DrainableServer {
   /** True from the start of drain(): readiness fails on it. */
   readonly draining: boolean;
   /**
-   * Stops accepting connections, closes idle keep-alive ones, answers what already arrived (each with
-   * `Connection: close`, so its client reconnects elsewhere), and after graceMs closes whatever is left.
+   * Fails readiness and answers every request with `Connection: close` (so clients reconnect elsewhere);
+   * after delayMs (for load balancers that poll readiness) stops accepting connections and closes idle ones;
+   * lets what already arrived finish, and closes whatever is left once graceMs have passed since the start.
    */
-  drain(graceMs: number): Promise<void>;
+  drain(graceMs: number, delayMs?: number): Promise<void>;
 }
 
 export function drainable(server: Server): DrainableServer {
@@ -24,9 +25,10 @@ export function drainable(server: Server): DrainableServer {
     get draining() {
       return draining;
     },
-    async drain(graceMs) {
+    async drain(graceMs, delayMs = 0) {
       const deadline = Date.now() + graceMs;
       draining = true;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(delayMs, graceMs)));
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       while (inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));

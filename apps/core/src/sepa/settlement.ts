@@ -271,6 +271,7 @@ export async function startSettlementWorkers(
   const { jobs } = services;
   await jobs.createQueue(settlementQueue, { policy: 'stately', expireInSeconds: 600, retryLimit: 0 });
   await jobs.schedule(settlementQueue, '* * * * *', {}, settlementRun);
+  await kickSettlement(jobs); // at once, not at the next minute: catches up what a stopped core left due
   await jobs.work(settlementQueue, { pollingIntervalSeconds: 1 }, async () => {
     try {
       await settleDue(services, options);
