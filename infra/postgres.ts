@@ -179,7 +179,7 @@ function binaries(as: OsUser | undefined): string {
 function dataDirectory(dataDir: string, as: OsUser | undefined): string {
   if (!as) return dataDir;
   if (lstatSync(dataDir, { throwIfNoEntry: false })?.isSymbolicLink()) return realpathSync(dataDir);
-  if (existsSync(dataDir) || allowed(as, '-w', path.dirname(dataDir))) return dataDir;
+  if (existsSync(dataDir) || allowed(as, '-x', path.dirname(dataDir))) return dataDir;
   const hash = createHash('sha256').update(dataDir).digest('hex').slice(0, 16);
   const target = path.join(ensureReachablePlace(), `data-${hash}`);
   mkdirSync(target, { recursive: true, mode: 0o700 });

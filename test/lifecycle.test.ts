@@ -1,5 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -250,4 +252,73 @@ describe('jobs recover fast', () => {
       await facade.close();
     }
   });
+});
+
+describe('a clone in a private directory', () => {
+  const root = process.getuid?.() === 0;
+  it.skipIf(!root)(
+    'starts with embedded PostgreSQL as root from a mode 700 directory and makes a sale',
+    { timeout: 90_000 },
+    async () => {
+      // The clone: sources copied, node_modules hard-linked (cheap, and physically inside, as npm ci puts
+      // it), in a mode 700 directory PostgreSQL's OS user cannot enter. .data/ is ignored by git.
+      const repo = fileURLToPath(new URL('..', import.meta.url));
+      mkdirSync(path.join(repo, '.data'), { recursive: true });
+      const privateDir = mkdtempSync(path.join(repo, '.data', 'private-'));
+      chmodSync(privateDir, 0o700);
+      const clone = path.join(privateDir, 'clone');
+      mkdirSync(clone);
+      for (const entry of ['package.json', 'apps', 'packages', 'infra'])
+        execFileSync('cp', ['-a', path.join(repo, entry), clone]);
+      execFileSync('cp', ['-al', path.join(repo, 'node_modules'), clone]);
+      const [port, corePort, postgresPort] = [await freePort(), await freePort(), await freePort()];
+      const launcher = spawn(process.execPath, [path.join(clone, 'infra', 'start.ts')], {
+        cwd: clone,
+        env: {
+          ...process.env,
+          PORT: String(port),
+          CORE_PORT: String(corePort),
+          EMBEDDED_POSTGRES_PORT: String(postgresPort),
+          DATABASE_URL: '',
+          CARD_ENCRYPTION_KEY: '',
+        },
+        stdio: 'ignore',
+      });
+      const exited = new Promise<number | null>((resolve) => launcher.once('exit', (code) => resolve(code)));
+      const dataLink = path.join(clone, '.data', 'postgres');
+      try {
+        await waitFor(
+          'the clone to be ready',
+          () =>
+            fetch(`http://127.0.0.1:${port}/readyz`).then(
+              (response) => response.ok,
+              () => false,
+            ),
+          60_000,
+          250,
+        );
+        const sale = await fetch(`http://127.0.0.1:${port}/services/2/transactions`, {
+          method: 'POST',
+          headers: {
+            authorization: `Basic ${Buffer.from('sandbox:sandbox-password').toString('base64')}`,
+            'content-type': 'application/json',
+          },
+          body: JSON.stringify(saleBody()),
+        });
+        expect(sale.status).toBe(200);
+        // PostgreSQL's data went where its user reaches it; the clone's data dir points there.
+        expect(realpathSync(dataLink)).toMatch(/^\/var\/lib\/paywire\/embedded-postgres\/data-[0-9a-f]{16}$/);
+        launcher.kill('SIGTERM');
+        expect(await exited).toBe(0);
+      } finally {
+        if (launcher.exitCode === null) launcher.kill('SIGKILL');
+        await exited;
+        const data = lstatSync(dataLink, { throwIfNoEntry: false })?.isSymbolicLink()
+          ? realpathSync(dataLink)
+          : undefined;
+        if (data) rmSync(data, { recursive: true, force: true });
+        rmSync(privateDir, { recursive: true, force: true });
+      }
+    },
+  );
 });
