@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Balancer, startBalancer } from './support/balancer.ts';
 import { saleBody } from './support/http.ts';
 import { freePort } from './support/ports.ts';
 import {
@@ -321,4 +322,86 @@ describe('a clone in a private directory', () => {
       }
     },
   );
+});
+
+describe('rolling restart', () => {
+  it('restarts one of two cores and one of two facades under load without a failed request', {
+    timeout: 90_000,
+  }, async () => {
+    const drainEnv = { SHUTDOWN_DELAY_SECONDS: '1' }; // Kubernetes: the preStop pause
+    const cores = [
+      await launch('core', { ...coreEnv, ...drainEnv }),
+      await launch('core', { ...coreEnv, ...drainEnv }),
+    ];
+    const coreBalancer = await startBalancer(cores.map((core) => core.port));
+    const facadeEnv = {
+      ...drainEnv,
+      CORE_URL: `http://127.0.0.1:${coreBalancer.port}/trpc`,
+      CORE_CREDENTIAL: facadeCredential,
+      LOG_REQUESTS: 'false',
+    };
+    await waitFor('a core behind the balancer', () =>
+      fetch(`http://127.0.0.1:${coreBalancer.port}/readyz`).then(
+        (response) => response.ok,
+        () => false,
+      ),
+    );
+    const facades = [await launch('facade', facadeEnv), await launch('facade', facadeEnv)];
+    const facadeBalancer = await startBalancer(facades.map((facade) => facade.port));
+    const rollingMerchant = await newMerchant(databaseUrl);
+    let rolling = true;
+    try {
+      const failures: string[] = [];
+      let succeeded = 0;
+      const body = JSON.stringify(saleBody({ amount: 3 }));
+      const sell = async () => {
+        // Bounded: until the restart is over, 3,000 sales at most in all.
+        while (rolling && succeeded + failures.length < 3000) {
+          try {
+            const response = await fetch(`http://127.0.0.1:${facadeBalancer.port}/services/2/transactions`, {
+              method: 'POST',
+              headers: { authorization: rollingMerchant.authorization, 'content-type': 'application/json' },
+              body,
+            });
+            await response.arrayBuffer();
+            if (response.status === 200) succeeded++;
+            else failures.push(`status ${response.status}`);
+          } catch (error) {
+            failures.push(String((error as Error).cause ?? error));
+          }
+        }
+      };
+      const load = Promise.all(Array.from({ length: 8 }, sell));
+      // SIGTERM the first of the pair, wait for its clean exit, start its replacement and put it behind the balancer.
+      const roll = async (
+        kind: 'core' | 'facade',
+        list: Process[],
+        balancer: Balancer,
+        env: Record<string, string>,
+      ) => {
+        const old = list[0] as Process;
+        old.child.kill('SIGTERM');
+        expect(await old.exited).toBe(0);
+        list[0] = await launch(kind, env);
+        balancer.backends = list.map((started) => started.port);
+      };
+      await waitFor('sales under way', () => succeeded >= 50);
+      await roll('core', cores, coreBalancer, { ...coreEnv, ...drainEnv });
+      await roll('facade', facades, facadeBalancer, facadeEnv);
+      const after = succeeded;
+      await waitFor('sales after the restarts', () => succeeded >= after + 100);
+      rolling = false;
+      await load;
+      expect(failures).toEqual([]);
+      const { rows } = await db.query<{ count: number }>(
+        'select count(*)::int as count from card_transaction where merchant_id = $1',
+        [rollingMerchant.id],
+      );
+      expect(rows[0]?.count).toBe(succeeded);
+    } finally {
+      rolling = false;
+      await facadeBalancer.close();
+      await coreBalancer.close();
+    }
+  });
 });
