@@ -1,5 +1,6 @@
 import { createPaywireClient } from '@paywire/client';
 import { type DrainableServer, drainable } from '@paywire/contracts';
+import { TRPCClientError } from '@trpc/client';
 import { createFacade } from './app.ts';
 import { loadFacadeEnv } from './env.ts';
 import { coreReadiness } from './http/health.ts';
@@ -10,11 +11,27 @@ import { listenFacade } from './server.ts';
 const env = loadFacadeEnv();
 const log = createLogger('facade');
 const core = createPaywireClient({ url: env.CORE_URL, credential: env.CORE_CREDENTIAL, maxSockets: 256 });
+/** Core not there yet (not listening, or starting: 503): started together, the facade waits for it. */
+const coreNotYetUp = (error: unknown) =>
+  error instanceof TRPCClientError &&
+  (error.data === undefined || (error.data as { httpStatus?: number }).httpStatus === 503);
+
 // A credential core refuses, or one that cannot act for merchants, would fail every request: stop now.
-const caller = await core.callers.whoami.query().catch((error: unknown) => {
-  log.error('could not verify CORE_CREDENTIAL with core', { error: String(error) });
-  process.exit(1);
-});
+async function verifyCredential() {
+  for (let waited = false; ; waited = true) {
+    try {
+      return await core.callers.whoami.query();
+    } catch (error) {
+      if (!coreNotYetUp(error)) {
+        log.error('could not verify CORE_CREDENTIAL with core', { error: String(error) });
+        process.exit(1);
+      }
+      if (!waited) log.info('waiting for core', { coreUrl: env.CORE_URL });
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+}
+const caller = await verifyCredential();
 if (caller.scope !== 'any-merchant') {
   log.error('CORE_CREDENTIAL must have the any-merchant scope', { scope: caller.scope });
   process.exit(1);
