@@ -107,7 +107,10 @@ const defaultLogError = (message: string, fields: Record<string, unknown>) =>
     `${JSON.stringify({ time: new Date().toISOString(), level: 'error', service: 'core', message, ...fields })}\n`,
   );
 
-const notYet = new DomainError('SERVICE_UNAVAILABLE', 'core is starting: the database is not yet migrated');
+const notYet = new DomainError(
+  'SERVICE_UNAVAILABLE',
+  'core is starting (migrations pending or jobs starting); retry shortly',
+);
 const noProcedures = new DomainError('RESOURCE_NOT_FOUND', 'a worker-role core serves no procedures');
 
 /** Resolves once every committed migration is applied (`npm run migrate` may be running alongside). */
