@@ -9,8 +9,8 @@ import { ensureSampleCatalogue, saveMerchant } from './merchants.ts';
  * catalogue and a fresh facade credential. Writes one JSON line for the launcher on stdout.
  */
 const env = loadLauncherEnv();
-const databaseUrl = process.env.PAYWIRE_PREPARE_DATABASE_URL;
-if (!databaseUrl) throw new Error('PAYWIRE_PREPARE_DATABASE_URL is required');
+const databaseUrl = env.DATABASE_URL; // the launcher's: given, or the embedded server's
+if (!databaseUrl) throw new Error('DATABASE_URL is required');
 const applied = await migrateDatabase(databaseUrl);
 const sandboxMerchantId = await saveMerchant(databaseUrl, env.SANDBOX_API_USERNAME, env.SANDBOX_API_PASSWORD);
 const sample = await ensureSampleCatalogue(databaseUrl, sandboxMerchantId);

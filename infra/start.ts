@@ -18,7 +18,7 @@ const { server, databaseUrl } = await provideDatabase(env);
 const prepared = await promisify(execFile)(
   process.execPath,
   [fileURLToPath(new URL('./prepare.ts', import.meta.url))],
-  { env: { ...process.env, PAYWIRE_PREPARE_DATABASE_URL: databaseUrl } },
+  { env: { ...process.env, DATABASE_URL: databaseUrl } },
 ).catch(async (error: { stderr?: string }) => {
   say(`setup failed: ${error.stderr ?? String(error)}`);
   await server.stop();
