@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { migrate, openDatabase } from '@paywire/core';
 import type { LauncherEnv } from './launcher-env.ts';
 import { type PostgresServer, serverAt, startEmbeddedPostgres } from './postgres.ts';
 
@@ -18,11 +17,15 @@ export async function provideDatabase(
   return { server, databaseUrl: server.databaseUrl('paywire') };
 }
 
-/** Applies the committed migrations; returns the names applied now. */
+/**
+ * Applies the committed migrations; returns the names applied now. Core's modules load only here, so the
+ * launcher, which needs provideDatabase alone, stays small.
+ */
 export async function migrateDatabase(databaseUrl: string): Promise<string[]> {
+  const { migrate, openDatabase } = await import('@paywire/core');
   const orm = await openDatabase(databaseUrl, 2);
   try {
-    return await migrate(orm);
+    return await migrate(orm, databaseUrl);
   } finally {
     await orm.close();
   }

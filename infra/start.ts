@@ -1,25 +1,35 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { replaceFacadeCredential } from './callers.ts';
+import { promisify } from 'node:util';
 import { cardEncryptionKey } from './card-key.ts';
-import { migrateDatabase, provideDatabase } from './database.ts';
+import { provideDatabase } from './database.ts';
 import { loadLauncherEnv } from './launcher-env.ts';
-import { ensureSampleCatalogue, saveMerchant } from './merchants.ts';
 
 /**
- * npm start: PostgreSQL (embedded unless DATABASE_URL is set), migrations, the sandbox merchant, then core
- * and facade as two processes. Ctrl-C or SIGTERM stops all of it.
+ * npm start: PostgreSQL (embedded unless DATABASE_URL is set); then prepare.ts in a child process
+ * (migrations, the sandbox merchant, the facade's credential); then core (role both) and facade as two
+ * processes. The launcher itself only supervises: it never loads core's modules. Ctrl-C or SIGTERM drains
+ * facade and core, then stops PostgreSQL.
  */
 const env = loadLauncherEnv();
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 const { server, databaseUrl } = await provideDatabase(env);
-const applied = await migrateDatabase(databaseUrl);
+const prepared = await promisify(execFile)(
+  process.execPath,
+  [fileURLToPath(new URL('./prepare.ts', import.meta.url))],
+  { env: { ...process.env, DATABASE_URL: databaseUrl } },
+).catch(async (error: { stderr?: string }) => {
+  say(`setup failed: ${error.stderr ?? String(error)}`);
+  await server.stop();
+  process.exit(1);
+});
+const { applied, sample, facadeCredential } = JSON.parse(prepared.stdout) as {
+  applied: string[];
+  sample: { productName: string; skuId: number; skuName: string; price: string };
+  facadeCredential: string;
+};
 if (applied.length > 0) say(`applied migrations: ${applied.join(', ')}`);
-const sandboxMerchantId = await saveMerchant(databaseUrl, env.SANDBOX_API_USERNAME, env.SANDBOX_API_PASSWORD);
-const sample = await ensureSampleCatalogue(databaseUrl, sandboxMerchantId);
-// A fresh facade credential on every start; the previous start's is revoked, so none outlives its facade.
-const facadeCredential = await replaceFacadeCredential(databaseUrl, 'launcher-facade');
 
 const appPath = (app: string) => fileURLToPath(new URL(`../apps/${app}/src/main.ts`, import.meta.url));
 const children: ChildProcess[] = [];
@@ -40,16 +50,17 @@ function launch(app: string, extraEnv: Record<string, string>): ChildProcess {
   return child;
 }
 
-async function waitForPort(port: number): Promise<void> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    try {
-      await fetch(`http://127.0.0.1:${port}/`);
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+/** Until the process on port answers GET /readyz with 200 (core: migrated and its jobs started). */
+async function waitUntilReady(port: number): Promise<void> {
+  for (let attempt = 0; attempt < 300; attempt++) {
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ready) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`nothing listens on port ${port} after 10 s`);
+  throw new Error(`nothing ready on port ${port} after 30 s`);
 }
 
 async function stop(code: number): Promise<never> {
@@ -77,14 +88,14 @@ launch('core', {
   PAYWIRE_MODE: env.PAYWIRE_MODE,
   CARD_ENCRYPTION_KEY: cardEncryptionKey(env.CARD_ENCRYPTION_KEY, env.PAYWIRE_DATA_DIR),
 });
-await waitForPort(env.CORE_PORT);
+await waitUntilReady(env.CORE_PORT);
 launch('facade', {
   PORT: String(env.PORT),
   CORE_URL: `http://127.0.0.1:${env.CORE_PORT}/trpc`,
   PAYWIRE_MODE: env.PAYWIRE_MODE,
   CORE_CREDENTIAL: facadeCredential,
 });
-await waitForPort(env.PORT);
+await waitUntilReady(env.PORT);
 
 say(`
 Paywire is running (${env.PAYWIRE_MODE} mode).

@@ -89,7 +89,7 @@ async function sellUntilAnswered(key: string, seen: Map<string, Set<string>>): P
         seen.get(key)?.add(answer.transactionId);
         return attempt;
       }
-      if (reply.status !== 500 && reply.status !== 409) throw new Error(`unexpected ${reply.status}`);
+      if (reply.status !== 503 && reply.status !== 409) throw new Error(`unexpected ${reply.status}`);
     } catch (error) {
       if (String(error).includes('unexpected')) throw error;
     }

@@ -4,6 +4,12 @@ import { z } from 'zod';
 /** Core's configuration: the only place core reads the environment. */
 const schema = z.object({
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
+  /** api: tRPC only; worker: background jobs only (still serves /healthz and /readyz); both. */
+  CORE_ROLE: z.enum(['api', 'worker', 'both']).default('both'),
+  /** SIGTERM: how long in-flight requests and the current job batch may take before the process exits. */
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
+  /** SIGTERM: seconds /readyz fails while the listener still accepts, for load balancers that poll it. */
+  SHUTDOWN_DELAY_SECONDS: z.coerce.number().int().min(0).max(600).default(0),
   CORE_HOST: z.string().default('127.0.0.1'),
   CORE_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
   PAYWIRE_MODE: z.enum(['sandbox', 'live']).default('sandbox'),

@@ -1,10 +1,16 @@
 import { loadCoreEnv } from './env.ts';
 import { startCore } from './server.ts';
 
-/** The core process: `node apps/core/src/main.ts`. Expects a migrated database (see migrate.ts). */
+/**
+ * The core process: `node apps/core/src/main.ts`, in the role CORE_ROLE names. It never migrates: it stays
+ * unready until `npm run migrate` (migrate.ts) has brought the database up to date.
+ */
 const env = loadCoreEnv();
 const core = await startCore({
   databaseUrl: env.DATABASE_URL,
+  role: env.CORE_ROLE,
+  shutdownGraceMs: env.SHUTDOWN_GRACE_SECONDS * 1000,
+  shutdownDelayMs: env.SHUTDOWN_DELAY_SECONDS * 1000,
   host: env.CORE_HOST,
   port: env.CORE_PORT,
   mode: env.PAYWIRE_MODE,
@@ -18,7 +24,7 @@ const core = await startCore({
     : { ipnAllowPrivateTargets: env.IPN_ALLOW_PRIVATE_TARGETS }),
 });
 process.stdout.write(
-  `${JSON.stringify({ level: 'info', service: 'core', message: 'listening', url: core.url, mode: env.PAYWIRE_MODE })}\n`,
+  `${JSON.stringify({ level: 'info', service: 'core', message: 'listening', url: core.url, role: env.CORE_ROLE, mode: env.PAYWIRE_MODE })}\n`,
 );
 
 let stopping = false;

@@ -1,26 +1,34 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { DomainError, type IdempotentRequest, internalHeaders } from '@paywire/contracts';
+import { DomainError, drainable, type IdempotentRequest, internalHeaders } from '@paywire/contracts';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { type Caller, createCallerVerifier } from './callers/service.ts';
 import type { Acquirer } from './cards/acquirer.ts';
 import { sandboxAcquirer } from './cards/sandbox-acquirer.ts';
 import type { CoreServices, Mode, RequestContext } from './context.ts';
-import { openDatabase } from './db/orm.ts';
+import { migrationsCurrent, openDatabase } from './db/orm.ts';
 import { isExpected } from './errors.ts';
-import { scheduleSweep } from './idempotency/sweep.ts';
-import { startDeliveryWorkers } from './ipn/delivery.ts';
-import { startJobs } from './jobs/boss.ts';
+import { answerHealth, isHealthPath, type Lifecycle } from './health.ts';
+import { describeJobError, startJobs } from './jobs/boss.ts';
 import { appRouter } from './router.ts';
 import { createCardVault } from './security/card-vault.ts';
 import { createPasswordGate } from './security/password-gate.ts';
 import { type SepaBank, sandboxSepaBank } from './sepa/bank.ts';
-import { startSettlementWorkers } from './sepa/settlement.ts';
 import { refusalEnvelope } from './trpc.ts';
+import { type StartedWorker, workerStarters } from './workers.ts';
+
+/** api: serves tRPC; worker: runs the background jobs (workers.ts); both: the two (npm start). */
+export type CoreRole = 'api' | 'worker' | 'both';
 
 export interface CoreOptions {
   databaseUrl: string;
+  /** Default both. Every role serves /healthz and /readyz on its port. */
+  role?: CoreRole;
+  /** Drain on close(): how long in-flight requests and the current job batch may take (default 30 000 ms). */
+  shutdownGraceMs?: number;
+  /** Drain on close(): how long readiness fails before the listener closes (default 0). */
+  shutdownDelayMs?: number;
   host?: string;
   port: number;
   mode: Mode;
@@ -45,6 +53,7 @@ export interface RunningCore {
   /** The tRPC endpoint, e.g. http://127.0.0.1:8081/trpc */
   url: string;
   services: CoreServices;
+  /** Drains: readiness fails, no new connection, in-flight requests and jobs finish within the grace period. */
   close(): Promise<void>;
 }
 
@@ -98,14 +107,52 @@ const defaultLogError = (message: string, fields: Record<string, unknown>) =>
     `${JSON.stringify({ time: new Date().toISOString(), level: 'error', service: 'core', message, ...fields })}\n`,
   );
 
-/** Opens the database (already migrated), starts the job runner, and serves the tRPC router over HTTP. */
+const notYet = new DomainError(
+  'SERVICE_UNAVAILABLE',
+  'core is starting (migrations pending or jobs starting); retry shortly',
+);
+const noProcedures = new DomainError('RESOURCE_NOT_FOUND', 'a worker-role core serves no procedures');
+
+/** Resolves once every committed migration is applied (`npm run migrate` may be running alongside). */
+async function untilMigrated(orm: MikroORM, logError: NonNullable<CoreOptions['logError']>): Promise<void> {
+  let told = false;
+  while (!(await migrationsCurrent(orm))) {
+    if (!told) logError('waiting for migrations: run npm run migrate', {});
+    told = true;
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+  }
+}
+
+/**
+ * Opens the database, serves health at once, waits until the database is migrated, then starts pg-boss, the
+ * role's workers and (api role) the tRPC router over HTTP.
+ */
 export async function startCore(options: CoreOptions): Promise<RunningCore> {
   const logError = options.logError ?? defaultLogError;
+  const role = options.role ?? 'both';
   const orm: MikroORM = await openDatabase(options.databaseUrl, options.poolSize ?? 16);
-  const jobs = await startJobs(options.databaseUrl, (error) =>
-    logError('job runner error', { error: String(error) }),
+  const lifecycle: Lifecycle = { started: false, draining: () => http.draining, orm };
+  let serve: (request: IncomingMessage, response: ServerResponse) => void = (request, response) =>
+    refuse(request, response, notYet);
+  const server: Server = createServer((request, response) => {
+    if (isHealthPath(request.url)) return answerHealth(request, response, lifecycle);
+    serve(request, response);
+  });
+  const http = drainable(server);
+  server.keepAliveTimeout = 65_000; // longer than the facade's idle sockets live, so reuse never races a close
+  await new Promise<void>((resolve) => server.listen(options.port, options.host ?? '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  await untilMigrated(orm, logError);
+  const worker = role !== 'api';
+  const jobs = await startJobs(
+    options.databaseUrl,
+    (error) => logError('job runner error', describeJobError(error)),
+    {
+      worker,
+    },
   );
-  const services = {
+  const services: CoreServices = {
     orm,
     jobs,
     acquirer: options.acquirer ?? sandboxAcquirer,
@@ -124,15 +171,37 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
       sandboxSettleSeconds: options.sepaSandboxSettleSeconds ?? 120,
     },
   };
-  await scheduleSweep(jobs, () => orm.em.fork(), services.mode);
-  const deliveryWorkers = startDeliveryWorkers(services, (error) =>
-    logError('IPN delivery failed', { error: error instanceof Error ? error.message : String(error) }),
-  );
-  await startSettlementWorkers(services, (error) =>
-    logError('SEPA settlement failed', { error: error instanceof Error ? error.message : String(error) }),
-  );
+  const workers: (StartedWorker | undefined)[] = worker
+    ? await Promise.all(workerStarters.map((start) => start(services, logError)))
+    : [];
+  serve =
+    role === 'worker'
+      ? (request, response) => refuse(request, response, noProcedures)
+      : procedures(services, orm, logError);
+  lifecycle.started = true;
+
+  const shutdownGraceMs = options.shutdownGraceMs ?? 30_000;
+  return {
+    url: `http://${options.host ?? '127.0.0.1'}:${port}/trpc`,
+    services,
+    async close() {
+      const deadline = Date.now() + shutdownGraceMs;
+      await http.drain(shutdownGraceMs, options.shutdownDelayMs ?? 0);
+      await Promise.all(workers.map((started) => started?.stop()));
+      await jobs.stop({ graceful: true, timeout: Math.max(1000, deadline - Date.now()) });
+      await orm.close();
+    },
+  };
+}
+
+/** The tRPC router behind caller authentication: no credential, no procedure, whatever the path. */
+function procedures(
+  services: CoreServices,
+  orm: MikroORM,
+  logError: NonNullable<CoreOptions['logError']>,
+): (request: IncomingMessage, response: ServerResponse) => void {
   const verifyCaller = createCallerVerifier(orm);
-  /** What server's first step proved of each request, for its context. */
+  /** What the first step proved of each request, for its context. */
   const authorized = new WeakMap<IncomingMessage, { caller: Caller; merchantId: number | null }>();
   const handleCall = createHTTPHandler({
     router: appRouter,
@@ -140,7 +209,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     maxBodySize: 2 * 1024 * 1024,
     createContext: ({ req }): RequestContext => {
       const call = authorized.get(req);
-      if (!call) throw new Error('a call reached tRPC unauthenticated'); // cannot happen: see the server below
+      if (!call) throw new Error('a call reached tRPC unauthenticated'); // cannot happen: see below
       return { ...services, ...call, em: orm.em.fork(), idempotency: idempotencyOf(req), memo: {} };
     },
     onError: ({ error, path }) => {
@@ -156,8 +225,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
       }
     },
   });
-  // Every request is authenticated before tRPC reads it, whatever its path: no credential, no procedure.
-  const server: Server = createServer((request, response) => {
+  return (request, response) => {
     verifyCaller(request.headers.authorization).then(
       (caller) => {
         if (!caller) return refuse(request, response, unauthenticated);
@@ -177,21 +245,5 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
         );
       },
     );
-  });
-  server.keepAliveTimeout = 65_000; // longer than the facade's idle sockets live, so reuse never races a close
-  await new Promise<void>((resolve) => server.listen(options.port, options.host ?? '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://${options.host ?? '127.0.0.1'}:${port}/trpc`,
-    services,
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await deliveryWorkers.stop();
-      await jobs.stop({ graceful: true, timeout: 5000 });
-      await orm.close();
-    },
   };
 }

@@ -5,6 +5,7 @@ import type { CoreClient } from './core-client.ts';
 import { basicAuth, type CredentialChecks } from './http/auth.ts';
 import { renderErrors } from './http/errors.ts';
 import { requestFormat } from './http/format.ts';
+import { healthRoutes, type Readiness } from './http/health.ts';
 import { idempotencyKey } from './http/idempotency.ts';
 import { checkProtocol } from './http/protocol.ts';
 import { refuseUnsafeInput } from './http/safe-input.ts';
@@ -34,6 +35,8 @@ export interface FacadeOptions {
   logRequests: boolean;
   /** Base of every link the facade hands out (PUBLIC_BASE_URL); unset, listenFacade uses the listen address. */
   publicBaseUrl?: string;
+  /** What GET /readyz answers (main.ts: not draining and core ready); default always ready. */
+  readiness?: Readiness;
 }
 
 const bodyLimit = '1mb';
@@ -48,6 +51,7 @@ export function createFacade({
   trustedProxyHops = 0,
   logRequests,
   publicBaseUrl,
+  readiness = async () => ({ ready: true }),
 }: FacadeOptions): Koa {
   const app = new Koa();
   app.context.xmlNamespace = xmlNamespace;
@@ -69,6 +73,7 @@ export function createFacade({
   altTransactionRoutes(merchantRoutes, core);
   orderRoutes(merchantRoutes, core);
 
+  app.use(healthRoutes(readiness)); // before the request log: probes every few seconds are not traffic
   if (logRequests) {
     app.use(async (ctx, next) => {
       const started = performance.now();

@@ -31,6 +31,10 @@ const schema = z
     AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
     /** Proxies in front of the facade appending to X-Forwarded-For; the client address for login limits. */
     TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+    /** SIGTERM: how long in-flight requests may take before the process exits. */
+    SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
+    /** SIGTERM: seconds /readyz fails while the listener still accepts, for load balancers that poll it. */
+    SHUTDOWN_DELAY_SECONDS: z.coerce.number().int().min(0).max(600).default(0),
     LOG_REQUESTS: z
       .enum(['true', 'false'])
       .default('true')

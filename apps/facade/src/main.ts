@@ -1,6 +1,9 @@
 import { createPaywireClient } from '@paywire/client';
+import { type DrainableServer, drainable } from '@paywire/contracts';
+import { TRPCClientError } from '@trpc/client';
 import { createFacade } from './app.ts';
 import { loadFacadeEnv } from './env.ts';
+import { coreReadiness } from './http/health.ts';
 import { createLogger } from './log.ts';
 import { listenFacade } from './server.ts';
 
@@ -8,11 +11,27 @@ import { listenFacade } from './server.ts';
 const env = loadFacadeEnv();
 const log = createLogger('facade');
 const core = createPaywireClient({ url: env.CORE_URL, credential: env.CORE_CREDENTIAL, maxSockets: 256 });
+/** Core not there yet (not listening, or starting: 503): started together, the facade waits for it. */
+const coreNotYetUp = (error: unknown) =>
+  error instanceof TRPCClientError &&
+  (error.data === undefined || (error.data as { httpStatus?: number }).httpStatus === 503);
+
 // A credential core refuses, or one that cannot act for merchants, would fail every request: stop now.
-const caller = await core.callers.whoami.query().catch((error: unknown) => {
-  log.error('could not verify CORE_CREDENTIAL with core', { error: String(error) });
-  process.exit(1);
-});
+async function verifyCredential() {
+  for (let waited = false; ; waited = true) {
+    try {
+      return await core.callers.whoami.query();
+    } catch (error) {
+      if (!coreNotYetUp(error)) {
+        log.error('could not verify CORE_CREDENTIAL with core', { error: String(error) });
+        process.exit(1);
+      }
+      if (!waited) log.info('waiting for core', { coreUrl: env.CORE_URL });
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+}
+const caller = await verifyCredential();
 if (caller.scope !== 'any-merchant') {
   log.error('CORE_CREDENTIAL must have the any-merchant scope', { scope: caller.scope });
   process.exit(1);
@@ -25,13 +44,18 @@ const app = createFacade({
   trustedProxyHops: env.TRUSTED_PROXY_HOPS,
   logRequests: env.LOG_REQUESTS,
   ...(env.PUBLIC_BASE_URL ? { publicBaseUrl: env.PUBLIC_BASE_URL } : {}),
+  readiness: coreReadiness(env.CORE_URL, () => http.draining), // http: assigned before any request
 });
 const server = await listenFacade(app, env.PORT, env.HOST);
+const http: DrainableServer = drainable(server);
 log.info('listening', { port: env.PORT, host: env.HOST, publicBaseUrl: app.context.publicBaseUrl });
 
+// SIGTERM: readiness fails at once, requests already in flight finish (bounded by the grace period), then exit.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    server.close(() => process.exit(0));
-    server.closeIdleConnections();
+  process.once(signal, () => {
+    log.info('draining', { signal, graceSeconds: env.SHUTDOWN_GRACE_SECONDS });
+    void http
+      .drain(env.SHUTDOWN_GRACE_SECONDS * 1000, env.SHUTDOWN_DELAY_SECONDS * 1000)
+      .then(() => process.exit(0));
   });
 }

@@ -18,6 +18,7 @@ export const errorCatalogue = {
   TOO_MANY_REQUESTS: { code: 10429, status: 429 }, // ours: failed logins limited (Retry-After says when)
   REQUEST_HEADER_FIELDS_TOO_LARGE: { code: 10431, status: 431 }, // ours
   INTERNAL_ERROR: { code: 10500, status: 500 }, // ours
+  SERVICE_UNAVAILABLE: { code: 10503, status: 503 }, // ours: core unreachable or not ready (Retry-After says when)
   DO_NOT_HONOR: { code: 14002, status: 400 },
   INSUFFICIENT_FUNDS: { code: 14002, status: 400 },
   EXPIRED_CARD: { code: 14002, status: 400 },

@@ -1,10 +1,12 @@
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM } from '@mikro-orm/postgresql';
+import pg from 'pg';
 import { CallerCredential } from '../callers/entities.ts';
 import { CardTransaction, Refund } from '../cards/entities.ts';
 import { CatalogProduct, CatalogSku } from '../catalog/entities.ts';
 import { IdempotencyRecord } from '../idempotency/entities.ts';
 import { IpnConfig, IpnDelivery } from '../ipn/entities.ts';
+import { migrateJobSchema } from '../jobs/boss.ts';
 import { Merchant } from '../merchants/entities.ts';
 import { Invoice, OrderItem, ShopperOrder } from '../orders/entities.ts';
 import { SepaDebit, SepaMandate, SepaRefund } from '../sepa/entities.ts';
@@ -76,7 +78,27 @@ export async function openDatabase(databaseUrl: string, poolSize: number): Promi
   });
 }
 
-export async function migrate(orm: MikroORM): Promise<string[]> {
-  const applied = await orm.migrator.up();
-  return applied.map((migration) => migration.name);
+/** An arbitrary constant: the advisory lock every migration run holds, so concurrent runs apply in turn. */
+const migrationLock = 0x7061_7977; // "payw"
+
+/**
+ * Applies the committed migrations and pg-boss's schema, holding a session advisory lock on a connection of
+ * its own: a second run started meanwhile waits, then finds nothing to do. Returns the names applied now.
+ */
+export async function migrate(orm: MikroORM, databaseUrl: string): Promise<string[]> {
+  const lock = new pg.Client({ connectionString: databaseUrl, application_name: 'paywire-migrate' });
+  await lock.connect();
+  try {
+    await lock.query('select pg_advisory_lock($1)', [migrationLock]);
+    const applied = await orm.migrator.up();
+    await migrateJobSchema(databaseUrl);
+    return applied.map((migration) => migration.name);
+  } finally {
+    await lock.end(); // ends the session, which releases the lock whatever happened
+  }
+}
+
+/** True when every committed migration is applied (core is not ready before). */
+export async function migrationsCurrent(orm: MikroORM): Promise<boolean> {
+  return (await orm.migrator.getPending()).length === 0;
 }

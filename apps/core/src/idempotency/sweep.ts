@@ -27,7 +27,7 @@ export async function sweepExpiredRecords(em: EntityManager, mode: Mode): Promis
 /** The sweep as a pg-boss job every 10 minutes; one instance runs it at a time. */
 export async function scheduleSweep(jobs: PgBoss, em: () => EntityManager, mode: Mode): Promise<void> {
   await jobs.createQueue(sweepQueue);
-  await jobs.schedule(sweepQueue, '*/10 * * * *');
+  await jobs.schedule(sweepQueue, '*/10 * * * *', {}, { heartbeatSeconds: 10 }); // a dead worker's sweep is failed in seconds
   await jobs.work(sweepQueue, async () => {
     await sweepExpiredRecords(em(), mode);
   });

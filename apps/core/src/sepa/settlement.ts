@@ -247,9 +247,20 @@ export async function settleDue(services: CoreServices, options: SettlementOptio
  * Asks for a settlement run now (a sandbox clock moved). Sent through the caller's transaction when there
  * is one, so the run sees what that transaction wrote; a run already queued makes this one unneeded.
  */
+/**
+ * A run's worker heartbeats every 5 s: one that died is failed within about 15 s (and the next minute's run
+ * starts), while a long live run is bounded by the queue's expiry only. Set on each job, since a queue's
+ * heartbeat cannot be changed once created.
+ */
+const settlementRun = { heartbeatSeconds: 10 };
+
 export async function kickSettlement(jobs: PgBoss, em?: EntityManager): Promise<void> {
   const transaction = em?.getTransactionContext();
-  await jobs.send(settlementQueue, {}, transaction ? { db: fromKysely(transaction) } : {});
+  await jobs.send(
+    settlementQueue,
+    {},
+    { ...settlementRun, ...(transaction ? { db: fromKysely(transaction) } : {}) },
+  );
 }
 
 export async function startSettlementWorkers(
@@ -259,7 +270,8 @@ export async function startSettlementWorkers(
 ): Promise<void> {
   const { jobs } = services;
   await jobs.createQueue(settlementQueue, { policy: 'stately', expireInSeconds: 600, retryLimit: 0 });
-  await jobs.schedule(settlementQueue, '* * * * *');
+  await jobs.schedule(settlementQueue, '* * * * *', {}, settlementRun);
+  await kickSettlement(jobs); // at once, not at the next minute: catches up what a stopped core left due
   await jobs.work(settlementQueue, { pollingIntervalSeconds: 1 }, async () => {
     try {
       await settleDue(services, options);

@@ -24,8 +24,36 @@ interface HttpError {
   type?: string;
 }
 
+/** Transport failures that mean core could not be reached (the call never got an answer). */
+const unreachableCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/** The transport error code when a core call failed without an answer from core. */
+function unreachableCore(error: unknown): string | undefined {
+  if (!(error instanceof TRPCClientError) || error.data !== undefined) return undefined;
+  const code = (error.cause as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && unreachableCodes.has(code) ? code : undefined;
+}
+
+/** Seconds a client is asked to wait when core is unavailable: about a restart's or a failover's time. */
+const retryAfterSeconds = 5;
+const unreachableLogIntervalMs = 10_000;
+
 /** The public body for anything thrown while serving a request; undefined means unexpected. */
 function errorBody(error: unknown): ErrorBody | undefined {
+  if (unreachableCore(error))
+    return single(
+      'SERVICE_UNAVAILABLE',
+      'the service is temporarily unavailable; retry after the delay given',
+    );
   if (error instanceof DomainError) return { message: [error.toMessage()] };
   if (error instanceof ValidationFailure) return { message: error.messages };
   if (error instanceof XmlInputError)
@@ -48,6 +76,17 @@ function errorBody(error: unknown): ErrorBody | undefined {
  * Unexpected errors are logged with their cause and answered without internals (Koa's expose rule).
  */
 export function renderErrors(log: Logger): Middleware {
+  // Core unreachable fails every request alike: one line per interval with a count, not one per request.
+  let unreachableSince: { at: number; count: number } | undefined;
+  const noteUnreachable = (code: string) => {
+    const now = Date.now();
+    if (unreachableSince && now - unreachableSince.at < unreachableLogIntervalMs) {
+      unreachableSince.count++;
+      return;
+    }
+    log.error('core unreachable', { code, failedRequestsSinceLastLine: unreachableSince?.count ?? 0 });
+    unreachableSince = { at: now, count: 1 };
+  };
   return async (ctx, next) => {
     try {
       await next();
@@ -59,6 +98,8 @@ export function renderErrors(log: Logger): Middleware {
         throw new DomainError('INVALID_HTTP_METHOD', `${ctx.method} is not allowed on ${ctx.path}`);
       }
     } catch (error) {
+      const unreachable = unreachableCore(error);
+      if (unreachable) noteUnreachable(unreachable);
       let body = errorBody(error);
       if (!body) {
         log.error('unexpected error', { method: ctx.method, path: loggablePath(ctx.path), error });
@@ -66,6 +107,7 @@ export function renderErrors(log: Logger): Middleware {
       }
       const status = statusOf(body);
       if (status === 401) ctx.set('WWW-Authenticate', 'Basic realm="Paywire", charset="UTF-8"');
+      if (status === 503) ctx.set('Retry-After', String(retryAfterSeconds));
       respond(ctx, status, body, xmlShapes.messages);
     }
   };

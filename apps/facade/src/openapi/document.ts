@@ -46,6 +46,7 @@ const errorDescriptions: Record<number, string> = {
   422: 'The Idempotency-Key was used with a different request',
   429: 'Too many failed logins for this username or client address; `Retry-After` says when to try again',
   500: 'Unexpected error (logged; no internals in the answer)',
+  503: 'The service cannot reach its core right now; nothing was done. `Retry-After` says when to try again',
 };
 
 /** The error answers an operation of this kind can give, all with the one error body. */
@@ -59,6 +60,7 @@ function errorStatuses(method: string, operation: Operation, hasParams: boolean)
     ...(operation.request ? [413, 415] : []),
     ...(operation.errors ?? []),
     500,
+    503,
   ].sort((a, b) => a - b);
 }
 
