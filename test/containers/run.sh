@@ -82,7 +82,9 @@ wait_until() { # description timeout-seconds command...
 password=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
 card_key=$(head -c 32 /dev/urandom | base64)
 database_url="postgresql://postgres:$password@$run-postgres:5432/postgres"
-common=(--no-healthcheck --read-only --cap-drop=all --security-opt=no-new-privileges)
+# Long-running containers keep the image HEALTHCHECK (run on demand below); one-shots and probes have none.
+hardening=(--read-only --cap-drop=all --security-opt=no-new-privileges)
+common=(--no-healthcheck "${hardening[@]}")
 
 podman run -d --name "$run-postgres" --no-healthcheck --network "$run-db-net" \
   -e "POSTGRES_PASSWORD=$password" "$postgres_image" >/dev/null
@@ -100,11 +102,11 @@ credential=$(oneshot caller issue --name facade --scope any-merchant 2>&1 | grep
 if [ -n "$credential" ]; then pass "facade credential issued (npm run caller)"; else fail "caller issue gave no credential"; fi
 
 core_env=(-e "DATABASE_URL=$database_url" -e "CARD_ENCRYPTION_KEY=$card_key" -e CORE_METRICS_PORT=9465)
-podman run -d --name "$run-core-api" "${common[@]}" --health-interval=disable --network "$run-db-net" \
+podman run -d --name "$run-core-api" "${hardening[@]}" --health-interval=disable --network "$run-db-net" \
   --network "$run-core-net" "${core_env[@]}" "$image" core-api >/dev/null
-podman run -d --name "$run-core-worker" "${common[@]}" --health-interval=disable --network "$run-db-net" \
+podman run -d --name "$run-core-worker" "${hardening[@]}" --health-interval=disable --network "$run-db-net" \
   --network "$run-egress-net" "${core_env[@]}" "$image" core-worker >/dev/null
-podman run -d --name "$run-facade" "${common[@]}" --health-interval=disable --network "$run-core-net" \
+podman run -d --name "$run-facade" "${hardening[@]}" --health-interval=disable --network "$run-core-net" \
   --network "$run-facade-net" -p 127.0.0.1::8080 -e "CORE_URL=http://$run-core-api:8081/trpc" \
   -e "CORE_CREDENTIAL=$credential" -e METRICS_PORT=9464 "$image" facade >/dev/null
 port=$(podman port "$run-facade" 8080 | cut -d: -f2)
