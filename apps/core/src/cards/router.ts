@@ -10,12 +10,17 @@ import { createTransaction, getTransaction, updateTransaction } from './service.
 
 export const cardsRouter = router({
   create: merchantProcedure
+    .meta({ phased: true })
     .input(createTransactionInput)
     .mutation(({ ctx, input }) => createTransaction(ctx, input)),
   update: merchantProcedure
+    .meta({ phased: true })
     .input(updateTransactionInput)
     .mutation(({ ctx, input }) => updateTransaction(ctx, input)),
   get: merchantProcedure.input(transactionIdInput).query(({ ctx, input }) => getTransaction(ctx, input)),
   // Card transactions and SEPA debits alike (ids from one sequence).
-  refund: merchantProcedure.input(refundInput).mutation(({ ctx, input }) => refundPayment(ctx, input)),
+  refund: merchantProcedure
+    .meta({ phased: true })
+    .input(refundInput)
+    .mutation(({ ctx, input }) => refundPayment(ctx, input)),
 });

@@ -479,6 +479,8 @@ export async function refundSepaDebit(ctx: MerchantContext, input: RefundRequest
       'Refund',
       sepaEventParameters(eventDebit(debit), debit.mandate, amountMinor, now),
     );
-    return refundAnswer(refund, debit.id, currency, now);
+    const answer = refundAnswer(refund, debit.id, currency, now);
+    await ctx.keyed?.record(em, answer); // a keyed refund's answer commits with it (idempotency, phased)
+    return answer;
   });
 }

@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { MerchantContext } from '../context.ts';
+import { inTransaction } from '../db/transaction.ts';
+import { executeParameterized, executePrepared } from '../db/wire.ts';
+
+export type AttemptKind = 'AUTHORIZE' | 'CAPTURE' | 'REVERSE' | 'REFUND';
+
+/**
+ * Writes a payment attempt, to be committed before the acquirer is called: its reference is the acquirer's
+ * idempotency key, and an attempt left unresolved is the recovery worker's to settle (cards/recovery.ts).
+ */
+export async function openAttempt(
+  em: EntityManager,
+  attempt: {
+    merchantId: number;
+    kind: AttemptKind;
+    amountMinor: number;
+    idempotencyKey?: string | undefined;
+    transactionId?: number | undefined;
+  },
+): Promise<string> {
+  const reference = randomUUID();
+  await executePrepared(
+    em,
+    `insert into payment_attempt (reference, merchant_id, kind, state, idempotency_key, transaction_id, amount_minor)
+     values ($1, $2, $3, 'PENDING', $4, $5, $6)`,
+    [
+      reference,
+      attempt.merchantId,
+      attempt.kind,
+      attempt.idempotencyKey ?? null,
+      attempt.transactionId ?? null,
+      attempt.amountMinor,
+    ],
+  );
+  return reference;
+}
+
+/**
+ * Settles a pending attempt; false when it is no longer pending (the recovery worker took it over to void
+ * it), in which case the caller's transaction must not commit the outcome.
+ */
+export async function settleAttempt(
+  em: EntityManager,
+  reference: string,
+  state: 'DONE' | 'DECLINED',
+  transactionId?: number,
+): Promise<boolean> {
+  const rows = await executePrepared<{ id: string }>(
+    em,
+    `update payment_attempt set state = $2, transaction_id = coalesce($3, transaction_id), resolved_at = now()
+     where reference = $1 and state = 'PENDING' returning id`,
+    [reference, state, transactionId ?? null],
+  );
+  return rows.length === 1;
+}
+
+/** The outcome the caller could not commit: the approval no Paywire transaction stands for. */
+export class AttemptTakenOver extends Error {
+  constructor() {
+    super('the payment attempt was resolved by recovery before its outcome was written');
+  }
+}
+
+/**
+ * Voids an authorization that no Paywire transaction will stand for: marked VOIDING (committed) so no late
+ * outcome can be written for it, reversed at the acquirer by its reference (idempotent there), then VOIDED.
+ * A keyed call's in-flight record goes with it: the key is free for a retry, which authorizes afresh.
+ */
+export async function voidAttempt(
+  ctx: Pick<MerchantContext, 'acquirer' | 'em'>,
+  reference: string,
+  networkTransactionId: string | null,
+): Promise<void> {
+  await executeParameterized(
+    ctx.em,
+    `update payment_attempt set state = 'VOIDING' where reference = $1 and state = 'PENDING'`,
+    [reference],
+  );
+  if (networkTransactionId !== null) await ctx.acquirer.reverse(networkTransactionId, reference);
+  await inTransaction(ctx.em, async (em) => {
+    const [attempt] = await executeParameterized<{ merchant_id: number; idempotency_key: string | null }>(
+      em,
+      `update payment_attempt set state = 'VOIDED', resolved_at = now()
+       where reference = $1 and state = 'VOIDING' returning merchant_id, idempotency_key`,
+      [reference],
+    );
+    if (attempt?.idempotency_key) {
+      await executeParameterized(
+        em,
+        'delete from idempotency_record where merchant_id = $1 and key = $2 and outcome is null',
+        [attempt.merchant_id, attempt.idempotency_key],
+      );
+    }
+  });
+}
