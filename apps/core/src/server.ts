@@ -5,6 +5,7 @@ import { DomainError, type IdempotentRequest, internalHeaders } from '@paywire/c
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { type Caller, createCallerVerifier } from './callers/service.ts';
 import type { Acquirer } from './cards/acquirer.ts';
+import { scheduleRecovery } from './cards/recovery.ts';
 import { sandboxAcquirer } from './cards/sandbox-acquirer.ts';
 import type { CoreServices, Mode, RequestContext } from './context.ts';
 import { openDatabase } from './db/orm.ts';
@@ -27,6 +28,8 @@ export interface CoreOptions {
   cardEncryptionKey: Buffer;
   poolSize?: number;
   acquirer?: Acquirer;
+  /** Payment attempts without an outcome this long (default 60 s) are resolved by the recovery worker. */
+  paymentRecoveryAfterSeconds?: number;
   /** IPN retries: the first delay in seconds (default 300); private targets (default: sandbox only). */
   ipnRetryDelaySeconds?: number;
   ipnAllowPrivateTargets?: boolean;
@@ -125,6 +128,9 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     },
   };
   await scheduleSweep(jobs, () => orm.em.fork(), services.mode);
+  await scheduleRecovery(services, options.paymentRecoveryAfterSeconds ?? 60, (error) =>
+    logError('payment recovery failed', { error: error instanceof Error ? error.message : String(error) }),
+  );
   const deliveryWorkers = startDeliveryWorkers(services, (error) =>
     logError('IPN delivery failed', { error: error instanceof Error ? error.message : String(error) }),
   );

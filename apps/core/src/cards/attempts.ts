@@ -64,20 +64,25 @@ export class AttemptTakenOver extends Error {
 }
 
 /**
- * Voids an authorization that no Paywire transaction will stand for: marked VOIDING (committed) so no late
- * outcome can be written for it, reversed at the acquirer by its reference (idempotent there), then VOIDED.
- * A keyed call's in-flight record goes with it: the key is free for a retry, which authorizes afresh.
+ * Voids an authorization that no Paywire transaction will stand for: the attempt is taken to VOIDING
+ * (committed; from then on no late outcome can be written for it, settleAttempt refuses), the acquirer's
+ * authorization found (`authorization`: known to the caller, or an inquiry) and reversed by the attempt's
+ * reference, which the acquirer does at most once, then VOIDED. A keyed call's in-flight record goes with
+ * it: the key is free for a retry, which authorizes afresh. Nothing happens to an attempt already settled.
  */
 export async function voidAttempt(
   ctx: Pick<MerchantContext, 'acquirer' | 'em'>,
   reference: string,
-  networkTransactionId: string | null,
+  authorization: () => Promise<string | null>,
 ): Promise<void> {
-  await executeParameterized(
+  const taken = await executeParameterized(
     ctx.em,
-    `update payment_attempt set state = 'VOIDING' where reference = $1 and state = 'PENDING'`,
+    `update payment_attempt set state = 'VOIDING' where reference = $1 and state in ('PENDING', 'VOIDING')
+     returning id`,
     [reference],
   );
+  if (taken.length === 0) return;
+  const networkTransactionId = await authorization();
   if (networkTransactionId !== null) await ctx.acquirer.reverse(networkTransactionId, reference);
   await inTransaction(ctx.em, async (em) => {
     const [attempt] = await executeParameterized<{ merchant_id: number; idempotency_key: string | null }>(
@@ -86,12 +91,15 @@ export async function voidAttempt(
        where reference = $1 and state = 'VOIDING' returning merchant_id, idempotency_key`,
       [reference],
     );
-    if (attempt?.idempotency_key) {
-      await executeParameterized(
-        em,
-        'delete from idempotency_record where merchant_id = $1 and key = $2 and outcome is null',
-        [attempt.merchant_id, attempt.idempotency_key],
-      );
-    }
+    if (attempt?.idempotency_key) await freeKey(em, attempt.merchant_id, attempt.idempotency_key);
   });
+}
+
+/** A keyed call whose attempt was resolved without an answer: its retry runs afresh. */
+export async function freeKey(em: EntityManager, merchantId: number, key: string): Promise<void> {
+  await executeParameterized(
+    em,
+    'delete from idempotency_record where merchant_id = $1 and key = $2 and outcome is null',
+    [merchantId, key],
+  );
 }

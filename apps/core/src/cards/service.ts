@@ -20,7 +20,7 @@ import type { MerchantContext } from '../context.ts';
 import { inOrder } from '../db/json-order.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { transactionNotFound } from '../errors.ts';
-import { isEventWanted, ReportedFailure, recordEvent, recordReportedFailure } from '../ipn/events.ts';
+import { recordEvent, recordReportedFailure } from '../ipn/events.ts';
 import type { Shopper } from '../shoppers/entities.ts';
 import {
   type CardFacts,
@@ -294,7 +294,7 @@ export async function createTransaction(
     });
   } catch (error) {
     // An approval with no sale to show for it must not hold the shopper's funds.
-    await voidAttempt(ctx, reference, processing.networkTransactionId);
+    await voidAttempt(ctx, reference, async () => processing.networkTransactionId);
     throw error;
   }
 }
