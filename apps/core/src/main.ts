@@ -14,7 +14,10 @@ const core = await startCore({
   ipnRetryDelaySeconds: env.IPN_RETRY_DELAY_SECONDS,
   ipnDestinationConcurrency: env.IPN_DESTINATION_CONCURRENCY,
   sepaSandboxSettleSeconds: env.SEPA_SANDBOX_SETTLE_SECONDS,
-  acquirer: createSandboxAcquirer(env.SANDBOX_ACQUIRER_LATENCY_MS),
+  acquirer: createSandboxAcquirer({
+    latencyMs: env.SANDBOX_ACQUIRER_LATENCY_MS,
+    ...(env.SANDBOX_ACQUIRER_JOURNAL ? { journal: env.SANDBOX_ACQUIRER_JOURNAL } : {}),
+  }),
   paymentRecoveryAfterSeconds: env.PAYMENT_RECOVERY_AFTER_SECONDS,
   ...(env.IPN_ALLOW_PRIVATE_TARGETS === undefined
     ? {}

@@ -70,21 +70,30 @@ export async function recoverAttempts(
   return attempts.length;
 }
 
-/** The recovery as a pg-boss job every minute, one run at a time across instances. */
+/**
+ * The recovery as a pg-boss job: at start, then again `afterSeconds` (at most a minute) after each run; a
+ * cron every minute restarts the chain should a run's follower be lost. At most one run waits (policy
+ * `short`); a run still marked active by a killed core blocks nothing, and two runs at once are harmless:
+ * every step is conditional on the attempt's state and idempotent at the acquirer.
+ */
 export async function scheduleRecovery(
   services: Pick<CoreServices, 'orm' | 'acquirer' | 'jobs'>,
   afterSeconds: number,
   onError: (error: unknown) => void,
 ): Promise<void> {
-  const { jobs }: { jobs: PgBoss } = services;
-  await jobs.createQueue(recoveryQueue, { policy: 'stately', expireInSeconds: 600, retryLimit: 0 });
+  const { jobs } = services;
+  const next = (startAfter: number) => jobs.send(recoveryQueue, {}, { startAfter });
+  await jobs.createQueue(recoveryQueue, { policy: 'short', expireInSeconds: 300, retryLimit: 0 });
   await jobs.schedule(recoveryQueue, '* * * * *');
-  await jobs.work(recoveryQueue, async () => {
+  await jobs.work(recoveryQueue, { pollingIntervalSeconds: 1 }, async () => {
     try {
       await recoverAttempts(services, afterSeconds);
     } catch (error) {
       onError(error);
       throw error;
+    } finally {
+      await next(Math.min(afterSeconds, 60));
     }
   });
+  await next(0);
 }

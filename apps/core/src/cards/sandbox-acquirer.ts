@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import {
   type AuthenticationResult,
@@ -123,11 +124,33 @@ export interface SandboxAcquirer extends Acquirer {
  * refund or reverse beyond what its book allows, as a processor would. Every call is idempotent by its
  * reference: a repeat gets the first answer and moves nothing twice.
  */
-export function createSandboxAcquirer(latencyMs = 0): SandboxAcquirer {
+export function createSandboxAcquirer(
+  options: { latencyMs?: number; journal?: string } = {},
+): SandboxAcquirer {
+  const latencyMs = options.latencyMs ?? 0;
   const book = new Map<string, SandboxAuthorization>();
   const byNetworkId = new Map<string, SandboxAuthorization>();
   const operations = new Set<string>();
   const timedOut = new Set<string>();
+  const keep = (entry: SandboxAuthorization, operation?: string) => {
+    book.set(entry.reference, entry);
+    if (entry.answer.approved) byNetworkId.set(entry.answer.networkTransactionId, entry);
+    if (operation) operations.add(operation);
+  };
+  // The book outlives the process when journalled, as a processor's does: what a killed core's sandbox
+  // approved is still there for the next one's inquiry and for tests comparing both sides.
+  const { journal } = options;
+  if (journal && existsSync(journal)) {
+    for (const line of readFileSync(journal, 'utf8').split('\n')) {
+      if (!line) continue;
+      const { entry, operation } = JSON.parse(line) as { entry: SandboxAuthorization; operation?: string };
+      keep(entry, operation);
+    }
+  }
+  const record = (entry: SandboxAuthorization, operation?: string) => {
+    keep(entry, operation);
+    if (journal) appendFileSync(journal, `${JSON.stringify({ entry, operation })}\n`);
+  };
   const wait = () => (latencyMs > 0 ? delay(latencyMs) : Promise.resolve());
   const authorization = (networkTransactionId: string) => {
     const found = byNetworkId.get(networkTransactionId);
@@ -135,11 +158,10 @@ export function createSandboxAcquirer(latencyMs = 0): SandboxAcquirer {
     return found;
   };
   /** Runs an operation once per reference; a repeat of a done one succeeds without moving anything. */
-  const once = async (reference: string, operation: () => void) => {
+  const once = async (reference: string, operation: () => SandboxAuthorization) => {
     await wait();
     if (operations.has(reference)) return;
-    operation();
-    operations.add(reference);
+    record(operation(), reference);
   };
   return {
     book,
@@ -157,8 +179,7 @@ export function createSandboxAcquirer(latencyMs = 0): SandboxAcquirer {
           refundedMinor: 0,
           reversed: false,
         };
-        book.set(request.reference, entry);
-        if (answer.approved) byNetworkId.set(answer.networkTransactionId, entry);
+        record(entry);
       }
       const number = request.card?.number;
       if (number === failsAfterApprovalCard || (number === timesOutOnceCard && !timedOut.has(number))) {
@@ -186,6 +207,7 @@ export function createSandboxAcquirer(latencyMs = 0): SandboxAcquirer {
         if (entry.reversed || entry.capturedMinor > 0 || amountMinor > entry.amountMinor)
           throw new Error('sandbox acquirer: capture beyond the authorization');
         entry.capturedMinor = amountMinor;
+        return entry;
       }),
     reverse: (networkTransactionId, reference) =>
       once(reference, () => {
@@ -194,6 +216,7 @@ export function createSandboxAcquirer(latencyMs = 0): SandboxAcquirer {
           throw new Error('sandbox acquirer: only an open authorization or an untouched sale can be voided');
         entry.reversed = true;
         entry.capturedMinor = 0;
+        return entry;
       }),
     refund: (networkTransactionId, amountMinor, reference) =>
       once(reference, () => {
@@ -201,6 +224,7 @@ export function createSandboxAcquirer(latencyMs = 0): SandboxAcquirer {
         if (entry.refundedMinor + amountMinor > entry.capturedMinor)
           throw new Error('sandbox acquirer: refund beyond the captured amount');
         entry.refundedMinor += amountMinor;
+        return entry;
       }),
   };
 }
