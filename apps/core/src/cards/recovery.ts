@@ -1,4 +1,3 @@
-import type { PgBoss } from 'pg-boss';
 import type { CoreServices } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
