@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import autocannon, { type Result } from 'autocannon';
 import { saleBody } from '../support/http.ts';
+import { freePort } from '../support/ports.ts';
 import { startBenchDatabase } from './bench-database.ts';
 import { benchProcesses } from './processes.ts';
 
@@ -19,7 +20,8 @@ const connections = latencyMode ? 256 : 32;
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 // One run swings by 20% on a shared 2-core machine: the three loads alternate, and the means are reported.
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-const ports = { bare: 18090, core: 18081, facade: 18080 };
+// Free ports: other benchmarks may run on the same machine.
+const ports = { bare: await freePort(), core: await freePort(), facade: await freePort() };
 
 const database = await startBenchDatabase('sale-bench');
 const { start, stop, rssMb } = benchProcesses();
@@ -88,7 +90,7 @@ const header = `AUTH_CAPTURE sale, JSON, ${connections} connections, ${seconds} 
 /** Keyed sales with an instant acquirer and with a 250 ms one, alternating; then each process's memory. */
 async function latencyBench(authorization: string): Promise<string[]> {
   const instant = await startService(ports.core, ports.facade);
-  const latent = await startService(ports.core + 2, ports.facade + 3, {
+  const latent = await startService(await freePort(), await freePort(), {
     SANDBOX_ACQUIRER_LATENCY_MS: String(acquirerLatencyMs),
   });
   const runs = { instant: [] as Result[], latent: [] as Result[] };
