@@ -4,7 +4,7 @@ import {
   transactionIdInput,
   updateTransactionInput,
 } from '@paywire/contracts';
-import { refundPayment } from '../sepa/refunds.ts';
+import { refundPayment } from '../refunds/service.ts';
 import { merchantProcedure, router } from '../trpc.ts';
 import { createTransaction, getTransaction, updateTransaction } from './service.ts';
 

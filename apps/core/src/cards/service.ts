@@ -21,6 +21,7 @@ import { inOrder } from '../db/json-order.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { transactionNotFound } from '../errors.ts';
 import { recordEvent, recordReportedFailure } from '../ipn/events.ts';
+import { refundAnswer, refundColumns } from '../refunds/answer.ts';
 import type { Shopper } from '../shoppers/entities.ts';
 import {
   type CardFacts,
@@ -45,7 +46,6 @@ import type { Approval, DeclineReason } from './acquirer.ts';
 import { type AttemptKind, AttemptTakenOver, openAttempt, settleAttempt, voidAttempt } from './attempts.ts';
 import { CardTransaction, Refund, type ThreeDSecureRecord } from './entities.ts';
 import { CardDeclined, type CardView, cardEventParameters } from './events.ts';
-import { refundAnswer, refundColumns } from './refund-answer.ts';
 import { insertSale, type SaleCard, type SaleColumns, type SaleShopper } from './sale-writer.ts';
 
 type CreateTransaction = z.output<typeof createTransactionInput>;
