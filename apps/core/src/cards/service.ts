@@ -199,7 +199,7 @@ export async function createTransaction(
   const event = input.cardTransactionType === 'AUTH_CAPTURE' ? 'Charge' : 'AuthOnly';
   const money = { amountMinor: toMinorUnits(input.amount, input.currency), currency: input.currency };
   const { amountMinor } = money;
-  const { now, source, reference } = await inTransaction(ctx.em, async (em) => {
+  const prepare = async (em: EntityManager) => {
     const now = await callNow(ctx, em);
     const source = await paymentSource(ctx, em, input, now);
     const reference = await openAttempt(em, {
@@ -209,7 +209,10 @@ export async function createTransaction(
       idempotencyKey: ctx.keyed?.key,
     });
     return { now, source, reference };
-  });
+  };
+  // Only a token to spend needs a transaction around the attempt (its row is locked while it is spent).
+  const { now, source, reference } =
+    input.pfToken === undefined ? await prepare(ctx.em) : await inTransaction(ctx.em, prepare);
   const { known, wallet } = source;
   const cardHolder = input.cardHolderInfo ?? (wallet && walletCardHolder(wallet));
   const payment = source.wallet

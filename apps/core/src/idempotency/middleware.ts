@@ -179,7 +179,8 @@ async function runInPhases<R extends Result>(
     const [claim] = await executePrepared<Claim & FactsRow>(em, ...claimSql(merchantId, key));
     const now = await readClaim(ctx, em, claim, fingerprint);
     if (!(now instanceof Date)) return now;
-    await executePrepared(
+    // the in-flight record travels with the commit
+    await sendWithNext(
       em,
       `insert into idempotency_record (merchant_id, key, fingerprint, procedure, outcome, created_at, expires_at)
        values ($1, $2, $3, $4, null, now(), $5)${renewal}`,
