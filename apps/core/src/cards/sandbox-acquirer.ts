@@ -165,8 +165,9 @@ export function createSandboxAcquirer(
   };
   return {
     book,
+    // The approval is booked as the request arrives and answered after the latency: a caller that dies
+    // while waiting leaves an authorization at the acquirer that only an inquiry finds, the hard case.
     async authorize(request) {
-      await wait();
       let entry = book.get(request.reference);
       if (!entry) {
         const answer = approve(request);
@@ -181,6 +182,7 @@ export function createSandboxAcquirer(
         };
         record(entry);
       }
+      await wait();
       const number = request.card?.number;
       if (number === failsAfterApprovalCard || (number === timesOutOnceCard && !timedOut.has(number))) {
         if (number === timesOutOnceCard) timedOut.add(number);
