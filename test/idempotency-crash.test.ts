@@ -1,20 +1,28 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createSandboxAcquirer } from '@paywire/core';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { saleBody } from './support/http.ts';
 import { freePort } from './support/ports.ts';
 import { newDatabase, newFacadeCredential, newMerchant, startFacade } from './support/stack.ts';
+import { waitFor } from './support/wait.ts';
 
 /**
- * Crash test: keyed sales with client retries while core is killed with SIGKILL and restarted, several
- * times. However the crashes fall, every key must end with exactly one payment, and every answer a key
- * got must name the same transaction.
+ * Fault test: keyed sales whose acquirer answers after 250 ms, with client retries, while core is killed with
+ * SIGKILL and restarted five times. However the crashes fall, every key ends with exactly one payment, every
+ * answer a key got names the same transaction and that transaction exists, and once the recovery worker has
+ * resolved every unknown outcome, the sandbox acquirer's live authorizations (its book, journalled to a file
+ * that outlives each core) match Paywire's transactions one to one.
  */
 const keys = 80;
 const clients = 8;
-const kills = 4;
+const kills = 5;
+const journal = join(tmpdir(), `paywire-sandbox-${randomUUID()}.jsonl`);
 const corePath = fileURLToPath(new URL('../apps/core/src/main.ts', import.meta.url));
 
 let databaseUrl: string;
@@ -56,6 +64,9 @@ beforeAll(async () => {
     CORE_PORT: String(await freePort()),
     CARD_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     DATABASE_POOL_SIZE: '8',
+    SANDBOX_ACQUIRER_LATENCY_MS: '250',
+    SANDBOX_ACQUIRER_JOURNAL: journal,
+    PAYMENT_RECOVERY_AFTER_SECONDS: '1',
   });
   await startCoreProcess();
   const facade = await startFacade(
@@ -69,6 +80,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await killCore();
   await closeFacade?.();
+  await rm(journal, { force: true });
 });
 
 /** Requests that died with core or met a key still held by a killed transaction, then were retried. */
@@ -77,7 +89,7 @@ let interrupted = 0;
 /** One key's sale, retried on anything but a final answer; every 200's transaction id is kept. */
 async function sellUntilAnswered(key: string, seen: Map<string, Set<string>>): Promise<number> {
   const body = JSON.stringify(saleBody({ merchantTransactionId: undefined, amount: 10 }));
-  for (let attempt = 1; attempt <= 300; attempt++) {
+  for (let attempt = 1; attempt <= 600; attempt++) {
     try {
       const reply = await fetch(`${baseUrl}/transactions`, {
         method: 'POST',
@@ -135,13 +147,31 @@ it('charges each key exactly once while core is killed and restarted', { timeout
     'select count(*) from card_transaction where merchant_id = $1',
     [merchantId],
   );
+  await waitFor('the recovery worker to resolve every attempt', async () => {
+    const { rows } = await db.query(`select 1 from payment_attempt where state in ('PENDING', 'VOIDING')`);
+    return rows.length === 0;
+  });
+  const recorded = await db.query<{ id: string; network: string }>(
+    `select id, processing->>'networkTransactionId' as network from card_transaction where merchant_id = $1`,
+    [merchantId],
+  );
+  const voided = await db.query<{ count: string }>(
+    `select count(*) from payment_attempt where state = 'VOIDED'`,
+  );
   await db.end();
+  const book = [...createSandboxAcquirer({ journal }).book.values()];
+  const live = book.flatMap((entry) =>
+    entry.answer.approved && !entry.reversed ? [entry.answer.networkTransactionId] : [],
+  );
 
   console.info(
-    `crash test: ${keys} keys, ${attempts} requests (${interrupted} interrupted and retried), core killed ${killed} times, ${payments.rows[0]?.count} payments`,
+    `fault test: ${keys} keys, ${attempts} requests (${interrupted} interrupted and retried), core killed ${killed} times, ${payments.rows[0]?.count} payments, ${book.length} authorizations at the acquirer, ${voided.rows[0]?.count} attempts voided by recovery`,
   );
   expect(killed).toBeGreaterThanOrEqual(2);
   expect(interrupted).toBeGreaterThan(0); // the kills did land on requests in flight
   expect(Number(payments.rows[0]?.count)).toBe(keys);
   for (const ids of seen.values()) expect(ids.size).toBe(1);
+  const ids = new Set(recorded.rows.map((row) => row.id));
+  for (const answered of seen.values()) for (const id of answered) expect(ids.has(id)).toBe(true);
+  expect(recorded.rows.map((row) => row.network).sort()).toEqual(live.sort());
 });

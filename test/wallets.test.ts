@@ -38,9 +38,9 @@ const recordingAcquirer: Acquirer = {
     authorizations.push(request);
     return sandboxAcquirer.authorize(request);
   },
-  capture: (networkTransactionId, amountMinor) => {
+  capture: (networkTransactionId, amountMinor, reference) => {
     captures.push([networkTransactionId, amountMinor]);
-    return sandboxAcquirer.capture(networkTransactionId, amountMinor);
+    return sandboxAcquirer.capture(networkTransactionId, amountMinor, reference);
   },
 };
 

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -8,7 +9,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 export function benchProcesses() {
   const children: ChildProcess[] = [];
   return {
-    start(script: string, args: string[], env: Record<string, string> = {}): Promise<void> {
+    start(script: string, args: string[], env: Record<string, string> = {}): Promise<ChildProcess> {
       const child = spawn(process.execPath, [path.join(root, script), ...args], {
         env: { ...process.env, ...env },
         stdio: ['ignore', 'pipe', 'inherit'],
@@ -16,10 +17,15 @@ export function benchProcesses() {
       children.push(child);
       return new Promise((resolve, reject) => {
         child.stdout?.on('data', (chunk: Buffer) => {
-          if (chunk.toString().includes('listening')) resolve();
+          if (chunk.toString().includes('listening')) resolve(child);
         });
         child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
       });
+    },
+    /** A process's resident memory in MB (Linux). */
+    async rssMb(child: ChildProcess): Promise<number> {
+      const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
+      return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
     },
     async stop(): Promise<void> {
       for (const child of children) child.kill('SIGTERM');

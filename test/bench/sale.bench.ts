@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import autocannon, { type Result } from 'autocannon';
 import { saleBody } from '../support/http.ts';
+import { freePort } from '../support/ports.ts';
 import { startBenchDatabase } from './bench-database.ts';
 import { benchProcesses } from './processes.ts';
 
@@ -8,15 +9,22 @@ import { benchProcesses } from './processes.ts';
  * AUTH_CAPTURE sales, JSON, 32 connections, 10 s: the full service (facade and core as two processes,
  * as npm start runs them) beside a bare Koa + pg endpoint doing the same inserts on the same database.
  * Usage: npm run bench
+ *
+ * Latency mode (`npm run bench -- latency`): keyed sales at 256 connections against two services on the
+ * same database, one whose sandbox acquirer answers at once and one whose acquirer takes 250 ms
+ * (SANDBOX_ACQUIRER_LATENCY_MS), alternating; then the resident memory of each core and facade.
  */
-const connections = 32;
+const latencyMode = process.argv.includes('latency');
+const acquirerLatencyMs = 250;
+const connections = latencyMode ? 256 : 32;
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 // One run swings by 20% on a shared 2-core machine: the three loads alternate, and the means are reported.
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-const ports = { bare: 18090, core: 18081, facade: 18080 };
+// Free ports: other benchmarks may run on the same machine.
+const ports = { bare: await freePort(), core: await freePort(), facade: await freePort() };
 
 const database = await startBenchDatabase('sale-bench');
-const { start, stop } = benchProcesses();
+const { start, stop, rssMb } = benchProcesses();
 
 async function load(url: string, authorization?: string, keyed = false): Promise<Result> {
   const body = JSON.stringify(saleBody());
@@ -58,46 +66,84 @@ const summarise = (results: Result[]): Figures => ({
 const row = (name: string, f: Figures) =>
   `| ${name} | ${Math.round(f.rps)} | ${Math.round(f.p50)} | ${Math.round(f.p99)} | ${f.errors} |`;
 
-try {
-  const { databaseUrl, merchant, facadeCredential } = database;
-  const merchantId = merchant.id;
-  const authorization = `Basic ${Buffer.from(`${merchant.username}:${merchant.password}`).toString('base64')}`;
-
-  await start('test/bench/bare-server.ts', [databaseUrl, String(ports.bare), String(merchantId)]);
-  await start('apps/core/src/main.ts', [], {
+/** A core and its facade on the bench database. */
+async function startService(corePort: number, facadePort: number, env: Record<string, string> = {}) {
+  const { databaseUrl, facadeCredential } = database;
+  const core = await start('apps/core/src/main.ts', [], {
     DATABASE_URL: databaseUrl,
-    CORE_PORT: String(ports.core),
+    CORE_PORT: String(corePort),
     CARD_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    ...env,
   });
-  await start('apps/facade/src/main.ts', [], {
-    PORT: String(ports.facade),
+  const facade = await start('apps/facade/src/main.ts', [], {
+    PORT: String(facadePort),
     HOST: '127.0.0.1',
-    CORE_URL: `http://127.0.0.1:${ports.core}/trpc`,
+    CORE_URL: `http://127.0.0.1:${corePort}/trpc`,
     CORE_CREDENTIAL: facadeCredential,
     LOG_REQUESTS: 'false',
   });
+  return { core, facade, url: `http://127.0.0.1:${facadePort}/services/2/transactions` };
+}
 
-  const runs = { bare: [] as Result[], full: [] as Result[], keyed: [] as Result[] };
-  const facadeUrl = `http://127.0.0.1:${ports.facade}/services/2/transactions`;
+const header = `AUTH_CAPTURE sale, JSON, ${connections} connections, ${seconds} s per run, mean of ${rounds} alternating rounds, durable PostgreSQL (embedded), ${new Date().toISOString()}`;
+
+/** Keyed sales with an instant acquirer and with a 250 ms one, alternating; then each process's memory. */
+async function latencyBench(authorization: string): Promise<string[]> {
+  const instant = await startService(ports.core, ports.facade);
+  const latent = await startService(await freePort(), await freePort(), {
+    SANDBOX_ACQUIRER_LATENCY_MS: String(acquirerLatencyMs),
+  });
+  const runs = { instant: [] as Result[], latent: [] as Result[] };
   for (let round = 0; round < rounds; round++) {
-    runs.bare.push(await load(`http://127.0.0.1:${ports.bare}/sale`));
-    runs.full.push(await load(facadeUrl, authorization));
-    runs.keyed.push(await load(facadeUrl, authorization, true));
+    runs.instant.push(await load(instant.url, authorization, true));
+    runs.latent.push(await load(latent.url, authorization, true));
   }
-  const [bare, full, keyed] = [summarise(runs.bare), summarise(runs.full), summarise(runs.keyed)];
-  process.stdout.write(
-    [
-      `AUTH_CAPTURE sale, JSON, ${connections} connections, ${seconds} s per run, mean of ${rounds} alternating rounds, durable PostgreSQL (embedded), ${new Date().toISOString()}`,
-      '| endpoint | requests/s | p50 ms | p99 ms | errors |',
-      '|---|---|---|---|---|',
-      row('bare Koa + pg (same inserts)', bare),
-      row('Paywire full path (facade -> tRPC -> core)', full),
-      row('Paywire full path, fresh Idempotency-Key per request', keyed),
-      `full / bare throughput: ${((full.rps / bare.rps) * 100).toFixed(1)}%`,
-      `idempotency overhead: ${((1 - keyed.rps / full.rps) * 100).toFixed(1)}% throughput`,
-      '',
-    ].join('\n'),
+  const [fast, slow] = [summarise(runs.instant), summarise(runs.latent)];
+  const memory = await Promise.all(
+    [instant.core, instant.facade, latent.core, latent.facade].map((child) => rssMb(child)),
   );
+  return [
+    '| keyed sales, acquirer | requests/s | p50 ms | p99 ms | errors |',
+    '|---|---|---|---|---|',
+    row('instant', fast),
+    row(`${acquirerLatencyMs} ms`, slow),
+    `${acquirerLatencyMs} ms / instant throughput: ${(slow.rps / fast.rps).toFixed(2)}`,
+    `RSS after the runs, MB: core ${memory[0]?.toFixed(0)} and facade ${memory[1]?.toFixed(0)} (instant), core ${memory[2]?.toFixed(0)} and facade ${memory[3]?.toFixed(0)} (${acquirerLatencyMs} ms)`,
+  ];
+}
+
+try {
+  const { databaseUrl, merchant } = database;
+  const merchantId = merchant.id;
+  const authorization = `Basic ${Buffer.from(`${merchant.username}:${merchant.password}`).toString('base64')}`;
+  if (latencyMode) {
+    process.stdout.write([header, ...(await latencyBench(authorization)), ''].join('\n'));
+  } else {
+    await start('test/bench/bare-server.ts', [databaseUrl, String(ports.bare), String(merchantId)]);
+    const service = await startService(ports.core, ports.facade);
+    const runs = { bare: [] as Result[], full: [] as Result[], keyed: [] as Result[] };
+    for (let round = 0; round < rounds; round++) {
+      runs.bare.push(await load(`http://127.0.0.1:${ports.bare}/sale`));
+      runs.full.push(await load(service.url, authorization));
+      runs.keyed.push(await load(service.url, authorization, true));
+    }
+    const [bare, full, keyed] = [summarise(runs.bare), summarise(runs.full), summarise(runs.keyed)];
+    const memory = [await rssMb(service.core), await rssMb(service.facade)];
+    process.stdout.write(
+      [
+        header,
+        '| endpoint | requests/s | p50 ms | p99 ms | errors |',
+        '|---|---|---|---|---|',
+        row('bare Koa + pg (same inserts)', bare),
+        row('Paywire full path (facade -> tRPC -> core)', full),
+        row('Paywire full path, fresh Idempotency-Key per request', keyed),
+        `full / bare throughput: ${((full.rps / bare.rps) * 100).toFixed(1)}%`,
+        `idempotency overhead: ${((1 - keyed.rps / full.rps) * 100).toFixed(1)}% throughput`,
+        `RSS after the runs, MB: core ${memory[0]?.toFixed(0)}, facade ${memory[1]?.toFixed(0)}`,
+        '',
+      ].join('\n'),
+    );
+  }
 } finally {
   await stop();
   await database.stop();

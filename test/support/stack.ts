@@ -120,7 +120,12 @@ export async function startFacade(
  * credential; one merchant ready.
  */
 export async function startStack(
-  options: { mode?: 'sandbox' | 'live'; acquirer?: Acquirer; postgresAdminUrl?: string } = {},
+  options: {
+    mode?: 'sandbox' | 'live';
+    acquirer?: Acquirer;
+    postgresAdminUrl?: string;
+    paymentRecoveryAfterSeconds?: number;
+  } = {},
 ): Promise<Stack> {
   const databaseUrl = await newDatabase('paywire', options.postgresAdminUrl);
   const logs: string[] = [];
@@ -129,6 +134,9 @@ export async function startStack(
     port: 0,
     mode: options.mode ?? 'sandbox',
     ...(options.acquirer ? { acquirer: options.acquirer } : {}),
+    ...(options.paymentRecoveryAfterSeconds
+      ? { paymentRecoveryAfterSeconds: options.paymentRecoveryAfterSeconds }
+      : {}),
     cardEncryptionKey: randomBytes(32),
     poolSize: 8,
     ipnRetryDelaySeconds: 1,

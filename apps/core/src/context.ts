@@ -22,6 +22,8 @@ export interface CoreServices {
   jobs: PgBoss;
   ipn: DeliverySettings;
   sepa: SepaSettings;
+  /** Attempts without an outcome older than this are resolved by the recovery worker (cards/recovery.ts). */
+  payments: { recoveryAfterSeconds: number };
 }
 
 /**
@@ -35,6 +37,17 @@ export interface CallContext extends CoreServices {
   idempotency: IdempotentRequest | null;
   /** What the call read about its merchant, kept for the rest of the call. */
   memo: CallMemo;
+  /**
+   * A keyed mutation run in phases (idempotency/middleware.ts): its key is claimed in a committed record, and
+   * the procedure writes its answer to that record in the same transaction as its last writes.
+   */
+  keyed?: KeyedCall;
+}
+
+export interface KeyedCall {
+  key: string;
+  /** Records a success as the key's answer; call it inside the transaction that commits the work. */
+  record(em: EntityManager, data: unknown): Promise<void>;
 }
 
 export interface MerchantContext extends CallContext {

@@ -23,6 +23,12 @@ const schema = z.object({
   IPN_DESTINATION_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /** Sandbox SEPA debits: seconds from submission until the bank's answer (decisions.md). */
   SEPA_SANDBOX_SETTLE_SECONDS: z.coerce.number().int().min(0).max(2_592_000).default(120),
+  /** The sandbox acquirer's answer time: a real processor takes hundreds of milliseconds. */
+  SANDBOX_ACQUIRER_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
+  /** A file the sandbox acquirer keeps its book in (appended), so it outlives core; unset: in memory. */
+  SANDBOX_ACQUIRER_JOURNAL: z.string().optional(),
+  /** Payment attempts without an outcome this long are resolved by the recovery worker. */
+  PAYMENT_RECOVERY_AFTER_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   /** Unset: allowed in sandbox mode, refused in live mode. */
   IPN_ALLOW_PRIVATE_TARGETS: z
     .enum(['true', 'false'])

@@ -6,7 +6,13 @@ export {
   rotateCallerCredential,
 } from './callers/service.ts';
 export type { Acquirer } from './cards/acquirer.ts';
-export { sandboxAcquirer } from './cards/sandbox-acquirer.ts';
+export { recoverAttempts } from './cards/recovery.ts';
+export {
+  createSandboxAcquirer,
+  type SandboxAcquirer,
+  type SandboxAuthorization,
+  sandboxAcquirer,
+} from './cards/sandbox-acquirer.ts';
 export { ensureSampleProduct } from './catalog/service.ts';
 export { migrate, openDatabase } from './db/orm.ts';
 export { sweepExpiredRecords } from './idempotency/sweep.ts';

@@ -1,3 +1,4 @@
+import { createSandboxAcquirer } from './cards/sandbox-acquirer.ts';
 import { loadCoreEnv } from './env.ts';
 import { startCore } from './server.ts';
 
@@ -19,6 +20,11 @@ const core = await startCore({
   ipnRetryDelaySeconds: env.IPN_RETRY_DELAY_SECONDS,
   ipnDestinationConcurrency: env.IPN_DESTINATION_CONCURRENCY,
   sepaSandboxSettleSeconds: env.SEPA_SANDBOX_SETTLE_SECONDS,
+  acquirer: createSandboxAcquirer({
+    latencyMs: env.SANDBOX_ACQUIRER_LATENCY_MS,
+    ...(env.SANDBOX_ACQUIRER_JOURNAL ? { journal: env.SANDBOX_ACQUIRER_JOURNAL } : {}),
+  }),
+  paymentRecoveryAfterSeconds: env.PAYMENT_RECOVERY_AFTER_SECONDS,
   ...(env.IPN_ALLOW_PRIVATE_TARGETS === undefined
     ? {}
     : { ipnAllowPrivateTargets: env.IPN_ALLOW_PRIVATE_TARGETS }),

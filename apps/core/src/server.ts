@@ -35,6 +35,8 @@ export interface CoreOptions {
   cardEncryptionKey: Buffer;
   poolSize?: number;
   acquirer?: Acquirer;
+  /** Payment attempts without an outcome this long (default 60 s) are resolved by the recovery worker. */
+  paymentRecoveryAfterSeconds?: number;
   /** IPN retries: the first delay in seconds (default 300); private targets (default: sandbox only). */
   ipnRetryDelaySeconds?: number;
   ipnAllowPrivateTargets?: boolean;
@@ -170,6 +172,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
       bank: options.sepaBank ?? sandboxSepaBank,
       sandboxSettleSeconds: options.sepaSandboxSettleSeconds ?? 120,
     },
+    payments: { recoveryAfterSeconds: options.paymentRecoveryAfterSeconds ?? 60 },
   };
   const workers: (StartedWorker | undefined)[] = worker
     ? await Promise.all(workerStarters.map((start) => start(services, logError)))

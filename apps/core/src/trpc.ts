@@ -11,18 +11,26 @@ function errorData(code: TRPC_ERROR_CODE_KEY, paywire: ErrorBody, path: string |
   return { code, httpStatus: statusOf(paywire), path, paywire };
 }
 
-const t = initTRPC.context<RequestContext>().create({
-  // The HTTP status follows the interface's error body. Stacks and raw messages of unexpected errors never
-  // leave core.
-  errorFormatter({ shape, error, input }) {
-    const paywire = publicErrorBody(error, input);
-    return {
-      ...shape,
-      message: paywire.message[0]?.description ?? 'error',
-      data: errorData(shape.data.code, paywire, shape.data.path),
-    };
-  },
-});
+/** A procedure that calls an outside party declares it: a keyed call then runs in phases (idempotency). */
+export interface ProcedureMeta {
+  phased?: boolean;
+}
+
+const t = initTRPC
+  .context<RequestContext>()
+  .meta<ProcedureMeta>()
+  .create({
+    // The HTTP status follows the interface's error body. Stacks and raw messages of unexpected errors never
+    // leave core.
+    errorFormatter({ shape, error, input }) {
+      const paywire = publicErrorBody(error, input);
+      return {
+        ...shape,
+        message: paywire.message[0]?.description ?? 'error',
+        data: errorData(shape.data.code, paywire, shape.data.path),
+      };
+    },
+  });
 
 /**
  * The error envelope of a call refused before tRPC reads it (server.ts), the same shape the formatter
@@ -81,11 +89,12 @@ const actingForMerchant = t.procedure.use(({ ctx, next, type }) => {
  * mutation that carries an idempotency key runs exactly once per key (idempotency/middleware.ts): one
  * mechanism for every present and future write.
  */
-export const merchantProcedure = actingForMerchant.use(({ ctx, next, type, path, getRawInput }) => {
+export const merchantProcedure = actingForMerchant.use(({ ctx, next, type, path, getRawInput, meta }) => {
   const { idempotency } = ctx;
   if (type !== 'mutation' || !idempotency) return next();
   return runIdempotently({ ...ctx, idempotency }, path, getRawInput, {
-    proceed: (em) => next({ ctx: { em } }),
+    phased: meta?.phased === true,
+    proceed: (em, keyed) => next({ ctx: { em, keyed } }),
     // tRPC has no public way for a middleware to answer without its resolver; a replay must not run it.
     replay: (data) => ({ ok: true as const, data, marker: middlewareMarker }),
   });

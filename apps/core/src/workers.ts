@@ -1,3 +1,4 @@
+import { scheduleRecovery } from './cards/recovery.ts';
 import type { CoreServices } from './context.ts';
 import { scheduleSweep } from './idempotency/sweep.ts';
 import { startDeliveryWorkers } from './ipn/delivery.ts';
@@ -31,6 +32,14 @@ export const workerStarters: WorkerStarter[] = [
     startDeliveryWorkers(services, failureLogger(logError, 'IPN delivery failed')),
   async (services, logError) => {
     await startSettlementWorkers(services, failureLogger(logError, 'SEPA settlement failed'));
+    return undefined;
+  },
+  async (services, logError) => {
+    await scheduleRecovery(
+      services,
+      services.payments.recoveryAfterSeconds,
+      failureLogger(logError, 'payment recovery failed'),
+    );
     return undefined;
   },
 ];

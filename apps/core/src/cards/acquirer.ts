@@ -36,7 +36,14 @@ export interface WalletToCharge {
 }
 
 interface AuthorizationBase {
+  /**
+   * Paywire's attempt reference: the acquirer's idempotency key for this authorization (a repeat is answered
+   * with the first answer, never charged again) and what an inquiry asks about.
+   */
+  reference: string;
   amountMinor: number;
+  /** A sale (AUTH_CAPTURE): the acquirer captures the whole amount with the authorization. */
+  capture?: boolean;
   currency: string;
   cardHolder?: { firstName?: string; lastName?: string; zip?: string };
   /**
@@ -90,8 +97,15 @@ export interface Acquirer {
     brand: CardBrand;
     cardClass?: 'CREDIT' | 'DEBIT' | 'PREPAID' | undefined;
   }): CardProfile;
+  /** Throws when the outcome is unknown (timeout, broken connection): the recovery worker asks later. */
   authorize(request: AuthorizationRequest): Promise<Approval | Decline>;
-  capture(networkTransactionId: string, amountMinor: number): Promise<void>;
-  reverse(networkTransactionId: string): Promise<void>;
-  refund(networkTransactionId: string, amountMinor: number): Promise<void>;
+  /** What became of the authorization with this reference: its answer, or null when the acquirer never saw it. */
+  inquire(reference: string): Promise<Approval | Decline | null>;
+  /** Each is idempotent by its own attempt reference: a repeat after an unknown outcome does it once. */
+  capture(networkTransactionId: string, amountMinor: number, reference: string): Promise<void>;
+  reverse(networkTransactionId: string, reference: string): Promise<void>;
+  refund(networkTransactionId: string, amountMinor: number, reference: string): Promise<void>;
 }
+
+/** The acquirer did not answer in time or the connection broke: whether it acted is unknown. */
+export class AcquirerUnavailable extends Error {}

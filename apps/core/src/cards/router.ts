@@ -4,18 +4,23 @@ import {
   transactionIdInput,
   updateTransactionInput,
 } from '@paywire/contracts';
-import { refundPayment } from '../sepa/refunds.ts';
+import { refundPayment } from '../refunds/service.ts';
 import { merchantProcedure, router } from '../trpc.ts';
 import { createTransaction, getTransaction, updateTransaction } from './service.ts';
 
 export const cardsRouter = router({
   create: merchantProcedure
+    .meta({ phased: true })
     .input(createTransactionInput)
     .mutation(({ ctx, input }) => createTransaction(ctx, input)),
   update: merchantProcedure
+    .meta({ phased: true })
     .input(updateTransactionInput)
     .mutation(({ ctx, input }) => updateTransaction(ctx, input)),
   get: merchantProcedure.input(transactionIdInput).query(({ ctx, input }) => getTransaction(ctx, input)),
   // Card transactions and SEPA debits alike (ids from one sequence).
-  refund: merchantProcedure.input(refundInput).mutation(({ ctx, input }) => refundPayment(ctx, input)),
+  refund: merchantProcedure
+    .meta({ phased: true })
+    .input(refundInput)
+    .mutation(({ ctx, input }) => refundPayment(ctx, input)),
 });

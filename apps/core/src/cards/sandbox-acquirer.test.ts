@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { AuthorizationRequest, CardToCharge, WalletToCharge } from './acquirer.ts';
 import { sandboxAcquirer } from './sandbox-acquirer.ts';
@@ -8,6 +9,7 @@ const request = (
   amountMinor = 1000,
   currency = 'USD',
 ): AuthorizationRequest => ({
+  reference: randomUUID(),
   amountMinor,
   currency,
   now,
@@ -55,6 +57,7 @@ describe('sandbox acquirer', () => {
       environment: WalletToCharge['environment'],
       amountMinor = 1000,
     ): AuthorizationRequest => ({
+      reference: randomUUID(),
       amountMinor,
       currency: 'USD',
       now,
@@ -125,6 +128,7 @@ describe('sandbox 3-D Secure', () => {
       paymentData: '{}',
     };
     const result = await sandboxAcquirer.authorize({
+      reference: randomUUID(),
       amountMinor: 1000,
       currency: 'USD',
       now,

@@ -20,7 +20,8 @@ import type { MerchantContext } from '../context.ts';
 import { inOrder } from '../db/json-order.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { transactionNotFound } from '../errors.ts';
-import { isEventWanted, ReportedFailure, recordEvent, recordReportedFailure } from '../ipn/events.ts';
+import { recordEvent, recordReportedFailure } from '../ipn/events.ts';
+import { refundAnswer, refundColumns } from '../refunds/answer.ts';
 import type { Shopper } from '../shoppers/entities.ts';
 import {
   type CardFacts,
@@ -42,9 +43,9 @@ import {
 } from '../wallets/service.ts';
 import type { DecodedWalletToken } from '../wallets/token.ts';
 import type { Approval, DeclineReason } from './acquirer.ts';
+import { type AttemptKind, AttemptTakenOver, openAttempt, settleAttempt, voidAttempt } from './attempts.ts';
 import { CardTransaction, Refund, type ThreeDSecureRecord } from './entities.ts';
 import { CardDeclined, type CardView, cardEventParameters } from './events.ts';
-import { refundAnswer, refundColumns } from './refund-answer.ts';
 import { insertSale, type SaleCard, type SaleColumns, type SaleShopper } from './sale-writer.ts';
 
 type CreateTransaction = z.output<typeof createTransactionInput>;
@@ -185,99 +186,120 @@ async function paymentSource(
 }
 
 /**
- * AUTH_CAPTURE and AUTH_ONLY; a decline writes nothing. A sale is one statement, atomic by itself: only a
- * token to spend or an event to record with it needs a transaction around it.
+ * AUTH_CAPTURE and AUTH_ONLY, in three phases with no transaction, connection or lock held across the
+ * acquirer's answer: (1) what pays is read (a token spent) and the attempt is committed with the reference
+ * the acquirer will know it by; (2) the acquirer is asked; (3) the sale, its event, the attempt's outcome and
+ * a keyed call's answer commit together. A decline writes no sale. An unknown outcome (the acquirer did not
+ * answer, core died) leaves the attempt pending for the recovery worker, which voids it.
  */
 export async function createTransaction(
   ctx: MerchantContext,
   input: CreateTransaction,
 ): Promise<PublicTransaction> {
   const event = input.cardTransactionType === 'AUTH_CAPTURE' ? 'Charge' : 'AuthOnly';
-  const needsTransaction = input.pfToken !== undefined || (await isEventWanted(ctx, ctx.em, event));
-  const atomically = needsTransaction
-    ? (work: (em: EntityManager) => Promise<PublicTransaction>) => inTransaction(ctx.em, work)
-    : (work: (em: EntityManager) => Promise<PublicTransaction>) => work(ctx.em);
-  return atomically(async (em) => {
+  const money = { amountMinor: toMinorUnits(input.amount, input.currency), currency: input.currency };
+  const { amountMinor } = money;
+  const prepare = async (em: EntityManager) => {
     const now = await callNow(ctx, em);
     const source = await paymentSource(ctx, em, input, now);
-    const { known } = source;
-    const wallet = source.wallet;
-    const money = { amountMinor: toMinorUnits(input.amount, input.currency), currency: input.currency };
-    const { amountMinor } = money;
-    const cardHolder = input.cardHolderInfo ?? (wallet && walletCardHolder(wallet));
-    const payment = source.wallet
-      ? {
-          wallet: {
-            walletType: source.wallet.walletType,
-            environment: source.wallet.environment,
-            brand: source.wallet.brand,
-            lastFour: source.wallet.lastFour,
-            paymentData: source.wallet.paymentData,
-          },
-        }
-      : { card: { ...source.material, brand: brandOf(source.material.number) as CardBrand } };
-    const result = await ctx.acquirer.authorize({
+    const reference = await openAttempt(em, {
+      merchantId: ctx.merchantId,
+      kind: 'AUTHORIZE',
       amountMinor,
-      currency: input.currency,
-      ...payment,
-      ...(cardHolder ? { cardHolder } : {}),
-      ...(input.threeDSecure ? { threeDSecure: input.threeDSecure } : {}),
-      now,
+      idempotencyKey: ctx.keyed?.key,
     });
-    const payer = {
-      firstName: cardHolder?.firstName ?? known?.firstName ?? '',
-      lastName: cardHolder?.lastName ?? known?.lastName ?? '',
-    };
-    if (!result.approved) {
-      throw new CardDeclined(result.reason, declineDescriptions[result.reason], {
-        ...cardEventParameters(source.shown, known ?? undefined, money, now),
-        merchantTransactionId: input.merchantTransactionId ?? '',
-        ...payer,
-      });
-    }
-    const { approved: _, tokenizedCard, threeDSecure, ...processing } = result;
-    const capture = input.cardTransactionType === 'AUTH_CAPTURE';
-    const sale: SaleColumns = {
-      merchantTransactionId: input.merchantTransactionId ?? null,
-      wallet: wallet ? walletCard(ctx.acquirer, wallet, tokenizedCard) : null,
-      type: input.cardTransactionType,
-      status: capture ? 'CAPTURED' : 'AUTHORIZED',
-      currency: input.currency,
-      amountMinor,
-      capturedMinor: capture ? amountMinor : 0,
-      softDescriptor: input.softDescriptor ?? null,
-      cardHolder: cardHolder ?? null,
-      processing,
-      threeDSecure: threeDSecureRecord(input.threeDSecure, threeDSecure),
-      transactionMetaData: input.transactionMetaData ?? null,
-      level3Data: input.level3Data ?? null,
-      transactionFraudInfo: input.transactionFraudInfo ?? null,
-      authorizedAt: now,
-    };
-    // An approval with no sale to show for it must not hold the shopper's funds.
-    const written = await insertSale(em, ctx.merchantId, source.shopper, source.card, sale).catch(
-      async (error: unknown) => {
-        await ctx.acquirer.reverse(processing.networkTransactionId);
-        throw error;
-      },
-    );
-    const transaction: TransactionState = {
-      ...sale,
-      id: written.transactionId,
-      shopper: { id: written.shopperId },
-      card: source.wallet ? null : source.shown,
-    };
-    await recordEvent(
-      ctx,
-      em,
-      event,
-      cardEventParameters(cardOf(transaction), { id: written.shopperId, ...payer }, money, now, transaction),
-    );
-    return present(transaction);
-  }).catch(async (error: unknown) => {
-    if (error instanceof ReportedFailure) await recordReportedFailure(ctx, error);
-    throw error;
+    return { now, source, reference };
+  };
+  // Only a token to spend needs a transaction around the attempt (its row is locked while it is spent).
+  const { now, source, reference } =
+    input.pfToken === undefined ? await prepare(ctx.em) : await inTransaction(ctx.em, prepare);
+  const { known, wallet } = source;
+  const cardHolder = input.cardHolderInfo ?? (wallet && walletCardHolder(wallet));
+  const payment = source.wallet
+    ? {
+        wallet: {
+          walletType: source.wallet.walletType,
+          environment: source.wallet.environment,
+          brand: source.wallet.brand,
+          lastFour: source.wallet.lastFour,
+          paymentData: source.wallet.paymentData,
+        },
+      }
+    : { card: { ...source.material, brand: brandOf(source.material.number) as CardBrand } };
+  const result = await ctx.acquirer.authorize({
+    reference,
+    amountMinor,
+    capture: input.cardTransactionType === 'AUTH_CAPTURE',
+    currency: input.currency,
+    ...payment,
+    ...(cardHolder ? { cardHolder } : {}),
+    ...(input.threeDSecure ? { threeDSecure: input.threeDSecure } : {}),
+    now,
   });
+  const payer = {
+    firstName: cardHolder?.firstName ?? known?.firstName ?? '',
+    lastName: cardHolder?.lastName ?? known?.lastName ?? '',
+  };
+  if (!result.approved) {
+    await inTransaction(ctx.em, (em) => settleAttempt(em, reference, 'DECLINED'));
+    const declined = new CardDeclined(result.reason, declineDescriptions[result.reason], {
+      ...cardEventParameters(source.shown, known ?? undefined, money, now),
+      merchantTransactionId: input.merchantTransactionId ?? '',
+      ...payer,
+    });
+    await recordReportedFailure(ctx, declined);
+    throw declined;
+  }
+  const { approved: _, tokenizedCard, threeDSecure, ...processing } = result;
+  const capture = input.cardTransactionType === 'AUTH_CAPTURE';
+  const sale: SaleColumns = {
+    merchantTransactionId: input.merchantTransactionId ?? null,
+    wallet: wallet ? walletCard(ctx.acquirer, wallet, tokenizedCard) : null,
+    type: input.cardTransactionType,
+    status: capture ? 'CAPTURED' : 'AUTHORIZED',
+    currency: input.currency,
+    amountMinor,
+    capturedMinor: capture ? amountMinor : 0,
+    softDescriptor: input.softDescriptor ?? null,
+    cardHolder: cardHolder ?? null,
+    processing,
+    threeDSecure: threeDSecureRecord(input.threeDSecure, threeDSecure),
+    transactionMetaData: input.transactionMetaData ?? null,
+    level3Data: input.level3Data ?? null,
+    transactionFraudInfo: input.transactionFraudInfo ?? null,
+    authorizedAt: now,
+  };
+  try {
+    return await inTransaction(ctx.em, async (em) => {
+      const written = await insertSale(em, ctx.merchantId, source.shopper, source.card, sale);
+      if (!(await settleAttempt(em, reference, 'DONE', written.transactionId))) throw new AttemptTakenOver();
+      const transaction: TransactionState = {
+        ...sale,
+        id: written.transactionId,
+        shopper: { id: written.shopperId },
+        card: source.wallet ? null : source.shown,
+      };
+      await recordEvent(
+        ctx,
+        em,
+        event,
+        cardEventParameters(
+          cardOf(transaction),
+          { id: written.shopperId, ...payer },
+          money,
+          now,
+          transaction,
+        ),
+      );
+      const answer = present(transaction);
+      await ctx.keyed?.record(em, answer);
+      return answer;
+    });
+  } catch (error) {
+    // An approval with no sale to show for it must not hold the shopper's funds.
+    await voidAttempt(ctx, reference, async () => processing.networkTransactionId);
+    throw error;
+  }
 }
 
 /** Finds and locks the transaction, so concurrent captures, reversals and refunds of it run one at a time. */
@@ -310,23 +332,17 @@ function requireOpenAuthorization(transaction: CardTransaction): void {
   }
 }
 
-async function reverse(ctx: MerchantContext, em: EntityManager, transaction: CardTransaction): Promise<void> {
+/** Checks a reversal of an open authorization and moves it to REVERSED (committed with its attempt). */
+function reserveReversal(transaction: CardTransaction, now: Date): Reservation {
   requireOpenAuthorization(transaction);
-  const now = await callNow(ctx, em);
   if (now.getTime() - transaction.authorizedAt.getTime() > reversalWindowSeconds * 1000) {
     throw new DomainError(
       'AUTHORIZATION_EXPIRED',
       'the authorization is more than 8 days old and can no longer be reversed',
     );
   }
-  await ctx.acquirer.reverse(transaction.processing.networkTransactionId);
   transaction.status = 'REVERSED';
-  await recordEvent(
-    ctx,
-    em,
-    'Cancellation',
-    transactionEventParameters(transaction, transaction.amountMinor, now),
-  );
+  return { kind: 'REVERSE', amountMinor: transaction.amountMinor, event: 'Cancellation' };
 }
 
 function transactionEventParameters(transaction: CardTransaction, amountMinor: number, now: Date) {
@@ -339,21 +355,82 @@ function transactionEventParameters(transaction: CardTransaction, amountMinor: n
   );
 }
 
+/** A change reserved on a transaction: the acquirer call it stands for, and the event it makes. */
+interface Reservation {
+  kind: Exclude<AttemptKind, 'AUTHORIZE'>;
+  amountMinor: number;
+  event: 'Charge' | 'Cancellation' | 'Refund';
+}
+
+/** The acquirer call of a reserved change, by the attempt's reference (idempotent at the acquirer). */
+export function callAcquirer(
+  ctx: Pick<MerchantContext, 'acquirer'>,
+  kind: Reservation['kind'],
+  networkTransactionId: string,
+  amountMinor: number,
+  reference: string,
+): Promise<void> {
+  if (kind === 'CAPTURE') return ctx.acquirer.capture(networkTransactionId, amountMinor, reference);
+  if (kind === 'REFUND') return ctx.acquirer.refund(networkTransactionId, amountMinor, reference);
+  return ctx.acquirer.reverse(networkTransactionId, reference);
+}
+
+/**
+ * A capture, reversal or refund in phases, no lock held across the acquirer's answer: (1) under the row
+ * lock the change is checked and reserved (status and amounts move, the attempt is written) and committed,
+ * so a concurrent change sees it and nothing is ever captured, reversed or refunded beyond what was
+ * authorized; (2) the acquirer is called by the attempt's reference; (3) the attempt is settled with the
+ * event and a keyed call's answer. An unknown outcome leaves the attempt pending: the recovery worker
+ * repeats the call by its reference, which the acquirer does at most once, and settles it.
+ */
+async function changeInPhases<T>(
+  ctx: MerchantContext,
+  by: { transactionId?: string | undefined; merchantTransactionId?: string | undefined },
+  notFound: () => Error,
+  reserve: (em: EntityManager, transaction: CardTransaction, now: Date) => Reservation,
+  answer: (transaction: CardTransaction, now: Date) => T,
+): Promise<T> {
+  const { transaction, now, reservation, reference } = await inTransaction(ctx.em, async (em) => {
+    const transaction = await lockTransaction(em, ctx.merchantId, by);
+    if (!transaction) throw notFound();
+    const now = await callNow(ctx, em);
+    const reservation = reserve(em, transaction, now);
+    const reference = await openAttempt(em, {
+      merchantId: ctx.merchantId,
+      kind: reservation.kind,
+      amountMinor: reservation.amountMinor,
+      idempotencyKey: ctx.keyed?.key,
+      transactionId: transaction.id,
+    });
+    return { transaction, now, reservation, reference };
+  });
+  const { kind, amountMinor, event } = reservation;
+  await callAcquirer(ctx, kind, transaction.processing.networkTransactionId, amountMinor, reference);
+  return inTransaction(ctx.em, async (em) => {
+    await settleAttempt(em, reference, 'DONE');
+    await recordEvent(ctx, em, event, transactionEventParameters(transaction, amountMinor, now));
+    const result = answer(transaction, now);
+    await ctx.keyed?.record(em, result);
+    return result;
+  });
+}
+
 /** CAPTURE (full or partial) and AUTH_REVERSAL of an AUTH_ONLY authorization. */
 export async function updateTransaction(
   ctx: MerchantContext,
   input: UpdateTransaction,
 ): Promise<PublicTransaction> {
-  return inTransaction(ctx.em, async (em) => {
-    const transaction = await lockTransaction(em, ctx.merchantId, input);
-    if (!transaction)
-      throw new DomainError(
-        'AUTHORIZATION_NOT_FOUND',
-        'no authorization matches the transactionId or merchantTransactionId',
-      );
-    if (input.cardTransactionType === 'AUTH_REVERSAL') {
-      await reverse(ctx, em, transaction);
-    } else {
+  const notFound = () =>
+    new DomainError(
+      'AUTHORIZATION_NOT_FOUND',
+      'no authorization matches the transactionId or merchantTransactionId',
+    );
+  return changeInPhases(
+    ctx,
+    input,
+    notFound,
+    (_em, transaction, now) => {
+      if (input.cardTransactionType === 'AUTH_REVERSAL') return reserveReversal(transaction, now);
       requireOpenAuthorization(transaction);
       const amountMinor =
         input.amount === undefined
@@ -365,19 +442,12 @@ export async function updateTransaction(
           messageValue: input.amount ?? '',
         });
       }
-      await ctx.acquirer.capture(transaction.processing.networkTransactionId, amountMinor);
       transaction.status = 'CAPTURED';
       transaction.capturedMinor = amountMinor;
-      await recordEvent(
-        ctx,
-        em,
-        'Charge',
-        transactionEventParameters(transaction, amountMinor, await callNow(ctx, em)),
-      );
-    }
-    await em.flush();
-    return present(transaction);
-  });
+      return { kind: 'CAPTURE', amountMinor, event: 'Charge' };
+    },
+    (transaction) => present(transaction),
+  );
 }
 
 export async function getTransaction(
@@ -402,50 +472,54 @@ export async function getTransaction(
  * nothing to refund: refunding it voids it (decisions.md).
  */
 export async function refundTransaction(ctx: MerchantContext, input: RefundRequest): Promise<PublicRefund> {
-  return inTransaction(ctx.em, async (em) => {
-    const transaction = await lockTransaction(em, ctx.merchantId, input);
-    if (!transaction) throw transactionNotFound(input);
-    const { currency } = transaction;
-    const now = await callNow(ctx, em);
-    let amountMinor: number;
-    if (transaction.status === 'AUTHORIZED') {
-      amountMinor = transaction.amountMinor;
-      if (input.amount !== undefined && amountInMinorUnits(input.amount, currency) !== amountMinor) {
+  let refund: Refund | undefined;
+  return changeInPhases(
+    ctx,
+    input,
+    () => transactionNotFound(input),
+    (em, transaction, now) => {
+      const { currency } = transaction;
+      let reservation: Reservation;
+      if (transaction.status === 'AUTHORIZED') {
+        if (
+          input.amount !== undefined &&
+          amountInMinorUnits(input.amount, currency) !== transaction.amountMinor
+        ) {
+          throw new DomainError(
+            'REFUND_AMOUNT_EXCEEDS_BALANCE',
+            'an uncaptured authorization can only be voided whole',
+          );
+        }
+        reservation = reserveReversal(transaction, now);
+      } else if (transaction.status === 'REVERSED') {
         throw new DomainError(
-          'REFUND_AMOUNT_EXCEEDS_BALANCE',
-          'an uncaptured authorization can only be voided whole',
+          'AUTHORIZATION_AMOUNT_ALREADY_REVERSED',
+          `the authorization ${transaction.id} was reversed; nothing was captured`,
         );
+      } else {
+        const balance = transaction.capturedMinor - transaction.refundedMinor;
+        const amountMinor = input.amount === undefined ? balance : amountInMinorUnits(input.amount, currency);
+        if (amountMinor > balance || balance === 0) {
+          throw new DomainError(
+            'REFUND_AMOUNT_EXCEEDS_BALANCE',
+            `the refundable balance is ${minorToAmount(balance, currency)} ${currency}`,
+            {
+              name: 'amount',
+              ...(input.amount ? { messageValue: input.amount } : {}),
+            },
+          );
+        }
+        transaction.refundedMinor += amountMinor;
+        reservation = { kind: 'REFUND', amountMinor, event: 'Refund' };
       }
-      await reverse(ctx, em, transaction);
-    } else if (transaction.status === 'REVERSED') {
-      throw new DomainError(
-        'AUTHORIZATION_AMOUNT_ALREADY_REVERSED',
-        `the authorization ${transaction.id} was reversed; nothing was captured`,
-      );
-    } else {
-      const balance = transaction.capturedMinor - transaction.refundedMinor;
-      amountMinor = input.amount === undefined ? balance : amountInMinorUnits(input.amount, currency);
-      if (amountMinor > balance || balance === 0) {
-        throw new DomainError(
-          'REFUND_AMOUNT_EXCEEDS_BALANCE',
-          `the refundable balance is ${minorToAmount(balance, currency)} ${currency}`,
-          {
-            name: 'amount',
-            ...(input.amount ? { messageValue: input.amount } : {}),
-          },
-        );
-      }
-      await ctx.acquirer.refund(transaction.processing.networkTransactionId, amountMinor);
-      transaction.refundedMinor += amountMinor;
-      await recordEvent(ctx, em, 'Refund', transactionEventParameters(transaction, amountMinor, now));
-    }
-    const refund = em.create(Refund, {
-      merchantId: ctx.merchantId,
-      transaction,
-      amountMinor,
-      ...refundColumns(input, currency),
-    });
-    await em.flush();
-    return refundAnswer(refund, transaction.id, currency, now);
-  });
+      refund = em.create(Refund, {
+        merchantId: ctx.merchantId,
+        transaction,
+        amountMinor: reservation.amountMinor,
+        ...refundColumns(input, currency),
+      });
+      return reservation;
+    },
+    (transaction, now) => refundAnswer(refund as Refund, transaction.id, transaction.currency, now),
+  );
 }

@@ -25,6 +25,7 @@ import { CallerCredentials } from './migrations/0010-caller-credentials.ts';
 import { LoginSecurity } from './migrations/0011-login-security.ts';
 import { IpnDeliveryLease } from './migrations/0012-ipn-delivery-lease.ts';
 import { TransactionDetails } from './migrations/0013-transaction-details.ts';
+import { PaymentAttempts } from './migrations/0014-payment-attempts.ts';
 import { wireOptions } from './wire.ts';
 
 export const entities = [
@@ -63,6 +64,7 @@ const migrationsList = [
   { name: '0011-login-security', class: LoginSecurity },
   { name: '0012-ipn-delivery-lease', class: IpnDeliveryLease },
   { name: '0013-transaction-details', class: TransactionDetails },
+  { name: '0014-payment-attempts', class: PaymentAttempts },
 ];
 
 export async function openDatabase(databaseUrl: string, poolSize: number): Promise<MikroORM> {

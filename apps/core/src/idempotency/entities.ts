@@ -12,8 +12,8 @@ export const IdempotencyRecord = defineEntity({
     /** A keyed hash of the request (middleware.ts); null on records older than keyed fingerprints (0011). */
     fingerprint: p.string().length(64).nullable(),
     procedure: p.string().length(100),
-    /** JSON text of a StoredOutcome, byte for byte as first answered. */
-    outcome: p.text(),
+    /** JSON text of a StoredOutcome, byte for byte as first answered; null while a phased call is in flight (0014). */
+    outcome: p.text().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     /** By the merchant's clock, like everything time-based. */
     expiresAt: p.datetime(),

@@ -7,9 +7,9 @@ import {
 } from '@paywire/contracts';
 import { TRPCError } from '@trpc/server';
 import { addSeconds, callNow } from '../clock/clock.ts';
-import type { MerchantContext } from '../context.ts';
+import type { KeyedCall, MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
-import { executePrepared, sendWithNext } from '../db/wire.ts';
+import { executeParameterized, executePrepared, sendWithNext } from '../db/wire.ts';
 import { isDomainFailure, publicErrorBody, ReplayedFailure } from '../errors.ts';
 import { ReportedFailure, recordEvent } from '../ipn/events.ts';
 import { type FactsRow, factsColumns, factsOf, factsSource } from '../merchants/facts.ts';
@@ -17,6 +17,48 @@ import type { CardVault } from '../security/card-vault.ts';
 import type { StoredOutcome } from './entities.ts';
 
 type Result = { ok: true; data: unknown } | { ok: false; error: TRPCError };
+
+const inProgress = () =>
+  new DomainError(
+    'REQUEST_WITH_SAME_IDEMPOTENCY_KEY_ALREADY_IN_PROGRESS',
+    'a request with this Idempotency-Key is still in progress',
+  );
+
+const claimSql = (merchantId: number, key: string) =>
+  [
+    `select cl.locked, cl.fingerprint, cl.outcome, cl.expires_at, ${factsColumns}
+     from idempotency_claim($1, $2) cl, ${factsSource} where m.id = $1`,
+    [merchantId, key],
+  ] as const;
+
+/**
+ * What a held claim says: the merchant's now when the key is free (no record, or one past retention), the
+ * stored success as JSON text of its data to replay, or the error to answer (a replayed failure, a different
+ * request, a call still in flight).
+ */
+async function readClaim(
+  ctx: MerchantContext,
+  em: EntityManager,
+  claim: (Claim & FactsRow) | undefined,
+  fingerprint: string,
+): Promise<Date | string | TRPCError> {
+  if (!claim?.locked) throw inProgress();
+  ctx.memo.facts = Promise.resolve(factsOf(claim));
+  const now = await callNow(ctx, em);
+  // an outcome of null with a fingerprint is a phased call still in flight (0014)
+  if (claim.outcome === null && claim.fingerprint !== null) throw inProgress();
+  if (claim.outcome === null || !claim.expires_at || new Date(claim.expires_at) <= now) return now;
+  // A record from before fingerprints were keyed has none (0011): it replays, as a retry needs.
+  if (claim.fingerprint !== null && claim.fingerprint !== fingerprint) {
+    throw new DomainError(
+      'SAME_IDEMPOTENCY_KEY_WAS_ALREADY_IN_USE_WITH_PREVIOUS_DIFFERENT_REQUEST',
+      'this Idempotency-Key was used with a different request',
+    );
+  }
+  const answer = JSON.parse(claim.outcome) as StoredOutcome;
+  if (answer.ok) return JSON.stringify(answer.data);
+  return new TRPCError({ code: 'BAD_REQUEST', cause: new ReplayedFailure(answer.body) });
+}
 
 /** The key's lock and, once it is held, its record. */
 interface Claim {
@@ -61,39 +103,23 @@ export async function runIdempotently<R extends Result>(
   ctx: MerchantContext & { idempotency: IdempotentRequest },
   path: string,
   getRawInput: () => Promise<unknown>,
-  run: { proceed: (em: EntityManager) => Promise<R>; replay: (data: unknown) => R },
+  run: {
+    proceed: (em: EntityManager, keyed?: KeyedCall) => Promise<R>;
+    replay: (data: unknown) => R;
+    /** The procedure calls an outside party: it runs its own phases, no transaction held around it. */
+    phased: boolean;
+  },
 ): Promise<R> {
   const key = checkIdempotencyKey(ctx.idempotency.key);
   const fingerprint = fingerprintOf(ctx.vault, ctx.idempotency, path, await getRawInput());
+  if (run.phased) return runInPhases(ctx, path, key, fingerprint, run);
   const { merchantId } = ctx;
   return inTransaction(ctx.em, async (em) => {
     // One round trip: the key's lock and record, and the merchant's facts (clock, IPN) the call will need.
-    const [claim] = await executePrepared<Claim & FactsRow>(
-      em,
-      `select cl.locked, cl.fingerprint, cl.outcome, cl.expires_at, ${factsColumns}
-       from idempotency_claim($1, $2) cl, ${factsSource} where m.id = $1`,
-      [merchantId, key],
-    );
-    if (!claim?.locked) {
-      throw new DomainError(
-        'REQUEST_WITH_SAME_IDEMPOTENCY_KEY_ALREADY_IN_PROGRESS',
-        'a request with this Idempotency-Key is still in progress',
-      );
-    }
-    ctx.memo.facts = Promise.resolve(factsOf(claim));
-    const now = await callNow(ctx, em);
-    if (claim.outcome !== null && claim.expires_at && new Date(claim.expires_at) > now) {
-      // A record from before fingerprints were keyed has none (0011): it replays, as a retry needs.
-      if (claim.fingerprint !== null && claim.fingerprint !== fingerprint) {
-        throw new DomainError(
-          'SAME_IDEMPOTENCY_KEY_WAS_ALREADY_IN_USE_WITH_PREVIOUS_DIFFERENT_REQUEST',
-          'this Idempotency-Key was used with a different request',
-        );
-      }
-      const answer = JSON.parse(claim.outcome) as StoredOutcome;
-      if (answer.ok) return run.replay(answer.data);
-      throw new TRPCError({ code: 'BAD_REQUEST', cause: new ReplayedFailure(answer.body) });
-    }
+    const [claim] = await executePrepared<Claim & FactsRow>(em, ...claimSql(merchantId, key));
+    const now = await readClaim(ctx, em, claim, fingerprint);
+    if (now instanceof TRPCError) throw now;
+    if (typeof now === 'string') return run.replay(JSON.parse(now));
 
     // The procedure runs after a savepoint: a failure undoes its writes but keeps the record of the answer.
     // Success needs no release; the commit keeps everything. The savepoint travels with the procedure's first
@@ -117,7 +143,7 @@ export async function runIdempotently<R extends Result>(
     await sendWithNext(
       em,
       `insert into idempotency_record (merchant_id, key, fingerprint, procedure, outcome, created_at, expires_at)
-       values ($1, $2, $3, $4, $5, now(), $6)${claim.outcome === null ? '' : renewal}`,
+       values ($1, $2, $3, $4, $5, now(), $6)${claim?.outcome == null ? '' : renewal}`,
       [
         merchantId,
         key,
@@ -129,4 +155,68 @@ export async function runIdempotently<R extends Result>(
     );
     return result;
   });
+}
+
+const recordAnswer = `update idempotency_record set outcome = $3 where merchant_id = $1 and key = $2 and outcome is null`;
+
+/**
+ * A keyed call that reaches an outside party, in phases (Brandur Leach's atomic phases): (1) the key is
+ * claimed in a committed record with no answer, which a concurrent retry sees as in flight (409); (2) the
+ * procedure runs its own short transactions around the outside call and records its answer in the same
+ * transaction as its last writes (`KeyedCall.record`); (3) a domain failure is recorded here. An unexpected
+ * failure frees the key unless a payment attempt under it is unresolved: the recovery worker then resolves
+ * the attempt and frees the key (cards/recovery.ts).
+ */
+async function runInPhases<R extends Result>(
+  ctx: MerchantContext,
+  path: string,
+  key: string,
+  fingerprint: string,
+  run: { proceed: (em: EntityManager, keyed?: KeyedCall) => Promise<R>; replay: (data: unknown) => R },
+): Promise<R> {
+  const { merchantId } = ctx;
+  const claimed = await inTransaction(ctx.em, async (em) => {
+    const [claim] = await executePrepared<Claim & FactsRow>(em, ...claimSql(merchantId, key));
+    const now = await readClaim(ctx, em, claim, fingerprint);
+    if (!(now instanceof Date)) return now;
+    // the in-flight record travels with the commit
+    await sendWithNext(
+      em,
+      `insert into idempotency_record (merchant_id, key, fingerprint, procedure, outcome, created_at, expires_at)
+       values ($1, $2, $3, $4, null, now(), $5)${renewal}`,
+      [merchantId, key, fingerprint, path, addSeconds(now, idempotencyRetentionSeconds)],
+    );
+    return now;
+  });
+  if (claimed instanceof TRPCError) throw claimed;
+  if (typeof claimed === 'string') return run.replay(JSON.parse(claimed));
+
+  let recorded = false;
+  const keyed: KeyedCall = {
+    key,
+    async record(em, data) {
+      await executePrepared(em, recordAnswer, [merchantId, key, JSON.stringify({ ok: true, data })]);
+      recorded = true;
+    },
+  };
+  const result = await run.proceed(ctx.em, keyed);
+  if (result.ok && recorded) return result;
+  const outcome = storable(result);
+  if (!outcome) {
+    await executeParameterized(
+      ctx.em,
+      `delete from idempotency_record r where merchant_id = $1 and key = $2 and outcome is null
+         and not exists (select 1 from payment_attempt a where a.merchant_id = r.merchant_id
+           and a.idempotency_key = r.key and a.state in ('PENDING', 'VOIDING'))`,
+      [merchantId, key],
+    );
+    if (result.ok) return result;
+    throw result.error;
+  }
+  await inTransaction(ctx.em, async (em) => {
+    await executePrepared(em, recordAnswer, [merchantId, key, JSON.stringify(outcome)]);
+    const { cause } = result.ok ? { cause: undefined } : result.error;
+    if (cause instanceof ReportedFailure) await recordEvent(ctx, em, cause.event, cause.parameters);
+  });
+  return result;
 }

@@ -24,13 +24,13 @@ import {
   transactionIdOf,
 } from '@paywire/contracts';
 import type { z } from 'zod';
-import { refundAnswer, refundColumns } from '../cards/refund-answer.ts';
 import { addSeconds, callNow } from '../clock/clock.ts';
 import type { MerchantContext, Mode } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
 import { duplicateMerchantTransactionId, transactionNotFound } from '../errors.ts';
 import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
+import { refundAnswer, refundColumns } from '../refunds/answer.ts';
 import type { Shopper } from '../shoppers/entities.ts';
 import { findShopper, newShopper } from '../shoppers/service.ts';
 import { liveCollectionBusinessDays, type SepaSettings } from './bank.ts';
@@ -479,6 +479,8 @@ export async function refundSepaDebit(ctx: MerchantContext, input: RefundRequest
       'Refund',
       sepaEventParameters(eventDebit(debit), debit.mandate, amountMinor, now),
     );
-    return refundAnswer(refund, debit.id, currency, now);
+    const answer = refundAnswer(refund, debit.id, currency, now);
+    await ctx.keyed?.record(em, answer); // a keyed refund's answer commits with it (idempotency, phased)
+    return answer;
   });
 }

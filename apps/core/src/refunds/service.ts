@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { CardTransaction } from '../cards/entities.ts';
 import { refundTransaction } from '../cards/service.ts';
 import type { MerchantContext } from '../context.ts';
-import { isCardTransaction, refundSepaDebit } from './service.ts';
+import { isCardTransaction, refundSepaDebit } from '../sepa/service.ts';
 
 /**
  * The refund endpoints serve every payment: card transactions and SEPA debits share one id sequence, and
