@@ -1,5 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { IdempotentRequest } from '@paywire/contracts';
+import type { Logger } from '@paywire/observability';
 import type { PgBoss } from 'pg-boss';
 import type { Caller } from './callers/service.ts';
 import type { Acquirer } from './cards/acquirer.ts';
@@ -35,6 +36,8 @@ export interface CallContext extends CoreServices {
   idempotency: IdempotentRequest | null;
   /** What the call read about its merchant, kept for the rest of the call. */
   memo: CallMemo;
+  /** The facade request this call serves (X-Request-Id), kept with the IPN deliveries it causes. */
+  requestId?: string;
 }
 
 export interface MerchantContext extends CallContext {
@@ -44,4 +47,6 @@ export interface MerchantContext extends CallContext {
 /** A call over tRPC: also who made it, as its credential proved (server.ts). */
 export interface RequestContext extends CallContext {
   caller: Caller;
+  /** Core's logger for this call: every line names the request id. */
+  log: Logger;
 }

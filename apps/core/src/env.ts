@@ -17,6 +17,8 @@ const schema = z.object({
   IPN_DESTINATION_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /** Sandbox SEPA debits: seconds from submission until the bank's answer (decisions.md). */
   SEPA_SANDBOX_SETTLE_SECONDS: z.coerce.number().int().min(0).max(2_592_000).default(120),
+  /** Prometheus metrics at http://CORE_HOST:CORE_METRICS_PORT/metrics; unset: none served. */
+  CORE_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** Unset: allowed in sandbox mode, refused in live mode. */
   IPN_ALLOW_PRIVATE_TARGETS: z
     .enum(['true', 'false'])

@@ -1,9 +1,13 @@
+import { createLogger, serveMetrics } from '@paywire/observability';
 import { loadCoreEnv } from './env.ts';
+import { coreRegistry } from './metrics.ts';
 import { startCore } from './server.ts';
 
 /** The core process: `node apps/core/src/main.ts`. Expects a migrated database (see migrate.ts). */
 const env = loadCoreEnv();
+const log = createLogger('core');
 const core = await startCore({
+  log,
   databaseUrl: env.DATABASE_URL,
   host: env.CORE_HOST,
   port: env.CORE_PORT,
@@ -17,9 +21,9 @@ const core = await startCore({
     ? {}
     : { ipnAllowPrivateTargets: env.IPN_ALLOW_PRIVATE_TARGETS }),
 });
-process.stdout.write(
-  `${JSON.stringify({ level: 'info', service: 'core', message: 'listening', url: core.url, mode: env.PAYWIRE_MODE })}\n`,
-);
+log.info({ url: core.url, mode: env.PAYWIRE_MODE }, 'listening');
+if (env.CORE_METRICS_PORT !== undefined)
+  await serveMetrics(coreRegistry, env.CORE_METRICS_PORT, env.CORE_HOST);
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { DomainError, type IdempotentRequest, internalHeaders } from '@paywire/contracts';
+import { createLogger, type Logger, validRequestId } from '@paywire/observability';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { type Caller, createCallerVerifier } from './callers/service.ts';
 import type { Acquirer } from './cards/acquirer.ts';
@@ -12,6 +13,7 @@ import { isExpected } from './errors.ts';
 import { scheduleSweep } from './idempotency/sweep.ts';
 import { startDeliveryWorkers } from './ipn/delivery.ts';
 import { startJobs } from './jobs/boss.ts';
+import { sampleQueues, sepaRunFailures } from './metrics.ts';
 import { appRouter } from './router.ts';
 import { createCardVault } from './security/card-vault.ts';
 import { createPasswordGate } from './security/password-gate.ts';
@@ -38,7 +40,8 @@ export interface CoreOptions {
   /** Sandbox SEPA debits: seconds until the bank answers (default 120); the bank (default: the sandbox's). */
   sepaSandboxSettleSeconds?: number;
   sepaBank?: SepaBank;
-  logError?: (message: string, fields: Record<string, unknown>) => void;
+  /** Where core logs (default: JSON lines on stdout). */
+  log?: Logger;
 }
 
 export interface RunningCore {
@@ -93,18 +96,11 @@ function actingMerchant(caller: Caller, request: IncomingMessage): number | null
   return caller.merchantId;
 }
 
-const defaultLogError = (message: string, fields: Record<string, unknown>) =>
-  process.stderr.write(
-    `${JSON.stringify({ time: new Date().toISOString(), level: 'error', service: 'core', message, ...fields })}\n`,
-  );
-
 /** Opens the database (already migrated), starts the job runner, and serves the tRPC router over HTTP. */
 export async function startCore(options: CoreOptions): Promise<RunningCore> {
-  const logError = options.logError ?? defaultLogError;
+  const log = options.log ?? createLogger('core');
   const orm: MikroORM = await openDatabase(options.databaseUrl, options.poolSize ?? 16);
-  const jobs = await startJobs(options.databaseUrl, (error) =>
-    logError('job runner error', { error: String(error) }),
-  );
+  const jobs = await startJobs(options.databaseUrl, (error) => log.error({ error }, 'job runner error'));
   const services = {
     orm,
     jobs,
@@ -126,11 +122,13 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
   };
   await scheduleSweep(jobs, () => orm.em.fork(), services.mode);
   const deliveryWorkers = startDeliveryWorkers(services, (error) =>
-    logError('IPN delivery failed', { error: error instanceof Error ? error.message : String(error) }),
+    log.error({ error, job: 'ipn-delivery' }, 'IPN delivery failed'),
   );
-  await startSettlementWorkers(services, (error) =>
-    logError('SEPA settlement failed', { error: error instanceof Error ? error.message : String(error) }),
-  );
+  await startSettlementWorkers(services, (error) => {
+    sepaRunFailures.inc();
+    log.error({ error, job: 'sepa-settlement' }, 'SEPA settlement failed');
+  });
+  const stopSampling = sampleQueues(() => orm.em.fork());
   const verifyCaller = createCallerVerifier(orm);
   /** What server's first step proved of each request, for its context. */
   const authorized = new WeakMap<IncomingMessage, { caller: Caller; merchantId: number | null }>();
@@ -141,18 +139,21 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     createContext: ({ req }): RequestContext => {
       const call = authorized.get(req);
       if (!call) throw new Error('a call reached tRPC unauthenticated'); // cannot happen: see the server below
-      return { ...services, ...call, em: orm.em.fork(), idempotency: idempotencyOf(req), memo: {} };
+      const requestId = validRequestId(req.headers[internalHeaders.requestId]) ?? undefined;
+      return {
+        ...services,
+        ...call,
+        em: orm.em.fork(),
+        idempotency: idempotencyOf(req),
+        memo: {},
+        requestId,
+        log: log.child({ requestId }),
+      };
     },
-    onError: ({ error, path }) => {
+    onError: ({ error, path, ctx }) => {
       if (!isExpected(error) && error.code !== 'UNAUTHORIZED' && error.code !== 'NOT_FOUND') {
         const cause = error.cause instanceof Error ? error.cause : error;
-        logError('procedure failed', {
-          path,
-          code: error.code,
-          error: cause.name,
-          detail: cause.message,
-          stack: cause.stack,
-        });
+        (ctx?.log ?? log).error({ procedure: path, code: error.code, error: cause }, 'procedure failed');
       }
     },
   });
@@ -167,9 +168,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
         handleCall(request, response);
       },
       (error: unknown) => {
-        logError('caller verification failed', {
-          error: error instanceof Error ? error.message : String(error),
-        });
+        log.error({ error }, 'caller verification failed');
         refuse(
           request,
           response,
@@ -189,6 +188,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      stopSampling();
       await deliveryWorkers.stop();
       await jobs.stop({ graceful: true, timeout: 5000 });
       await orm.close();

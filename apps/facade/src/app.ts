@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import type { Logger } from '@paywire/observability';
 import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
 import type { CoreClient } from './core-client.ts';
@@ -6,10 +7,10 @@ import { basicAuth, type CredentialChecks } from './http/auth.ts';
 import { renderErrors } from './http/errors.ts';
 import { requestFormat } from './http/format.ts';
 import { idempotencyKey } from './http/idempotency.ts';
+import { observeRequests } from './http/observe.ts';
 import { checkProtocol } from './http/protocol.ts';
 import { refuseUnsafeInput } from './http/safe-input.ts';
 import { checkApiVersion } from './http/version.ts';
-import { type Logger, loggablePath } from './log.ts';
 import { altTransactionRoutes } from './routes/alt-transactions.ts';
 import { apiDescriptionRoutes } from './routes/api-description.ts';
 import { catalogRoutes } from './routes/catalog.ts';
@@ -30,7 +31,7 @@ export interface FacadeOptions {
   authCacheSeconds: number;
   /** Proxies in front that append the client's address to X-Forwarded-For (default 0: none trusted). */
   trustedProxyHops?: number;
-  /** One log line per request (method, path, status, time); off for benchmarks. */
+  /** One log line per request (request id, method, path, route, status, time); off for benchmarks. */
   logRequests: boolean;
   /** Base of every link the facade hands out (PUBLIC_BASE_URL); unset, listenFacade uses the listen address. */
   publicBaseUrl?: string;
@@ -69,15 +70,8 @@ export function createFacade({
   altTransactionRoutes(merchantRoutes, core);
   orderRoutes(merchantRoutes, core);
 
-  if (logRequests) {
-    app.use(async (ctx, next) => {
-      const started = performance.now();
-      await next();
-      const ms = Math.round(performance.now() - started);
-      log.info('request', { method: ctx.method, path: loggablePath(ctx.path), status: ctx.status, ms });
-    });
-  }
-  app.use(renderErrors(log));
+  app.use(observeRequests(log, logRequests));
+  app.use(renderErrors);
   // Every route also answers with a trailing slash (decisions.md); an empty trailing '?' never reaches the path.
   app.use(async (ctx, next) => {
     if (ctx.path.length > 1 && ctx.path.endsWith('/')) ctx.path = ctx.path.replace(/\/+$/, '') || '/';

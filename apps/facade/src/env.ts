@@ -31,6 +31,8 @@ const schema = z
     AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
     /** Proxies in front of the facade appending to X-Forwarded-For; the client address for login limits. */
     TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+    /** Prometheus metrics at http://HOST:METRICS_PORT/metrics; unset: none served. */
+    METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     LOG_REQUESTS: z
       .enum(['true', 'false'])
       .default('true')

@@ -1,7 +1,8 @@
 import { createPaywireClient } from '@paywire/client';
+import { createLogger, serveMetrics } from '@paywire/observability';
 import { createFacade } from './app.ts';
 import { loadFacadeEnv } from './env.ts';
-import { createLogger } from './log.ts';
+import { facadeRegistry } from './metrics.ts';
 import { listenFacade } from './server.ts';
 
 /** The facade process: `node apps/facade/src/main.ts`. Stateless; talks to core only. */
@@ -10,11 +11,11 @@ const log = createLogger('facade');
 const core = createPaywireClient({ url: env.CORE_URL, credential: env.CORE_CREDENTIAL, maxSockets: 256 });
 // A credential core refuses, or one that cannot act for merchants, would fail every request: stop now.
 const caller = await core.callers.whoami.query().catch((error: unknown) => {
-  log.error('could not verify CORE_CREDENTIAL with core', { error: String(error) });
+  log.error({ error }, 'could not verify CORE_CREDENTIAL with core');
   process.exit(1);
 });
 if (caller.scope !== 'any-merchant') {
-  log.error('CORE_CREDENTIAL must have the any-merchant scope', { scope: caller.scope });
+  log.error({ scope: caller.scope }, 'CORE_CREDENTIAL must have the any-merchant scope');
   process.exit(1);
 }
 const app = createFacade({
@@ -27,7 +28,8 @@ const app = createFacade({
   ...(env.PUBLIC_BASE_URL ? { publicBaseUrl: env.PUBLIC_BASE_URL } : {}),
 });
 const server = await listenFacade(app, env.PORT, env.HOST);
-log.info('listening', { port: env.PORT, host: env.HOST, publicBaseUrl: app.context.publicBaseUrl });
+log.info({ port: env.PORT, host: env.HOST, publicBaseUrl: app.context.publicBaseUrl }, 'listening');
+if (env.METRICS_PORT !== undefined) await serveMetrics(facadeRegistry, env.METRICS_PORT, env.HOST);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {

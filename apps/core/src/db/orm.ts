@@ -23,6 +23,7 @@ import { CallerCredentials } from './migrations/0010-caller-credentials.ts';
 import { LoginSecurity } from './migrations/0011-login-security.ts';
 import { IpnDeliveryLease } from './migrations/0012-ipn-delivery-lease.ts';
 import { TransactionDetails } from './migrations/0013-transaction-details.ts';
+import { DeliveryRequestId } from './migrations/0015-delivery-request-id.ts';
 import { wireOptions } from './wire.ts';
 
 export const entities = [
@@ -61,6 +62,7 @@ const migrationsList = [
   { name: '0011-login-security', class: LoginSecurity },
   { name: '0012-ipn-delivery-lease', class: IpnDeliveryLease },
   { name: '0013-transaction-details', class: TransactionDetails },
+  { name: '0015-delivery-request-id', class: DeliveryRequestId },
 ];
 
 export async function openDatabase(databaseUrl: string, poolSize: number): Promise<MikroORM> {

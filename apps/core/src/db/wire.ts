@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CompiledQuery } from 'kysely';
 import type { Pool, PoolClient, QueryConfig, QueryResult } from 'pg';
+import { observePool } from '../metrics.ts';
 
 /** Marks the statements the hot path sends on every call. */
 const preparedMarker = '/* prepared */ ';
@@ -34,6 +35,7 @@ function statementName(text: string): string {
 export const wireOptions = {
   pipeline: true,
   onPoolCreated: (pool: Pool) => {
+    observePool(pool);
     const wires = new WeakMap<PoolClient, { reset(): void }>();
     pool.on('connect', (client) => wires.set(client, carryRiders(client)));
     // A transaction that sent nothing leaves nothing to undo: its pending begin must not reach the next user.

@@ -13,6 +13,7 @@ import { executePrepared, sendWithNext } from '../db/wire.ts';
 import { isDomainFailure, publicErrorBody, ReplayedFailure } from '../errors.ts';
 import { ReportedFailure, recordEvent } from '../ipn/events.ts';
 import { type FactsRow, factsColumns, factsOf, factsSource } from '../merchants/facts.ts';
+import { idempotencyOutcomes } from '../metrics.ts';
 import type { CardVault } from '../security/card-vault.ts';
 import type { StoredOutcome } from './entities.ts';
 
@@ -75,6 +76,7 @@ export async function runIdempotently<R extends Result>(
       [merchantId, key],
     );
     if (!claim?.locked) {
+      idempotencyOutcomes.inc({ outcome: 'in_progress' });
       throw new DomainError(
         'REQUEST_WITH_SAME_IDEMPOTENCY_KEY_ALREADY_IN_PROGRESS',
         'a request with this Idempotency-Key is still in progress',
@@ -85,12 +87,14 @@ export async function runIdempotently<R extends Result>(
     if (claim.outcome !== null && claim.expires_at && new Date(claim.expires_at) > now) {
       // A record from before fingerprints were keyed has none (0011): it replays, as a retry needs.
       if (claim.fingerprint !== null && claim.fingerprint !== fingerprint) {
+        idempotencyOutcomes.inc({ outcome: 'conflict' });
         throw new DomainError(
           'SAME_IDEMPOTENCY_KEY_WAS_ALREADY_IN_USE_WITH_PREVIOUS_DIFFERENT_REQUEST',
           'this Idempotency-Key was used with a different request',
         );
       }
       const answer = JSON.parse(claim.outcome) as StoredOutcome;
+      idempotencyOutcomes.inc({ outcome: 'replay' });
       if (answer.ok) return run.replay(answer.data);
       throw new TRPCError({ code: 'BAD_REQUEST', cause: new ReplayedFailure(answer.body) });
     }

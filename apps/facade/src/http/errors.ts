@@ -9,8 +9,8 @@ import {
 import { XmlInputError } from '@paywire/xml';
 import { TRPCClientError } from '@trpc/client';
 import type { Middleware } from 'koa';
-import { type Logger, loggablePath } from '../log.ts';
 import { xmlShapes } from '../xml-shapes.ts';
+import { loggablePath, type RequestState } from './observe.ts';
 import { respond } from './respond.ts';
 
 /** The error body of one message. */
@@ -47,26 +47,24 @@ function errorBody(error: unknown): ErrorBody | undefined {
  * First in the chain: every failure leaves in the interface's error shape and the request's format.
  * Unexpected errors are logged with their cause and answered without internals (Koa's expose rule).
  */
-export function renderErrors(log: Logger): Middleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
-        throw new DomainError('RESOURCE_NOT_FOUND', `no resource at ${ctx.method} ${ctx.path}`);
-      }
-      if (ctx.method === 'OPTIONS' && ctx.status === 200 && ctx.body == null) ctx.status = 204; // Allow says it all
-      if (ctx.status === 405 && ctx.body === undefined) {
-        throw new DomainError('INVALID_HTTP_METHOD', `${ctx.method} is not allowed on ${ctx.path}`);
-      }
-    } catch (error) {
-      let body = errorBody(error);
-      if (!body) {
-        log.error('unexpected error', { method: ctx.method, path: loggablePath(ctx.path), error });
-        body = single('INTERNAL_ERROR', 'an unexpected error occurred; it has been logged');
-      }
-      const status = statusOf(body);
-      if (status === 401) ctx.set('WWW-Authenticate', 'Basic realm="Paywire", charset="UTF-8"');
-      respond(ctx, status, body, xmlShapes.messages);
+export const renderErrors: Middleware<RequestState> = async (ctx, next) => {
+  try {
+    await next();
+    if (ctx.status === 404 && ctx.body === undefined) {
+      throw new DomainError('RESOURCE_NOT_FOUND', `no resource at ${ctx.method} ${ctx.path}`);
     }
-  };
-}
+    if (ctx.method === 'OPTIONS' && ctx.status === 200 && ctx.body == null) ctx.status = 204; // Allow says it all
+    if (ctx.status === 405 && ctx.body === undefined) {
+      throw new DomainError('INVALID_HTTP_METHOD', `${ctx.method} is not allowed on ${ctx.path}`);
+    }
+  } catch (error) {
+    let body = errorBody(error);
+    if (!body) {
+      ctx.state.log.error({ method: ctx.method, path: loggablePath(ctx.path), error }, 'unexpected error');
+      body = single('INTERNAL_ERROR', 'an unexpected error occurred; it has been logged');
+    }
+    const status = statusOf(body);
+    if (status === 401) ctx.set('WWW-Authenticate', 'Basic realm="Paywire", charset="UTF-8"');
+    respond(ctx, status, body, xmlShapes.messages);
+  }
+};
