@@ -131,12 +131,13 @@ export function sampleQueues(em: () => EntityManager): () => void {
   const sample: Sampler = async () => {
     const connection = em().getConnection();
     const jobs = await connection.execute<QueueRow[]>(
-      `select name,
-              count(*) filter (where state in ('created', 'retry') and start_after <= now())::int as queued,
-              count(*) filter (where state = 'active')::int as active,
-              extract(epoch from now() - min(created_on) filter (where state in ('created', 'retry')
-                and start_after <= now()))::float8 as oldest_seconds
-         from pgboss.job where state < 'completed' group by name`,
+      `select q.name,
+              count(j.id) filter (where j.state in ('created', 'retry') and j.start_after <= now())::int as queued,
+              count(j.id) filter (where j.state = 'active')::int as active,
+              extract(epoch from now() - min(j.created_on) filter (where j.state in ('created', 'retry')
+                and j.start_after <= now()))::float8 as oldest_seconds
+         from pgboss.queue q left join pgboss.job j on j.name = q.name and j.state < 'completed'
+        group by q.name`,
     );
     queueDepth.reset();
     queueOldest.reset();

@@ -2,10 +2,10 @@ import { type CallerScope, DomainError, type ErrorBody, statusOf } from '@paywir
 import { initTRPC, TRPCError } from '@trpc/server';
 import { type TRPC_ERROR_CODE_KEY, TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { middlewareMarker } from '@trpc/server/unstable-core-do-not-import';
+import { CardDeclined } from './cards/events.ts';
 import type { RequestContext } from './context.ts';
 import { publicErrorBody } from './errors.ts';
 import { runIdempotently } from './idempotency/middleware.ts';
-import { ReportedFailure } from './ipn/events.ts';
 import { declines, procedureDuration } from './metrics.ts';
 
 /** The `data` of every error core answers: clients read `paywire`, the interface's own error body. */
@@ -52,7 +52,7 @@ export const createCallerFactory = t.createCallerFactory;
 
 /**
  * Every procedure is timed and counted by outcome, and logged with the request id the facade sent; a
- * decline (the failure reported as an IPN) is counted by its reason.
+ * card decline is counted by its reason.
  */
 const observed = t.procedure.use(async ({ ctx, next, path, type }) => {
   const started = performance.now();
@@ -60,7 +60,7 @@ const observed = t.procedure.use(async ({ ctx, next, path, type }) => {
   const seconds = (performance.now() - started) / 1000;
   const outcome = result.ok ? 'ok' : result.error.code;
   procedureDuration.observe({ procedure: path, type, outcome }, seconds);
-  if (!result.ok && result.error.cause instanceof ReportedFailure)
+  if (!result.ok && result.error.cause instanceof CardDeclined)
     declines.inc({ reason: result.error.cause.errorName });
   ctx.log.info({ procedure: path, type, outcome, ms: Math.round(seconds * 1000) }, 'call');
   return result;
