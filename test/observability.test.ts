@@ -5,6 +5,7 @@ import { type MetricsServer, serveMetrics } from '@paywire/observability';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, client, expectStatus, saleBody } from './support/http.ts';
 import { type IpnReceiver, startIpnReceiver } from './support/ipn-receiver.ts';
+import { rawExchange, rawRequest } from './support/raw-http.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
 import { waitFor } from './support/wait.ts';
 
@@ -97,6 +98,18 @@ describe('request ids', () => {
     const unauthenticated = expectStatus(await api.get('/transactions/1', { merchant: null }), 401);
     expect(unauthenticated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect(unauthenticated.headers.get('x-request-id')).not.toBe(reply.headers.get('x-request-id'));
+  });
+
+  it("gives one to the answers Node's parser writes itself (an unknown method, an unmet Expect)", async () => {
+    const unknownMethod = await rawExchange(stack.baseUrl, rawRequest('FOO', '/services/2/transactions'));
+    expect(unknownMethod.status).toBe(405);
+    expect(unknownMethod.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const expectation = await rawExchange(
+      stack.baseUrl,
+      rawRequest('GET', '/services/2/transactions/1', { expect: 'teapot', 'x-request-id': 'expect-1' }),
+    );
+    expect(expectation.status).toBe(417);
+    expect(expectation.headers['x-request-id']).toBe('expect-1');
   });
 
   it('replaces an X-Request-Id that is too long or carries characters a log line should not', async () => {
