@@ -1,6 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { IdempotentRequest } from '@paywire/contracts';
-import type { Logger } from '@paywire/observability';
+import type { Logger, TraceContext } from '@paywire/observability';
 import type { PgBoss } from 'pg-boss';
 import type { Caller } from './callers/service.ts';
 import type { Acquirer } from './cards/acquirer.ts';
@@ -49,4 +49,6 @@ export interface RequestContext extends CallContext {
   caller: Caller;
   /** Core's logger for this call: every line names the request id. */
   log: Logger;
+  /** The caller's trace context (traceparent), when tracing is on. */
+  traceParent?: TraceContext | undefined;
 }

@@ -1,4 +1,4 @@
-import { createLogger, serveMetrics } from '@paywire/observability';
+import { createLogger, serveMetrics, startTracing } from '@paywire/observability';
 import { loadCoreEnv } from './env.ts';
 import { coreRegistry } from './metrics.ts';
 import { startCore } from './server.ts';
@@ -6,6 +6,7 @@ import { startCore } from './server.ts';
 /** The core process: `node apps/core/src/main.ts`. Expects a migrated database (see migrate.ts). */
 const env = loadCoreEnv();
 const log = createLogger('core');
+await startTracing('paywire-core'); // only with OTEL_EXPORTER_OTLP_ENDPOINT set
 const core = await startCore({
   log,
   databaseUrl: env.DATABASE_URL,

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { DomainError, type IdempotentRequest, internalHeaders } from '@paywire/contracts';
-import { createLogger, type Logger, validRequestId } from '@paywire/observability';
+import { createLogger, extractTraceContext, type Logger, validRequestId } from '@paywire/observability';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { type Caller, createCallerVerifier } from './callers/service.ts';
 import type { Acquirer } from './cards/acquirer.ts';
@@ -148,6 +148,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
         memo: {},
         requestId,
         log: log.child({ requestId }),
+        traceParent: extractTraceContext(req.headers),
       };
     },
     onError: ({ error, path, ctx }) => {

@@ -1,4 +1,5 @@
 import { type CallerScope, DomainError, type ErrorBody, statusOf } from '@paywire/contracts';
+import { inSpan, SpanKind, SpanStatusCode } from '@paywire/observability';
 import { initTRPC, TRPCError } from '@trpc/server';
 import { type TRPC_ERROR_CODE_KEY, TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { middlewareMarker } from '@trpc/server/unstable-core-do-not-import';
@@ -56,7 +57,16 @@ export const createCallerFactory = t.createCallerFactory;
  */
 const observed = t.procedure.use(async ({ ctx, next, path, type }) => {
   const started = performance.now();
-  const result = await next();
+  const span = {
+    kind: SpanKind.SERVER,
+    parent: ctx.traceParent,
+    attributes: { requestId: ctx.requestId ?? '' },
+  };
+  const result = await inSpan('paywire-core', path, span, async (current) => {
+    const result = await next();
+    if (!result.ok) current?.setStatus({ code: SpanStatusCode.ERROR, message: result.error.code });
+    return result;
+  });
   const seconds = (performance.now() - started) / 1000;
   const outcome = result.ok ? 'ok' : result.error.code;
   procedureDuration.observe({ procedure: path, type, outcome }, seconds);

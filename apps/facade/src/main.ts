@@ -1,5 +1,5 @@
 import { createPaywireClient } from '@paywire/client';
-import { createLogger, serveMetrics } from '@paywire/observability';
+import { createLogger, serveMetrics, startTracing } from '@paywire/observability';
 import { createFacade } from './app.ts';
 import { loadFacadeEnv } from './env.ts';
 import { facadeRegistry } from './metrics.ts';
@@ -8,6 +8,7 @@ import { listenFacade } from './server.ts';
 /** The facade process: `node apps/facade/src/main.ts`. Stateless; talks to core only. */
 const env = loadFacadeEnv();
 const log = createLogger('facade');
+await startTracing('paywire-facade'); // only with OTEL_EXPORTER_OTLP_ENDPOINT set
 const core = createPaywireClient({ url: env.CORE_URL, credential: env.CORE_CREDENTIAL, maxSockets: 256 });
 // A credential core refuses, or one that cannot act for merchants, would fail every request: stop now.
 const caller = await core.callers.whoami.query().catch((error: unknown) => {

@@ -1,4 +1,12 @@
-import { type Logger, newRequestId, requestIdHeader, validRequestId } from '@paywire/observability';
+import {
+  extractTraceContext,
+  inSpan,
+  type Logger,
+  newRequestId,
+  requestIdHeader,
+  SpanKind,
+  validRequestId,
+} from '@paywire/observability';
 import type { Middleware } from 'koa';
 import { requestDuration } from '../metrics.ts';
 
@@ -26,8 +34,18 @@ export function observeRequests(log: Logger, logRequests: boolean): Middleware<R
     ctx.state.requestId = requestId;
     ctx.state.log = log.child({ requestId });
     ctx.set('X-Request-Id', requestId);
+    const span = { kind: SpanKind.SERVER, parent: extractTraceContext(ctx.headers) };
     try {
-      await next();
+      await inSpan('paywire-facade', ctx.method, span, async (current) => {
+        await next();
+        const route = (ctx as { _matchedRoute?: string })._matchedRoute;
+        current?.updateName(`${ctx.method} ${route ?? ''}`.trim());
+        current?.setAttributes({
+          'http.route': route ?? '',
+          'http.response.status_code': ctx.status,
+          requestId,
+        });
+      });
     } finally {
       const seconds = (performance.now() - started) / 1000;
       const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
