@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { coreRegistry } from '@paywire/core';
 import { facadeRegistry } from '@paywire/facade';
 import { type MetricsServer, serveMetrics } from '@paywire/observability';
@@ -172,6 +173,22 @@ describe('metrics', () => {
     expect(sample(text, 'paywire_db_pool_connections')).toBeGreaterThan(0);
     expect(text).toMatch(/^pgboss_queue_depth\{queue="[^"]+",state="queued"\} \d+$/m);
     expect(text).toMatch(/^paywire_ipn_backlog \d+$/m);
+  });
+});
+
+describe('alert rules and dashboard (infra/observability)', () => {
+  it('use only metrics the processes export', async () => {
+    const exported = `${await scrape(facadeMetrics)}\n${await scrape(coreMetrics)}`;
+    const sources = ['infra/observability/alerts.yaml', 'infra/observability/dashboard.json'].map((path) =>
+      readFileSync(new URL(`../${path}`, import.meta.url), 'utf8'),
+    );
+    const ours = /\b(?:paywire|pgboss|http_request|trpc_procedure)_[a-z_]+/g;
+    const used = new Set(sources.flatMap((text) => text.match(ours) ?? []));
+    expect(used.size).toBeGreaterThan(10);
+    for (const name of used) {
+      const family = name.replace(/_(bucket|count|sum)$/, '');
+      expect(exported, name).toContain(`# TYPE ${family} `);
+    }
   });
 });
 
