@@ -133,7 +133,7 @@ export async function startStack(
     cardEncryptionKey: randomBytes(32),
     poolSize: 8,
     ipnRetryDelaySeconds: 1,
-    log: createLogger('core', (line) => logs.push(line)),
+    log: createLogger('core', (line) => logs.push(line), 'debug'), // its call lines too
   };
   const core = await startCore(coreOptions);
   const facadeCredential = await newFacadeCredential(databaseUrl);

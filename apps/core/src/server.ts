@@ -121,12 +121,15 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     },
   };
   await scheduleSweep(jobs, () => orm.em.fork(), services.mode);
+  // A child logger per kind of job: its lines say which work failed.
+  const deliveryLog = log.child({ job: 'ipn-delivery' });
   const deliveryWorkers = startDeliveryWorkers(services, (error) =>
-    log.error({ error, job: 'ipn-delivery' }, 'IPN delivery failed'),
+    deliveryLog.error({ error }, 'IPN delivery failed'),
   );
+  const settlementLog = log.child({ job: 'sepa-settlement' });
   await startSettlementWorkers(services, (error) => {
     sepaRunFailures.inc();
-    log.error({ error, job: 'sepa-settlement' }, 'SEPA settlement failed');
+    settlementLog.error({ error }, 'SEPA settlement failed');
   });
   const stopSampling = sampleQueues(() => orm.em.fork());
   const verifyCaller = createCallerVerifier(orm);

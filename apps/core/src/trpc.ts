@@ -72,7 +72,8 @@ const observed = t.procedure.use(async ({ ctx, next, path, type }) => {
   procedureDuration.observe({ procedure: path, type, outcome }, seconds);
   if (!result.ok && result.error.cause instanceof CardDeclined)
     declines.inc({ reason: result.error.cause.errorName });
-  ctx.log.info({ procedure: path, type, outcome, ms: Math.round(seconds * 1000) }, 'call');
+  // debug: the facade's request line already records every call's request at info
+  ctx.log.debug({ procedure: path, type, outcome, ms: Math.round(seconds * 1000) }, 'call');
   return result;
 });
 
