@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { createLogger } from '@paywire/observability';
 import { replaceFacadeCredential } from './callers.ts';
 import { cardEncryptionKey } from './card-key.ts';
 import { migrateDatabase, provideDatabase } from './database.ts';
@@ -11,11 +12,11 @@ import { ensureSampleCatalogue, saveMerchant } from './merchants.ts';
  * and facade as two processes. Ctrl-C or SIGTERM stops all of it.
  */
 const env = loadLauncherEnv();
-const say = (line: string) => process.stdout.write(`${line}\n`);
+const log = createLogger('launcher');
 
 const { server, databaseUrl } = await provideDatabase(env);
 const applied = await migrateDatabase(databaseUrl);
-if (applied.length > 0) say(`applied migrations: ${applied.join(', ')}`);
+if (applied.length > 0) log.info({ migrations: applied }, 'applied migrations');
 const sandboxMerchantId = await saveMerchant(databaseUrl, env.SANDBOX_API_USERNAME, env.SANDBOX_API_PASSWORD);
 const sample = await ensureSampleCatalogue(databaseUrl, sandboxMerchantId);
 // A fresh facade credential on every start; the previous start's is revoked, so none outlives its facade.
@@ -32,7 +33,7 @@ function launch(app: string, extraEnv: Record<string, string>): ChildProcess {
   });
   child.on('exit', (code) => {
     if (!stopping) {
-      say(`${app} exited (code ${code}); stopping`);
+      log.error({ app, code }, 'a process exited; stopping');
       void stop(1);
     }
   });
@@ -86,11 +87,12 @@ launch('facade', {
 });
 await waitForPort(env.PORT);
 
-say(`
+// For the person who ran npm start, not a log line: where to point a client, with the sandbox's own login.
+process.stdout.write(`
 Paywire is running (${env.PAYWIRE_MODE} mode).
   Base URL:    http://localhost:${env.PORT}/services/2
   Username:    ${env.SANDBOX_API_USERNAME}
   Password:    ${env.SANDBOX_API_PASSWORD}
   Sample sku:  ${sample.skuId} (${sample.productName} / ${sample.skuName}, ${sample.price}) for batch orders
   Try:         curl -u ${env.SANDBOX_API_USERNAME}:${env.SANDBOX_API_PASSWORD} http://localhost:${env.PORT}/services/2/sandbox/clock
-Press Ctrl-C to stop.`);
+Press Ctrl-C to stop.\n`);
