@@ -103,7 +103,8 @@ const queueDepth = new Gauge({
   labelNames: ['queue', 'state'] as const,
   registers,
   async collect() {
-    await Promise.all([...samplers].map((sample) => sample()));
+    // A database that cannot answer leaves these series out; the scrape itself (process metrics) still works.
+    await Promise.all([...samplers].map((sample) => sample().catch(forgetSamples)));
   },
 });
 const queueOldest = new Gauge({
@@ -122,6 +123,10 @@ const ipnBacklogAge = new Gauge({
   help: 'How long the oldest due IPN delivery has been waiting (0: none)',
   registers,
 });
+
+function forgetSamples(): void {
+  for (const gauge of [queueDepth, queueOldest, ipnBacklog, ipnBacklogAge]) gauge.reset();
+}
 
 /**
  * Reads queue depths when scraped: two indexed aggregate statements on the job table and the IPN rows.
