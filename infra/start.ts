@@ -1,6 +1,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { createLogger } from '@paywire/observability';
 import { cardEncryptionKey } from './card-key.ts';
 import { provideDatabase } from './database.ts';
 import { loadLauncherEnv } from './launcher-env.ts';
@@ -12,7 +13,7 @@ import { loadLauncherEnv } from './launcher-env.ts';
  * facade and core, then stops PostgreSQL.
  */
 const env = loadLauncherEnv();
-const say = (line: string) => process.stdout.write(`${line}\n`);
+const log = createLogger('launcher');
 
 const { server, databaseUrl } = await provideDatabase(env);
 const prepared = await promisify(execFile)(
@@ -20,7 +21,7 @@ const prepared = await promisify(execFile)(
   [fileURLToPath(new URL('./prepare.ts', import.meta.url))],
   { env: { ...process.env, DATABASE_URL: databaseUrl } },
 ).catch(async (error: { stderr?: string }) => {
-  say(`setup failed: ${error.stderr ?? String(error)}`);
+  log.error({ detail: error.stderr ?? String(error) }, 'setup failed');
   await server.stop();
   process.exit(1);
 });
@@ -29,7 +30,7 @@ const { applied, sample, facadeCredential } = JSON.parse(prepared.stdout) as {
   sample: { productName: string; skuId: number; skuName: string; price: string };
   facadeCredential: string;
 };
-if (applied.length > 0) say(`applied migrations: ${applied.join(', ')}`);
+if (applied.length > 0) log.info({ migrations: applied }, 'applied migrations');
 
 const appPath = (app: string) => fileURLToPath(new URL(`../apps/${app}/src/main.ts`, import.meta.url));
 const children: ChildProcess[] = [];
@@ -42,7 +43,7 @@ function launch(app: string, extraEnv: Record<string, string>): ChildProcess {
   });
   child.on('exit', (code) => {
     if (!stopping) {
-      say(`${app} exited (code ${code}); stopping`);
+      log.error({ app, code }, 'a process exited; stopping');
       void stop(1);
     }
   });
@@ -97,11 +98,12 @@ launch('facade', {
 });
 await waitUntilReady(env.PORT);
 
-say(`
+// For the person who ran npm start, not a log line: where to point a client, with the sandbox's own login.
+process.stdout.write(`
 Paywire is running (${env.PAYWIRE_MODE} mode).
   Base URL:    http://localhost:${env.PORT}/services/2
   Username:    ${env.SANDBOX_API_USERNAME}
   Password:    ${env.SANDBOX_API_PASSWORD}
   Sample sku:  ${sample.skuId} (${sample.productName} / ${sample.skuName}, ${sample.price}) for batch orders
   Try:         curl -u ${env.SANDBOX_API_USERNAME}:${env.SANDBOX_API_PASSWORD} http://localhost:${env.PORT}/services/2/sandbox/clock
-Press Ctrl-C to stop.`);
+Press Ctrl-C to stop.\n`);

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { callOptions, createPaywireClient } from '@paywire/client';
 import { type RunningCore, startCore } from '@paywire/core';
+import { createLogger } from '@paywire/observability';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saleBody } from './support/http.ts';
@@ -388,7 +389,7 @@ describe('IPN delivery, short attempt timeout', () => {
       poolSize: 8,
       ipnRetryDelaySeconds: 1,
       ipnTimeoutMs: 300,
-      logError: (message, fields) => coreLogs.push(JSON.stringify({ message, ...fields })),
+      log: createLogger('core', (line) => coreLogs.push(line)),
     });
     facade = await startFacade(core.url, await newFacadeCredential(databaseUrl));
     db = new pg.Pool({ connectionString: databaseUrl, max: 2 });

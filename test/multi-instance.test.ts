@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type RunningCore, startCore } from '@paywire/core';
+import { createLogger } from '@paywire/observability';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, client, expectStatus, type Reply, saleBody } from './support/http.ts';
@@ -36,7 +37,7 @@ beforeAll(async () => {
   [stack, receiver] = await Promise.all([startStack(), startIpnReceiver()]);
   secondCore = await startCore({
     ...stack.coreOptions,
-    logError: (message, fields) => stack.logs.push(JSON.stringify({ core: 'second', message, ...fields })),
+    log: createLogger('core-second', (line) => stack.logs.push(line)),
   });
   secondFacade = await startFacade(secondCore.url, stack.facadeCredential, (line) => stack.logs.push(line));
   viaA = client(stack);

@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { createPaywireClient } from '@paywire/client';
-import { createFacade, createLogger, listenFacade, loadFacadeEnv } from '@paywire/facade';
+import { createFacade, listenFacade, loadFacadeEnv } from '@paywire/facade';
+import { createLogger } from '@paywire/observability';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, expectStatus, type Reply, saleBody, xmlDocument } from './support/http.ts';
 import { expectErrorReply, type RawReply, rawExchange, rawRequest } from './support/raw-http.ts';

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { createPaywireClient } from '@paywire/client';
 import { createAltTransactionInput, validate } from '@paywire/contracts';
 import { type RunningCore, startCore } from '@paywire/core';
+import { createLogger } from '@paywire/observability';
 import pg from 'pg';
 import { type BenchDatabase, startBenchDatabase } from './bench-database.ts';
 
@@ -62,7 +63,7 @@ try {
     mode: 'sandbox',
     cardEncryptionKey: randomBytes(32),
     sepaSandboxSettleSeconds: 120,
-    logError: (message, fields) => log(`core: ${message} ${JSON.stringify(fields)}`),
+    log: createLogger('core', (line) => log(`core: ${line.trimEnd()}`), 'warn'),
   });
   const client = createPaywireClient({ url: core.url, credential: database.facadeCredential });
   const asMerchant = {

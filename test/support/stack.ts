@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { createPaywireClient } from '@paywire/client';
 import type { IssueCallerInput } from '@paywire/contracts';
 import { type Acquirer, type CoreOptions, type RunningCore, startCore } from '@paywire/core';
-import { createFacade, createLogger, listenFacade } from '@paywire/facade';
+import { createFacade, listenFacade } from '@paywire/facade';
+import { createLogger } from '@paywire/observability';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { issueCaller } from '../../infra/callers.ts';
@@ -140,7 +141,7 @@ export async function startStack(
     cardEncryptionKey: randomBytes(32),
     poolSize: 8,
     ipnRetryDelaySeconds: 1,
-    logError: (message, fields) => logs.push(JSON.stringify({ message, ...fields })),
+    log: createLogger('core', (line) => logs.push(line), 'debug'), // its call lines too
   };
   const core = await startCore(coreOptions);
   const facadeCredential = await newFacadeCredential(databaseUrl);

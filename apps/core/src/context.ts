@@ -1,5 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { IdempotentRequest } from '@paywire/contracts';
+import type { Logger, TraceContext } from '@paywire/observability';
 import type { PgBoss } from 'pg-boss';
 import type { Caller } from './callers/service.ts';
 import type { Acquirer } from './cards/acquirer.ts';
@@ -42,6 +43,8 @@ export interface CallContext extends CoreServices {
    * the procedure writes its answer to that record in the same transaction as its last writes.
    */
   keyed?: KeyedCall;
+  /** The facade request this call serves (X-Request-Id), kept with the IPN deliveries it causes. */
+  requestId?: string;
 }
 
 export interface KeyedCall {
@@ -57,4 +60,8 @@ export interface MerchantContext extends CallContext {
 /** A call over tRPC: also who made it, as its credential proved (server.ts). */
 export interface RequestContext extends CallContext {
   caller: Caller;
+  /** Core's logger for this call: every line names the request id. */
+  log: Logger;
+  /** The caller's trace context (traceparent), when tracing is on. */
+  traceParent?: TraceContext | undefined;
 }

@@ -29,6 +29,8 @@ const schema = z.object({
   SANDBOX_ACQUIRER_JOURNAL: z.string().optional(),
   /** Payment attempts without an outcome this long are resolved by the recovery worker. */
   PAYMENT_RECOVERY_AFTER_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  /** Prometheus metrics at http://CORE_HOST:CORE_METRICS_PORT/metrics; unset: none served. */
+  CORE_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** Unset: allowed in sandbox mode, refused in live mode. */
   IPN_ALLOW_PRIVATE_TARGETS: z
     .enum(['true', 'false'])

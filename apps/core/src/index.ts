@@ -17,5 +17,6 @@ export { ensureSampleProduct } from './catalog/service.ts';
 export { migrate, openDatabase } from './db/orm.ts';
 export { sweepExpiredRecords } from './idempotency/sweep.ts';
 export { upsertMerchant } from './merchants/service.ts';
+export { coreRegistry } from './metrics.ts';
 export { type AppRouter, appRouter, createCaller } from './router.ts';
 export { type CoreOptions, type RunningCore, startCore } from './server.ts';

@@ -1,5 +1,7 @@
+import { createLogger, serveMetrics, startTracing } from '@paywire/observability';
 import { createSandboxAcquirer } from './cards/sandbox-acquirer.ts';
 import { loadCoreEnv } from './env.ts';
+import { coreRegistry } from './metrics.ts';
 import { startCore } from './server.ts';
 
 /**
@@ -7,7 +9,10 @@ import { startCore } from './server.ts';
  * unready until `npm run migrate` (migrate.ts) has brought the database up to date.
  */
 const env = loadCoreEnv();
+const log = createLogger('core');
+await startTracing('paywire-core'); // only with OTEL_EXPORTER_OTLP_ENDPOINT set
 const core = await startCore({
+  log,
   databaseUrl: env.DATABASE_URL,
   role: env.CORE_ROLE,
   shutdownGraceMs: env.SHUTDOWN_GRACE_SECONDS * 1000,
@@ -29,9 +34,9 @@ const core = await startCore({
     ? {}
     : { ipnAllowPrivateTargets: env.IPN_ALLOW_PRIVATE_TARGETS }),
 });
-process.stdout.write(
-  `${JSON.stringify({ level: 'info', service: 'core', message: 'listening', url: core.url, role: env.CORE_ROLE, mode: env.PAYWIRE_MODE })}\n`,
-);
+log.info({ url: core.url, role: env.CORE_ROLE, mode: env.PAYWIRE_MODE }, 'listening');
+if (env.CORE_METRICS_PORT !== undefined)
+  await serveMetrics(coreRegistry, env.CORE_METRICS_PORT, env.CORE_HOST);
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

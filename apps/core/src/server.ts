@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { DomainError, drainable, type IdempotentRequest, internalHeaders } from '@paywire/contracts';
+import { createLogger, extractTraceContext, type Logger, validRequestId } from '@paywire/observability';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { type Caller, createCallerVerifier } from './callers/service.ts';
 import type { Acquirer } from './cards/acquirer.ts';
@@ -11,6 +12,7 @@ import { migrationsCurrent, openDatabase } from './db/orm.ts';
 import { isExpected } from './errors.ts';
 import { answerHealth, isHealthPath, type Lifecycle } from './health.ts';
 import { describeJobError, startJobs } from './jobs/boss.ts';
+import { sampleQueues } from './metrics.ts';
 import { appRouter } from './router.ts';
 import { createCardVault } from './security/card-vault.ts';
 import { createPasswordGate } from './security/password-gate.ts';
@@ -48,7 +50,8 @@ export interface CoreOptions {
   /** Sandbox SEPA debits: seconds until the bank answers (default 120); the bank (default: the sandbox's). */
   sepaSandboxSettleSeconds?: number;
   sepaBank?: SepaBank;
-  logError?: (message: string, fields: Record<string, unknown>) => void;
+  /** Where core logs (default: JSON lines on stdout). */
+  log?: Logger;
 }
 
 export interface RunningCore {
@@ -104,11 +107,6 @@ function actingMerchant(caller: Caller, request: IncomingMessage): number | null
   return caller.merchantId;
 }
 
-const defaultLogError = (message: string, fields: Record<string, unknown>) =>
-  process.stderr.write(
-    `${JSON.stringify({ time: new Date().toISOString(), level: 'error', service: 'core', message, ...fields })}\n`,
-  );
-
 const notYet = new DomainError(
   'SERVICE_UNAVAILABLE',
   'core is starting (migrations pending or jobs starting); retry shortly',
@@ -116,10 +114,10 @@ const notYet = new DomainError(
 const noProcedures = new DomainError('RESOURCE_NOT_FOUND', 'a worker-role core serves no procedures');
 
 /** Resolves once every committed migration is applied (`npm run migrate` may be running alongside). */
-async function untilMigrated(orm: MikroORM, logError: NonNullable<CoreOptions['logError']>): Promise<void> {
+async function untilMigrated(orm: MikroORM, log: Logger): Promise<void> {
   let told = false;
   while (!(await migrationsCurrent(orm))) {
-    if (!told) logError('waiting for migrations: run npm run migrate', {});
+    if (!told) log.warn('waiting for migrations: run npm run migrate');
     told = true;
     await new Promise((resolve) => setTimeout(resolve, 2000));
   }
@@ -130,7 +128,7 @@ async function untilMigrated(orm: MikroORM, logError: NonNullable<CoreOptions['l
  * role's workers and (api role) the tRPC router over HTTP.
  */
 export async function startCore(options: CoreOptions): Promise<RunningCore> {
-  const logError = options.logError ?? defaultLogError;
+  const log = options.log ?? createLogger('core');
   const role = options.role ?? 'both';
   const orm: MikroORM = await openDatabase(options.databaseUrl, options.poolSize ?? 16);
   const lifecycle: Lifecycle = { started: false, draining: () => http.draining, orm };
@@ -145,11 +143,11 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
   await new Promise<void>((resolve) => server.listen(options.port, options.host ?? '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
-  await untilMigrated(orm, logError);
+  await untilMigrated(orm, log);
   const worker = role !== 'api';
   const jobs = await startJobs(
     options.databaseUrl,
-    (error) => logError('job runner error', describeJobError(error)),
+    (error) => log.error(describeJobError(error), 'job runner error'),
     {
       worker,
     },
@@ -175,12 +173,13 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     payments: { recoveryAfterSeconds: options.paymentRecoveryAfterSeconds ?? 60 },
   };
   const workers: (StartedWorker | undefined)[] = worker
-    ? await Promise.all(workerStarters.map((start) => start(services, logError)))
+    ? await Promise.all(workerStarters.map((start) => start(services, log)))
     : [];
   serve =
     role === 'worker'
       ? (request, response) => refuse(request, response, noProcedures)
-      : procedures(services, orm, logError);
+      : procedures(services, orm, log);
+  const stopSampling = sampleQueues(() => orm.em.fork());
   lifecycle.started = true;
 
   const shutdownGraceMs = options.shutdownGraceMs ?? 30_000;
@@ -190,6 +189,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     async close() {
       const deadline = Date.now() + shutdownGraceMs;
       await http.drain(shutdownGraceMs, options.shutdownDelayMs ?? 0);
+      stopSampling();
       await Promise.all(workers.map((started) => started?.stop()));
       await jobs.stop({ graceful: true, timeout: Math.max(1000, deadline - Date.now()) });
       await orm.close();
@@ -201,7 +201,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
 function procedures(
   services: CoreServices,
   orm: MikroORM,
-  logError: NonNullable<CoreOptions['logError']>,
+  log: Logger,
 ): (request: IncomingMessage, response: ServerResponse) => void {
   const verifyCaller = createCallerVerifier(orm);
   /** What the first step proved of each request, for its context. */
@@ -212,19 +212,23 @@ function procedures(
     maxBodySize: 2 * 1024 * 1024,
     createContext: ({ req }): RequestContext => {
       const call = authorized.get(req);
-      if (!call) throw new Error('a call reached tRPC unauthenticated'); // cannot happen: see below
-      return { ...services, ...call, em: orm.em.fork(), idempotency: idempotencyOf(req), memo: {} };
+      if (!call) throw new Error('a call reached tRPC unauthenticated'); // cannot happen: see the server below
+      const requestId = validRequestId(req.headers[internalHeaders.requestId]) ?? undefined;
+      return {
+        ...services,
+        ...call,
+        em: orm.em.fork(),
+        idempotency: idempotencyOf(req),
+        memo: {},
+        requestId,
+        log: log.child({ requestId }),
+        traceParent: extractTraceContext(req.headers),
+      };
     },
-    onError: ({ error, path }) => {
+    onError: ({ error, path, ctx }) => {
       if (!isExpected(error) && error.code !== 'UNAUTHORIZED' && error.code !== 'NOT_FOUND') {
         const cause = error.cause instanceof Error ? error.cause : error;
-        logError('procedure failed', {
-          path,
-          code: error.code,
-          error: cause.name,
-          detail: cause.message,
-          stack: cause.stack,
-        });
+        (ctx?.log ?? log).error({ procedure: path, code: error.code, error: cause }, 'procedure failed');
       }
     },
   });
@@ -238,9 +242,7 @@ function procedures(
         handleCall(request, response);
       },
       (error: unknown) => {
-        logError('caller verification failed', {
-          error: error instanceof Error ? error.message : String(error),
-        });
+        log.error({ error }, 'caller verification failed');
         refuse(
           request,
           response,

@@ -1,10 +1,13 @@
 import { type CallerScope, DomainError, type ErrorBody, statusOf } from '@paywire/contracts';
+import { inSpan, SpanKind, SpanStatusCode } from '@paywire/observability';
 import { initTRPC, TRPCError } from '@trpc/server';
 import { type TRPC_ERROR_CODE_KEY, TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { middlewareMarker } from '@trpc/server/unstable-core-do-not-import';
+import { CardDeclined } from './cards/events.ts';
 import type { RequestContext } from './context.ts';
 import { publicErrorBody } from './errors.ts';
 import { runIdempotently } from './idempotency/middleware.ts';
+import { declines, procedureDuration } from './metrics.ts';
 
 /** The `data` of every error core answers: clients read `paywire`, the interface's own error body. */
 function errorData(code: TRPC_ERROR_CODE_KEY, paywire: ErrorBody, path: string | undefined) {
@@ -56,9 +59,35 @@ const forbidden = (description: string) =>
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
+/**
+ * Every procedure is timed and counted by outcome, and logged with the request id the facade sent; a
+ * card decline is counted by its reason.
+ */
+const observed = t.procedure.use(async ({ ctx, next, path, type }) => {
+  const started = performance.now();
+  const span = {
+    kind: SpanKind.SERVER,
+    parent: ctx.traceParent,
+    attributes: { requestId: ctx.requestId ?? '' },
+  };
+  const result = await inSpan('paywire-core', path, span, async (current) => {
+    const result = await next();
+    if (!result.ok) current?.setStatus({ code: SpanStatusCode.ERROR, message: result.error.code });
+    return result;
+  });
+  const seconds = (performance.now() - started) / 1000;
+  const outcome = result.ok ? 'ok' : result.error.code;
+  procedureDuration.observe({ procedure: path, type, outcome }, seconds);
+  if (!result.ok && result.error.cause instanceof CardDeclined)
+    declines.inc({ reason: result.error.cause.errorName });
+  // debug: the facade's request line already records every call's request at info
+  ctx.log.debug({ procedure: path, type, outcome, ms: Math.round(seconds * 1000) }, 'call');
+  return result;
+});
+
 /** Every call reaches a procedure authenticated (server.ts); these check what its credential allows. */
 const forScope = (scope: CallerScope, description: string) =>
-  t.procedure.use(({ ctx, next }) => {
+  observed.use(({ ctx, next }) => {
     if (ctx.caller.scope !== scope) throw forbidden(description);
     return next();
   });
@@ -70,12 +99,12 @@ const forScope = (scope: CallerScope, description: string) =>
 export const publicProcedure = forScope('any-merchant', 'only the facade may call this procedure');
 
 /** Any authenticated caller, whatever its scope. */
-export const callerProcedure = t.procedure;
+export const callerProcedure = observed;
 
 /** Credential management: admin credentials only. */
 export const adminProcedure = forScope('admin', 'only an admin credential may manage caller credentials');
 
-const actingForMerchant = t.procedure.use(({ ctx, next, type }) => {
+const actingForMerchant = observed.use(({ ctx, next, type }) => {
   if (ctx.caller.scope === 'admin') throw forbidden('an admin credential may only manage caller credentials');
   if (ctx.caller.scope === 'read-only' && type !== 'query')
     throw forbidden('a read-only credential may only query');

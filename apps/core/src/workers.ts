@@ -1,23 +1,23 @@
+import type { Logger } from '@paywire/observability';
 import { scheduleRecovery } from './cards/recovery.ts';
 import type { CoreServices } from './context.ts';
 import { scheduleSweep } from './idempotency/sweep.ts';
 import { startDeliveryWorkers } from './ipn/delivery.ts';
+import { sepaRunFailures } from './metrics.ts';
 import { startSettlementWorkers } from './sepa/settlement.ts';
-
-type LogError = (message: string, fields: Record<string, unknown>) => void;
 
 /** What a starter leaves running beyond its pg-boss workers (those stop with pg-boss itself). */
 export interface StartedWorker {
   stop(): Promise<void>;
 }
 
-export type WorkerStarter = (
-  services: CoreServices,
-  logError: LogError,
-) => Promise<StartedWorker | undefined>;
+export type WorkerStarter = (services: CoreServices, log: Logger) => Promise<StartedWorker | undefined>;
 
-const failureLogger = (logError: LogError, message: string) => (error: unknown) =>
-  logError(message, { error: error instanceof Error ? error.message : String(error) });
+/** A child logger per kind of job, so its lines say which work failed. */
+const failureLogger = (log: Logger, job: string, message: string) => {
+  const jobLog = log.child({ job });
+  return (error: unknown) => jobLog.error({ error }, message);
+};
 
 /**
  * Everything a worker-role core runs (CORE_ROLE worker or both): a new background job joins here, with one
@@ -28,17 +28,21 @@ export const workerStarters: WorkerStarter[] = [
     await scheduleSweep(services.jobs, () => services.orm.em.fork(), services.mode);
     return undefined;
   },
-  async (services, logError) =>
-    startDeliveryWorkers(services, failureLogger(logError, 'IPN delivery failed')),
-  async (services, logError) => {
-    await startSettlementWorkers(services, failureLogger(logError, 'SEPA settlement failed'));
+  async (services, log) =>
+    startDeliveryWorkers(services, failureLogger(log, 'ipn-delivery', 'IPN delivery failed')),
+  async (services, log) => {
+    const logFailure = failureLogger(log, 'sepa-settlement', 'SEPA settlement failed');
+    await startSettlementWorkers(services, (error) => {
+      sepaRunFailures.inc();
+      logFailure(error);
+    });
     return undefined;
   },
-  async (services, logError) => {
+  async (services, log) => {
     await scheduleRecovery(
       services,
       services.payments.recoveryAfterSeconds,
-      failureLogger(logError, 'payment recovery failed'),
+      failureLogger(log, 'payment-recovery', 'payment recovery failed'),
     );
     return undefined;
   },

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import type { Logger } from '@paywire/observability';
 import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
 import type { CoreClient } from './core-client.ts';
@@ -7,10 +8,10 @@ import { renderErrors } from './http/errors.ts';
 import { requestFormat } from './http/format.ts';
 import { healthRoutes, type Readiness } from './http/health.ts';
 import { idempotencyKey } from './http/idempotency.ts';
+import { observeRequests } from './http/observe.ts';
 import { checkProtocol } from './http/protocol.ts';
 import { refuseUnsafeInput } from './http/safe-input.ts';
 import { checkApiVersion } from './http/version.ts';
-import { type Logger, loggablePath } from './log.ts';
 import { altTransactionRoutes } from './routes/alt-transactions.ts';
 import { apiDescriptionRoutes } from './routes/api-description.ts';
 import { catalogRoutes } from './routes/catalog.ts';
@@ -31,7 +32,7 @@ export interface FacadeOptions {
   authCacheSeconds: number;
   /** Proxies in front that append the client's address to X-Forwarded-For (default 0: none trusted). */
   trustedProxyHops?: number;
-  /** One log line per request (method, path, status, time); off for benchmarks. */
+  /** One log line per request (request id, method, path, route, status, time); off for benchmarks. */
   logRequests: boolean;
   /** Base of every link the facade hands out (PUBLIC_BASE_URL); unset, listenFacade uses the listen address. */
   publicBaseUrl?: string;
@@ -74,14 +75,7 @@ export function createFacade({
   orderRoutes(merchantRoutes, core);
 
   app.use(healthRoutes(readiness)); // before the request log: probes every few seconds are not traffic
-  if (logRequests) {
-    app.use(async (ctx, next) => {
-      const started = performance.now();
-      await next();
-      const ms = Math.round(performance.now() - started);
-      log.info('request', { method: ctx.method, path: loggablePath(ctx.path), status: ctx.status, ms });
-    });
-  }
+  app.use(observeRequests(log, logRequests));
   app.use(renderErrors(log));
   // Every route also answers with a trailing slash (decisions.md); an empty trailing '?' never reaches the path.
   app.use(async (ctx, next) => {

@@ -35,6 +35,8 @@ const schema = z
     SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
     /** SIGTERM: seconds /readyz fails while the listener still accepts, for load balancers that poll it. */
     SHUTDOWN_DELAY_SECONDS: z.coerce.number().int().min(0).max(600).default(0),
+    /** Prometheus metrics at http://HOST:METRICS_PORT/metrics; unset: none served. */
+    METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     LOG_REQUESTS: z
       .enum(['true', 'false'])
       .default('true')

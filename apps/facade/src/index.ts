@@ -1,5 +1,5 @@
 export { createFacade, type FacadeOptions } from './app.ts';
 export { loadFacadeEnv } from './env.ts';
-export { createLogger } from './log.ts';
+export { facadeRegistry } from './metrics.ts';
 export { listenFacade } from './server.ts';
 export { xmlShapes } from './xml-shapes.ts';

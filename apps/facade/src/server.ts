@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, maxHeaderSize, type Server, STATUS_CODES } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { type ErrorName, statusOf } from '@paywire/contracts';
+import { newRequestId, validRequestId } from '@paywire/observability';
 import type Koa from 'koa';
 import { single } from './http/errors.ts';
 import { negotiateFormat } from './http/format.ts';
@@ -46,6 +47,7 @@ function refuse(app: Koa, socket: Socket, refusal: Refusal, accept: string, cont
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
       `Content-Type: ${type}\r\n` +
       `Content-Length: ${Buffer.byteLength(text)}\r\n` +
+      `X-Request-Id: ${newRequestId()}\r\n` +
       'Connection: close\r\n\r\n' +
       text,
   );
@@ -89,7 +91,11 @@ export async function listenFacade(app: Koa, port: number, host: string): Promis
       headerValue(request.headers, 'accept'),
       headerValue(request.headers, 'content-type'),
     );
-    response.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(text) });
+    response.writeHead(status, {
+      'content-type': type,
+      'content-length': Buffer.byteLength(text),
+      'x-request-id': validRequestId(request.headers['x-request-id']) ?? newRequestId(),
+    });
     response.end(text);
   });
   await new Promise<void>((resolve, reject) => {

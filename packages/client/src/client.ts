@@ -17,6 +17,8 @@ export interface PaywireCallOptions {
   idempotencyKey?: string;
   /** With the key: a digest of what the caller asked, so the same key with another request is refused. */
   fingerprint?: string;
+  /** The id of the request this call serves (the facade's X-Request-Id): in core's log lines for the call. */
+  requestId?: string;
 }
 
 declare module '@trpc/client' {
@@ -34,6 +36,7 @@ export function callOptions(options: PaywireCallOptions): { context: { paywire: 
 function headersFor(authorization: string, options: PaywireCallOptions = {}): Record<string, string> {
   const headers: Record<string, string> = { [internalHeaders.authorization]: authorization };
   if (options.merchantId !== undefined) headers[internalHeaders.merchant] = String(options.merchantId);
+  if (options.requestId !== undefined) headers[internalHeaders.requestId] = options.requestId;
   if (options.idempotencyKey !== undefined) {
     headers[internalHeaders.idempotencyKey] = options.idempotencyKey;
     if (options.fingerprint !== undefined) headers[internalHeaders.fingerprint] = options.fingerprint;

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { injectTraceContext, inSpan, SpanKind, tracingEnabled } from '@paywire/observability';
 
 interface RequestInit {
   method?: string;
@@ -14,11 +15,11 @@ interface RequestInit {
  */
 export function keepAliveFetch(maxSockets: number) {
   const agent = new http.Agent({ keepAlive: true, maxSockets, keepAliveMsecs: 30_000 });
-  return (url: string | URL, init: RequestInit = {}) =>
+  const send = (url: string | URL, init: RequestInit, headers: Record<string, string> | undefined) =>
     new Promise<{ ok: boolean; status: number; json(): Promise<unknown> }>((resolve, reject) => {
       const request = http.request(
         url,
-        { agent, method: init.method ?? 'GET', headers: init.headers, signal: init.signal ?? undefined },
+        { agent, method: init.method ?? 'GET', headers, signal: init.signal ?? undefined },
         (response) => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -33,4 +34,16 @@ export function keepAliveFetch(maxSockets: number) {
       request.on('error', reject);
       request.end(init.body);
     });
+  // With tracing on, each call is a client span whose context travels to core as traceparent.
+  return (url: string | URL, init: RequestInit = {}) => {
+    if (!tracingEnabled()) return send(url, init, init.headers);
+    const procedure = new URL(url).pathname.split('/').at(-1) ?? '';
+    return inSpan('@paywire/client', `trpc ${procedure}`, { kind: SpanKind.CLIENT }, async (span) => {
+      const headers = { ...init.headers };
+      injectTraceContext(headers);
+      const response = await send(url, init, headers);
+      span?.setAttribute('http.response.status_code', response.status);
+      return response;
+    });
+  };
 }

@@ -7,4 +7,6 @@ export const internalHeaders = {
   merchant: 'x-paywire-merchant',
   idempotencyKey: 'x-paywire-idempotency-key',
   fingerprint: 'x-paywire-request-fingerprint',
+  /** The id of the facade request a call serves, for core's logs and the IPN deliveries it causes. */
+  requestId: 'x-paywire-request-id',
 } as const;

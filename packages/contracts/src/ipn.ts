@@ -131,6 +131,8 @@ export interface NotificationDelivery {
   nextTryAt: string | null;
   createdAt: string;
   deliveredAt: string | null;
+  /** The X-Request-Id of the request whose change caused the event (null for a worker's, e.g. a settlement). */
+  requestId: string | null;
 }
 
 export interface NotificationDeliveryPage {

@@ -202,6 +202,7 @@ export const notificationDeliveryBody = describes<NotificationDelivery>()(
     nextTryAt: z.string().nullable(),
     createdAt: z.string(),
     deliveredAt: z.string().nullable(),
+    requestId: z.string().nullable(),
   }),
 );
 

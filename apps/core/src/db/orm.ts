@@ -26,6 +26,7 @@ import { LoginSecurity } from './migrations/0011-login-security.ts';
 import { IpnDeliveryLease } from './migrations/0012-ipn-delivery-lease.ts';
 import { TransactionDetails } from './migrations/0013-transaction-details.ts';
 import { PaymentAttempts } from './migrations/0014-payment-attempts.ts';
+import { DeliveryRequestId } from './migrations/0015-delivery-request-id.ts';
 import { wireOptions } from './wire.ts';
 
 export const entities = [
@@ -65,6 +66,7 @@ const migrationsList = [
   { name: '0012-ipn-delivery-lease', class: IpnDeliveryLease },
   { name: '0013-transaction-details', class: TransactionDetails },
   { name: '0014-payment-attempts', class: PaymentAttempts },
+  { name: '0015-delivery-request-id', class: DeliveryRequestId },
 ];
 
 export async function openDatabase(databaseUrl: string, poolSize: number): Promise<MikroORM> {

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { inSpan, SpanKind, tracingEnabled } from '@paywire/observability';
 import { CompiledQuery } from 'kysely';
 import type { Pool, PoolClient, QueryConfig, QueryResult } from 'pg';
+import { observePool } from '../metrics.ts';
 
 /** Marks the statements the hot path sends on every call. */
 const preparedMarker = '/* prepared */ ';
@@ -34,12 +36,32 @@ function statementName(text: string): string {
 export const wireOptions = {
   pipeline: true,
   onPoolCreated: (pool: Pool) => {
+    observePool(pool);
     const wires = new WeakMap<PoolClient, { reset(): void }>();
-    pool.on('connect', (client) => wires.set(client, carryRiders(client)));
+    pool.on('connect', (client) => {
+      wires.set(client, carryRiders(client));
+      if (tracingEnabled()) traceStatements(client);
+    });
     // A transaction that sent nothing leaves nothing to undo: its pending begin must not reach the next user.
     pool.on('release', (_error, client) => wires.get(client)?.reset());
   },
 };
+
+/**
+ * With tracing on: a client span per statement, named by its command, with its text (which carries no
+ * values: they travel as parameters).
+ */
+function traceStatements(client: PoolClient): void {
+  const query = client.query;
+  client.query = ((text: unknown, ...rest: unknown[]) => {
+    const call = () => (query as (...args: unknown[]) => Promise<unknown>).call(client, text, ...rest);
+    if (typeof text !== 'string' || typeof rest.at(-1) === 'function') return call();
+    const statement = text.replace(/^\/\*[^*]*\*\/ /g, '');
+    const command = /^\w+/.exec(statement)?.[0]?.toLowerCase() ?? 'statement';
+    const attributes = { 'db.system.name': 'postgresql', 'db.query.text': statement.slice(0, 2000) };
+    return inSpan('paywire-core', `pg ${command}`, { kind: SpanKind.CLIENT, attributes }, call);
+  }) as typeof client.query;
+}
 
 function carryRiders(client: PoolClient): { reset(): void } {
   const query = client.query;

@@ -13,16 +13,19 @@ import { executeParameterized, executePrepared, sendWithNext } from '../db/wire.
 import { isDomainFailure, publicErrorBody, ReplayedFailure } from '../errors.ts';
 import { ReportedFailure, recordEvent } from '../ipn/events.ts';
 import { type FactsRow, factsColumns, factsOf, factsSource } from '../merchants/facts.ts';
+import { idempotencyOutcomes } from '../metrics.ts';
 import type { CardVault } from '../security/card-vault.ts';
 import type { StoredOutcome } from './entities.ts';
 
 type Result = { ok: true; data: unknown } | { ok: false; error: TRPCError };
 
-const inProgress = () =>
-  new DomainError(
+const inProgress = () => {
+  idempotencyOutcomes.inc({ outcome: 'in_progress' });
+  return new DomainError(
     'REQUEST_WITH_SAME_IDEMPOTENCY_KEY_ALREADY_IN_PROGRESS',
     'a request with this Idempotency-Key is still in progress',
   );
+};
 
 const claimSql = (merchantId: number, key: string) =>
   [
@@ -50,12 +53,14 @@ async function readClaim(
   if (claim.outcome === null || !claim.expires_at || new Date(claim.expires_at) <= now) return now;
   // A record from before fingerprints were keyed has none (0011): it replays, as a retry needs.
   if (claim.fingerprint !== null && claim.fingerprint !== fingerprint) {
+    idempotencyOutcomes.inc({ outcome: 'conflict' });
     throw new DomainError(
       'SAME_IDEMPOTENCY_KEY_WAS_ALREADY_IN_USE_WITH_PREVIOUS_DIFFERENT_REQUEST',
       'this Idempotency-Key was used with a different request',
     );
   }
   const answer = JSON.parse(claim.outcome) as StoredOutcome;
+  idempotencyOutcomes.inc({ outcome: 'replay' });
   if (answer.ok) return JSON.stringify(answer.data);
   return new TRPCError({ code: 'BAD_REQUEST', cause: new ReplayedFailure(answer.body) });
 }

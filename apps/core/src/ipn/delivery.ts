@@ -1,5 +1,6 @@
 import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import type { CoreServices } from '../context.ts';
+import { ipnDeliveries, ipnDeliveryLag } from '../metrics.ts';
 import { type BreakerSettings, CircuitBreaker } from './breaker.ts';
 import {
   type ClaimedDelivery,
@@ -43,6 +44,8 @@ function retryAt(settings: Pick<DeliverySettings, 'retryDelaySeconds'>, attempts
 
 function outcomeOf(delivery: ClaimedDelivery, attempt: Attempt, settings: DeliverySettings): Outcome {
   if (attempt.ok) {
+    ipnDeliveries.inc({ outcome: 'delivered' });
+    ipnDeliveryLag.observe((Date.now() - delivery.createdAt.getTime()) / 1000);
     return {
       id: delivery.id,
       state: 'delivered',
@@ -53,6 +56,7 @@ function outcomeOf(delivery: ClaimedDelivery, attempt: Attempt, settings: Delive
     };
   }
   const final = attempt.refused === true || delivery.attempts >= delivery.maxAttempts;
+  ipnDeliveries.inc({ outcome: final ? 'failed' : 'pending' });
   return {
     id: delivery.id,
     state: final ? 'failed' : 'pending',

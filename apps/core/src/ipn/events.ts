@@ -77,8 +77,9 @@ export async function recordEvent(
   // travels with the transaction's next statement, at the latest its commit, which fails if it does.
   await sendWithNext(
     em,
-    `insert into ipn_delivery (merchant_id, event, reference_number, destination, body, max_attempts)
-     select $1, $2, $3, destination, $5, $6 from unnest($4::text[]) with ordinality as t(destination, n) order by n`,
+    `insert into ipn_delivery (merchant_id, event, reference_number, destination, body, max_attempts, request_id)
+     select $1, $2, $3, destination, $5, $6, $7
+       from unnest($4::text[]) with ordinality as t(destination, n) order by n`,
     [
       ctx.merchantId,
       event,
@@ -86,6 +87,7 @@ export async function recordEvent(
       targets.map((target) => target.ipnUrl),
       body,
       maxAttempts,
+      ctx.requestId ?? null,
     ],
   );
 }

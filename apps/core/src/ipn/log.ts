@@ -21,6 +21,7 @@ interface DeliveryRow {
   next_try_at: Date | string | null;
   created_at: Date | string;
   delivered_at: Date | string | null;
+  request_id: string | null;
 }
 
 /** Timestamps arrive as the driver types them (MikroORM's pool may leave them as text). */
@@ -28,7 +29,7 @@ const iso = (value: Date | string | null): string | null =>
   value === null ? null : new Date(value).toISOString();
 
 const columns = `id, event, reference_number, destination, state, attempts, max_attempts, last_status, last_error,
-  next_try_at, created_at, delivered_at`;
+  next_try_at, created_at, delivered_at, request_id`;
 
 const entry = (row: DeliveryRow): NotificationDelivery => ({
   deliveryId: Number(row.id),
@@ -43,6 +44,7 @@ const entry = (row: DeliveryRow): NotificationDelivery => ({
   nextTryAt: row.state === 'pending' ? iso(row.next_try_at) : null,
   createdAt: iso(row.created_at) ?? '',
   deliveredAt: iso(row.delivered_at),
+  requestId: row.request_id,
 });
 
 /** The merchant's deliveries, newest first, filtered, a page at a time (one more row tells the last page). */

@@ -17,6 +17,8 @@ export interface ClaimedDelivery {
   /** This attempt included. */
   attempts: number;
   maxAttempts: number;
+  /** When the event was recorded: a delivery's lag is counted from here. */
+  createdAt: Date;
 }
 
 /** What an attempt left: its row's new state, or a release (not sent: the attempt is not counted). */
@@ -34,7 +36,7 @@ export type Outcome =
 const claimed = `update ipn_delivery d
     set state = 'sending', attempts = d.attempts + 1, next_try_at = now() + $3 * interval '1 millisecond'
    from due where d.id = due.id
- returning d.id, d.merchant_id, d.destination, d.body, d.attempts, d.max_attempts`;
+ returning d.id, d.merchant_id, d.destination, d.body, d.attempts, d.max_attempts, d.created_at`;
 
 /** Due rows, oldest due first, of any destination but the excluded ones. */
 const claimDue = `with due as (
@@ -57,6 +59,7 @@ interface ClaimedRow {
   body: string;
   attempts: number;
   max_attempts: number;
+  created_at: Date | string;
 }
 
 const toClaimed = (rows: ClaimedRow[]): ClaimedDelivery[] =>
@@ -68,6 +71,7 @@ const toClaimed = (rows: ClaimedRow[]): ClaimedDelivery[] =>
       body: row.body,
       attempts: row.attempts,
       maxAttempts: row.max_attempts,
+      createdAt: new Date(row.created_at),
     }))
     .sort((a, b) => a.id - b.id);
 

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { inSpan, SpanKind, SpanStatusCode, tracingEnabled } from '@paywire/observability';
 import { guardedLookup } from './targets.ts';
 
 export type Attempt =
@@ -41,7 +42,18 @@ export class Sender {
     this.#lookup = guardedLookup(settings.allowPrivateTargets);
   }
 
-  async post(url: string, headers: Record<string, string>, body: string): Promise<Attempt> {
+  post(url: string, headers: Record<string, string>, body: string): Promise<Attempt> {
+    if (!tracingEnabled()) return this.#attempt(url, headers, body);
+    const attributes = { 'server.address': new URL(url).host, 'webhook.id': headers['webhook-id'] ?? '' };
+    return inSpan('paywire-core', 'POST ipn', { kind: SpanKind.CLIENT, attributes }, async (span) => {
+      const attempt = await this.#attempt(url, headers, body);
+      if (!attempt.ok) span?.setStatus({ code: SpanStatusCode.ERROR, message: attempt.error });
+      if (attempt.status !== undefined) span?.setAttribute('http.response.status_code', attempt.status);
+      return attempt;
+    });
+  }
+
+  async #attempt(url: string, headers: Record<string, string>, body: string): Promise<Attempt> {
     try {
       const status = await this.#send(url, headers, body, true);
       return status >= 200 && status < 300

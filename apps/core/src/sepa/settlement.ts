@@ -5,6 +5,7 @@ import type { CoreServices, MerchantContext } from '../context.ts';
 import { executeParameterized } from '../db/wire.ts';
 import type { StoredDestination } from '../ipn/entities.ts';
 import { recordEvent } from '../ipn/events.ts';
+import { sepaSettlements } from '../metrics.ts';
 import type { BankOutcome } from './entities.ts';
 import { mandateEventParameters, nextStepAt, sepaEventParameters } from './service.ts';
 
@@ -127,7 +128,8 @@ function workerContext(services: CoreServices, em: EntityManager, merchantId: nu
  */
 export async function settleBatch(services: CoreServices, limit: number): Promise<number> {
   const em = services.orm.em.fork();
-  return em.transactional(async (tx) => {
+  const reached: string[] = [];
+  const settled = await em.transactional(async (tx) => {
     const rows = await executeParameterized<DueRow>(
       tx,
       `select d.id, d.merchant_id, d.merchant_transaction_id, d.shopper_id, d.status, d.outcome, d.currency,
@@ -215,8 +217,11 @@ export async function settleBatch(services: CoreServices, limit: number): Promis
         ...(event === 'Charge' ? mandateEventParameters(mandate) : {}),
       });
     }
+    reached.push(...transitions.filter((t) => t.status !== t.row.status).map((t) => t.status));
     return rows.length;
   });
+  for (const outcome of reached) sepaSettlements.inc({ outcome }); // counted once committed
+  return settled;
 }
 
 /** Drains every due debit: lanes run batches until one finds nothing due. Returns how many were settled. */

@@ -6,11 +6,12 @@ import {
   statusOf,
   ValidationFailure,
 } from '@paywire/contracts';
+import type { Logger } from '@paywire/observability';
 import { XmlInputError } from '@paywire/xml';
 import { TRPCClientError } from '@trpc/client';
 import type { Middleware } from 'koa';
-import { type Logger, loggablePath } from '../log.ts';
 import { xmlShapes } from '../xml-shapes.ts';
+import { loggablePath, type RequestState } from './observe.ts';
 import { respond } from './respond.ts';
 
 /** The error body of one message. */
@@ -75,7 +76,7 @@ function errorBody(error: unknown): ErrorBody | undefined {
  * First in the chain: every failure leaves in the interface's error shape and the request's format.
  * Unexpected errors are logged with their cause and answered without internals (Koa's expose rule).
  */
-export function renderErrors(log: Logger): Middleware {
+export function renderErrors(log: Logger): Middleware<RequestState> {
   // Core unreachable fails every request alike: one line per interval with a count, not one per request.
   let unreachableSince: { at: number; count: number } | undefined;
   const noteUnreachable = (code: string) => {
@@ -84,7 +85,7 @@ export function renderErrors(log: Logger): Middleware {
       unreachableSince.count++;
       return;
     }
-    log.error('core unreachable', { code, failedRequestsSinceLastLine: unreachableSince?.count ?? 0 });
+    log.error({ code, failedRequestsSinceLastLine: unreachableSince?.count ?? 0 }, 'core unreachable');
     unreachableSince = { at: now, count: 1 };
   };
   return async (ctx, next) => {
@@ -102,7 +103,7 @@ export function renderErrors(log: Logger): Middleware {
       if (unreachable) noteUnreachable(unreachable);
       let body = errorBody(error);
       if (!body) {
-        log.error('unexpected error', { method: ctx.method, path: loggablePath(ctx.path), error });
+        ctx.state.log.error({ method: ctx.method, path: loggablePath(ctx.path), error }, 'unexpected error');
         body = single('INTERNAL_ERROR', 'an unexpected error occurred; it has been logged');
       }
       const status = statusOf(body);

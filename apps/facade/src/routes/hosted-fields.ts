@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import type Router from '@koa/router';
 import { DomainError } from '@paywire/contracts';
 import type { Context } from 'koa';
-import type { CoreClient } from '../core-client.ts';
+import { type CoreClient, forRequest } from '../core-client.ts';
+import type { RequestState } from '../http/observe.ts';
 
 /**
  * The hosted payment fields: a card form page per token and the script merchants include to embed it.
@@ -87,7 +88,7 @@ function messagePage(code: string, title: string, text: string): string {
 `;
 }
 
-export function hostedFieldsRoutes(router: Router, core: CoreClient): void {
+export function hostedFieldsRoutes(router: Router<RequestState>, core: CoreClient): void {
   const read = (file: string) => readFileSync(join(assetDirectory, file), 'utf8');
   const assets = new Map(
     Object.entries(assetFiles).map(([file, asset]) => [file, { ...asset, body: read(file) }]),
@@ -122,7 +123,8 @@ export function hostedFieldsRoutes(router: Router, core: CoreClient): void {
       );
     } else if (
       !tokenPattern.test(token) ||
-      !(await core.tokens.openForm.mutate({ token, ...(origin ? { origin } : {}) })).usable
+      !(await core.tokens.openForm.mutate({ token, ...(origin ? { origin } : {}) }, forRequest(ctx.state)))
+        .usable
     ) {
       ctx.status = 404;
       ctx.body = messagePage(

@@ -1,7 +1,8 @@
 import type { IdempotentRequest } from '@paywire/contracts';
+import type { RequestState } from '../http/observe.ts';
 
 /** What the auth and idempotency middleware leave for the routes behind them. */
-export interface MerchantState {
+export interface MerchantState extends RequestState {
   merchantId: number;
   idempotency?: IdempotentRequest;
 }

@@ -1,7 +1,8 @@
 import type Router from '@koa/router';
 import { bindTokenInput, validate } from '@paywire/contracts';
-import { asMerchant, type CoreClient } from '../core-client.ts';
+import { asMerchant, type CoreClient, forRequest } from '../core-client.ts';
 import { publicUrl } from '../http/links.ts';
+import type { RequestState } from '../http/observe.ts';
 import { readBody, respond } from '../http/respond.ts';
 import { xmlShapes } from '../xml-shapes.ts';
 import type { MerchantState } from './state.ts';
@@ -17,10 +18,10 @@ export function tokenRoutes(router: Router<MerchantState>, core: CoreClient): vo
 }
 
 /** Binding card data needs no merchant credentials: the hosted fields page holds only the token. */
-export function publicTokenRoutes(router: Router, core: CoreClient): void {
+export function publicTokenRoutes(router: Router<RequestState>, core: CoreClient): void {
   router.put('/payment-fields-tokens/:token', async (ctx) => {
     const shape = xmlShapes.paymentFieldsToken;
     const input = validate(bindTokenInput, { ...readBody(ctx, shape), token: ctx.params.token });
-    respond(ctx, 200, await core.tokens.bind.mutate(input), shape);
+    respond(ctx, 200, await core.tokens.bind.mutate(input, forRequest(ctx.state)), shape);
   });
 }

@@ -1,0 +1,48 @@
+import { pino } from 'pino';
+import { redactText } from './redact.ts';
+
+export type Logger = pino.Logger;
+
+/** Fields that hold a secret whatever their value looks like, at any of the first three levels. */
+const sensitiveFields = [
+  'authorization',
+  'password',
+  'secret',
+  'token',
+  'pfToken',
+  'credential',
+  'cardNumber',
+  'encryptedCardNumber',
+  'securityCode',
+  'cvv',
+  'cvc',
+  'iban',
+  'ipnSecret',
+  'authKey',
+  'apiKey',
+];
+const redactPaths = sensitiveFields.flatMap((field) => [field, `*.${field}`, `*.*.${field}`]);
+
+/**
+ * A JSON-lines logger for a process (facade, core): ISO times, level names, the service's name on every
+ * line, sensitive fields censored by name and every finished line scrubbed of card numbers, IBANs,
+ * credentials and Authorization values by pattern. Lines go to stdout unless `write` takes them.
+ */
+export function createLogger(
+  service: string,
+  write: (line: string) => void = (line) => process.stdout.write(line),
+  level: string = process.env.LOG_LEVEL ?? 'info',
+): Logger {
+  return pino(
+    {
+      level,
+      base: { service },
+      messageKey: 'message',
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      serializers: { err: pino.stdSerializers.err, error: pino.stdSerializers.err },
+      redact: { paths: redactPaths, censor: '[redacted]' },
+    },
+    { write: (line: string) => write(redactText(line)) },
+  );
+}
