@@ -68,13 +68,15 @@ it('renders every endpoint of the document, with no console error and no CSP vio
     }),
   );
   expect(rendered.sort()).toEqual(documented);
-  await expect.poll(() => page.locator('.info .title').textContent()).toContain('Paywire');
+  await expect
+    .poll(() => page.locator('.info .title').textContent(), { timeout: 15_000 })
+    .toContain('Paywire');
 
   // One operation opened: parameters, the JSON and XML bodies, the error answers (Markdown descriptions
   // pass the page's Trusted Types policy).
   const sale = page.locator('#operations-Card_transactions-postTransactions');
   await sale.locator('.opblock-summary').click();
-  await expect.poll(() => sale.locator('.opblock-body').isVisible()).toBe(true);
+  await expect.poll(() => sale.locator('.opblock-body').isVisible(), { timeout: 15_000 }).toBe(true);
   const opened = (await sale.locator('.opblock-body').textContent()) ?? '';
   for (const text of ['Idempotency-Key', 'bluesnap-version', 'application/xml', '401', '422']) {
     expect(opened).toContain(text);
@@ -82,7 +84,9 @@ it('renders every endpoint of the document, with no console error and no CSP vio
 
   // The XML example Swagger UI builds from the document's xml names.
   await sale.locator('.body-param-content-type select').selectOption('application/xml');
-  await expect.poll(() => sale.locator('.body-param__example').textContent()).toContain('<card-transaction');
+  await expect
+    .poll(() => sale.locator('.body-param__example').textContent(), { timeout: 15_000 })
+    .toContain('<card-transaction');
   const example = (await sale.locator('.body-param__example').textContent()) ?? '';
   expect(example).toContain('<card-holder-info>');
   expect(example).toContain('<card-transaction-type>');
@@ -93,7 +97,9 @@ it('renders every endpoint of the document, with no console error and no CSP vio
   await description.locator('.try-out__btn').click();
   await description.locator('.execute').click();
   await expect
-    .poll(() => description.locator('.live-responses-table .response .response-col_status').textContent())
+    .poll(() => description.locator('.live-responses-table .response .response-col_status').textContent(), {
+      timeout: 15_000,
+    })
     .toContain('200');
 
   await page.evaluate('window.scrollTo(0, 0)');
@@ -107,6 +113,8 @@ it('renders every endpoint of the document, with no console error and no CSP vio
   await page.evaluate(
     "document.head.append(Object.assign(document.createElement('style'), { textContent: 'body { color: red }' }))",
   );
-  await expect.poll(() => problems.some((problem) => problem.includes('style-src'))).toBe(true);
+  await expect
+    .poll(() => problems.some((problem) => problem.includes('style-src')), { timeout: 15_000 })
+    .toBe(true);
   await context.close();
 });
