@@ -12,10 +12,11 @@ started=$(date +%s)
 elapsed() { echo "$(($(date +%s) - started))s"; }
 say() { echo "[containers $(elapsed)] $*"; }
 
-if ! command -v podman >/dev/null || ! command -v runc >/dev/null; then
-  say "installing podman runc uidmap slirp4netns fuse-overlayfs debootstrap"
+needed=(podman runc debootstrap jq curl)
+if ! command -v "${needed[@]}" >/dev/null; then
+  say "installing podman runc uidmap slirp4netns fuse-overlayfs debootstrap jq curl"
   if ! (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-    podman runc uidmap slirp4netns fuse-overlayfs debootstrap) >/dev/null 2>&1; then
+    podman runc uidmap slirp4netns fuse-overlayfs debootstrap jq curl) >/dev/null 2>&1; then
     echo '######################################################################'
     echo '## SKIPPED: podman cannot be installed here; the image is NOT proven ##'
     echo '######################################################################'
