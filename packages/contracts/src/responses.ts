@@ -14,7 +14,7 @@ import {
 } from './ipn.ts';
 import type { BatchOrder, BatchShopper, Order } from './orders.ts';
 import { type AltTransaction, type SepaTranslations, sepaLanguages } from './sepa.ts';
-import { billingContactFields, type VaultedShopper } from './shoppers.ts';
+import { billingContactFields, shopperFieldNames, type VaultedShopper } from './shoppers.ts';
 import type { BoundToken } from './tokens.ts';
 import {
   authenticationResults,
@@ -132,22 +132,7 @@ const ibanDigits = { ibanFirstFour: z.string(), ibanLastFour: z.string() };
 const mandate = { ...ibanDigits, mandateId: z.string(), mandateDate: z.string() };
 
 export const vaultedShopperBody = describes<VaultedShopper>()(
-  optionalStrings([
-    'firstName',
-    'lastName',
-    'email',
-    'country',
-    'state',
-    'city',
-    'address',
-    'address2',
-    'zip',
-    'phone',
-    'companyName',
-    'shopperCurrency',
-    'merchantShopperId',
-    'softDescriptor',
-  ]).extend({
+  optionalStrings(shopperFieldNames).extend({
     vaultedShopperId: z.number(),
     paymentSources: z.object({
       creditCardInfo: z.array(

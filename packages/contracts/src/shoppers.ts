@@ -76,6 +76,25 @@ export type CreateShopperInput = z.input<typeof createShopperInput>;
 export type UpdateShopperInput = z.input<typeof updateShopperInput>;
 export type ShopperFields = Omit<z.output<typeof updateShopperInput>, 'vaultedShopperId' | 'paymentSources'>;
 
+/** A shopper's plain text fields, in the documented order (responses, storage). */
+export const shopperFieldNames = [
+  'firstName',
+  'lastName',
+  'email',
+  'country',
+  'state',
+  'city',
+  'address',
+  'address2',
+  'zip',
+  'phone',
+  'companyName',
+  'shopperCurrency',
+  'merchantShopperId',
+  'softDescriptor',
+] as const satisfies ReadonlyArray<keyof ShopperFields>;
+export type ShopperFieldName = (typeof shopperFieldNames)[number];
+
 export interface VaultedShopper extends Partial<Record<keyof ShopperFields, string>> {
   vaultedShopperId: number;
   paymentSources: {

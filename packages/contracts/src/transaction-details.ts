@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { booleanInput, optionalText, text } from './primitives.ts';
+import { billingContactInfoInput } from './shoppers.ts';
 
 /**
  * What a card transaction carries besides its payment, typed as the original's JSON reference types them:
@@ -131,18 +132,7 @@ export const transactionFraudInfoInput = z.object({
   fraudSessionId: optionalText(32),
   shopperIpAddress: z.union([z.ipv4(), z.ipv6()], 'must be an IPv4 or IPv6 address').optional(),
   company: optionalText(100),
-  shippingContactInfo: z
-    .object({
-      firstName: optionalText(100),
-      lastName: optionalText(100),
-      address1: optionalText(200),
-      address2: optionalText(200),
-      city: optionalText(100),
-      state: optionalText(50),
-      zip: optionalText(20),
-      country: optionalText(2),
-    })
-    .optional(),
+  shippingContactInfo: billingContactInfoInput.optional(), // the same contact fields and limits
   enterpriseSiteId: optionalText(50),
   // The reference's object with a udf array; the original's Node SDK types it as the bare array.
   enterpriseUdfs: z

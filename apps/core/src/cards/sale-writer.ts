@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { type ShopperFieldName, shopperFieldNames } from '@paywire/contracts';
 import { executePrepared } from '../db/wire.ts';
 import { duplicateMerchantTransactionId } from '../errors.ts';
 import { Shopper } from '../shoppers/entities.ts';
-import { type ShopperFieldName, shopperFieldNames, type VaultableCard } from '../shoppers/service.ts';
+import type { VaultableCard } from '../shoppers/service.ts';
 import type { CardTransaction } from './entities.ts';
 
 /** The shopper a sale belongs to: a known one, or a new one with these columns. */

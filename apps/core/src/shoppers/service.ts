@@ -7,6 +7,7 @@ import {
   type createShopperInput,
   DomainError,
   type ShopperFields,
+  shopperFieldNames,
   type updateShopperInput,
   type VaultedShopper,
 } from '@paywire/contracts';
@@ -30,24 +31,6 @@ export interface CardMaterial {
 type CreateShopper = z.output<typeof createShopperInput>;
 type UpdateShopper = z.output<typeof updateShopperInput>;
 type CreditCardInfo = NonNullable<NonNullable<CreateShopper['paymentSources']>['creditCardInfo']>[number];
-
-export const shopperFieldNames = [
-  'firstName',
-  'lastName',
-  'email',
-  'country',
-  'state',
-  'city',
-  'address',
-  'address2',
-  'zip',
-  'phone',
-  'companyName',
-  'shopperCurrency',
-  'merchantShopperId',
-  'softDescriptor',
-] as const satisfies ReadonlyArray<keyof ShopperFields>;
-export type ShopperFieldName = (typeof shopperFieldNames)[number];
 
 export function cardResponse(card: CardFacts): CardResponse {
   return {
