@@ -1,3 +1,4 @@
+import type { NotificationDeliveryPage } from '@paywire/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, type CallOptions, client, expectStatus, type Reply, saleBody } from './support/http.ts';
 import { type IpnReceiver, startIpnReceiver } from './support/ipn-receiver.ts';
@@ -23,26 +24,9 @@ let hook: string;
 let refusing: string;
 let transactions: string[];
 
-interface Entry {
-  deliveryId: number;
-  event: string;
-  referenceNumber: string;
-  destination: string;
-  state: string;
-  attempts: number;
-  maxAttempts: number;
-  lastStatus: number | null;
-  lastError: string | null;
-  nextTryAt: string | null;
-  createdAt: string;
-  deliveredAt: string | null;
-}
-
 const list = async (query = '', options: CallOptions = {}) =>
-  expectStatus(await api.get(`/notification-deliveries${query}`, as(merchant, options)), 200).body as {
-    lastPage: boolean;
-    notificationDeliveries: Entry[];
-  };
+  expectStatus(await api.get(`/notification-deliveries${query}`, as(merchant, options)), 200)
+    .body as NotificationDeliveryPage;
 
 /** A 400 VALIDATION_GENERAL_FAILURE (10001) naming the property. */
 function expectInvalid(reply: Reply, property: string) {
