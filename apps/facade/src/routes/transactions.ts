@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import type { default as Router, RouterMiddleware } from '@koa/router';
 import {
   checkTransactionType,
   createTransactionInput,
@@ -80,23 +80,19 @@ export function transactionRoutes(router: Router<MerchantState>, core: CoreClien
     ctx.status = 204;
   });
 
-  router.post('/transactions/refund/:transactionId', async (ctx) => {
-    const body = readBody(ctx, xmlShapes.refund);
-    const input = validate(refundInput, {
-      ...body,
-      merchantTransactionId: undefined,
-      transactionId: ctx.params.transactionId,
-    });
-    respond(ctx, 200, await core.cards.refund.mutate(input, asMerchant(ctx.state)), xmlShapes.refund);
-  });
-
-  router.post('/transactions/refund/merchant/:merchantTransactionId', async (ctx) => {
-    const body = readBody(ctx, xmlShapes.refund);
-    const input = validate(refundInput, {
-      ...body,
-      transactionId: undefined,
-      merchantTransactionId: ctx.params.merchantTransactionId,
-    });
-    respond(ctx, 200, await core.cards.refund.mutate(input, asMerchant(ctx.state)), xmlShapes.refund);
-  });
+  /** POST refunds name the transaction by one id in the path; the body may not name it otherwise. */
+  const refundBy =
+    (id: 'transactionId' | 'merchantTransactionId'): RouterMiddleware<MerchantState> =>
+    async (ctx) => {
+      const body = readBody(ctx, xmlShapes.refund);
+      const input = validate(refundInput, {
+        ...body,
+        transactionId: undefined,
+        merchantTransactionId: undefined,
+        [id]: ctx.params[id],
+      });
+      respond(ctx, 200, await core.cards.refund.mutate(input, asMerchant(ctx.state)), xmlShapes.refund);
+    };
+  router.post('/transactions/refund/:transactionId', refundBy('transactionId'));
+  router.post('/transactions/refund/merchant/:merchantTransactionId', refundBy('merchantTransactionId'));
 }
