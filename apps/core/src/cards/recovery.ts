@@ -2,7 +2,7 @@ import type { CoreServices } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
 import { type AttemptKind, freeKey, voidAttempt } from './attempts.ts';
-import { callAcquirer } from './service.ts';
+import { callAcquirer } from './lifecycle.ts';
 
 export const recoveryQueue = 'payment-recovery';
 

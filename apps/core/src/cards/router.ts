@@ -6,7 +6,9 @@ import {
 } from '@paywire/contracts';
 import { refundPayment } from '../refunds/service.ts';
 import { merchantProcedure, router } from '../trpc.ts';
-import { createTransaction, getTransaction, updateTransaction } from './service.ts';
+import { updateTransaction } from './lifecycle.ts';
+import { getTransaction } from './presentation.ts';
+import { createTransaction } from './sale.ts';
 
 export const cardsRouter = router({
   create: merchantProcedure

@@ -1,7 +1,7 @@
 import type { Refund, refundInput } from '@paywire/contracts';
 import type { z } from 'zod';
 import { CardTransaction } from '../cards/entities.ts';
-import { refundTransaction } from '../cards/service.ts';
+import { refundTransaction } from '../cards/lifecycle.ts';
 import type { MerchantContext } from '../context.ts';
 import { isCardTransaction, refundSepaDebit } from '../sepa/service.ts';
 
