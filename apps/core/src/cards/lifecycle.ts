@@ -6,6 +6,7 @@ import {
   type Refund as PublicRefund,
   type CardTransaction as PublicTransaction,
   type refundInput,
+  type TransactionIds,
   transactionIdOf,
   type updateTransactionInput,
 } from '@paywire/contracts';
@@ -13,13 +14,15 @@ import type { z } from 'zod';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
+import { executePrepared } from '../db/wire.ts';
 import { transactionNotFound } from '../errors.ts';
 import { recordEvent } from '../ipn/events.ts';
-import { refundAnswer, refundColumns } from '../refunds/answer.ts';
+import { refundAnswer, refundColumns } from '../payments/refund-answer.ts';
 import { type AttemptKind, openAttempt, settleAttempt } from './attempts.ts';
 import { CardTransaction, Refund } from './entities.ts';
 import { cardEventParameters } from './events.ts';
 import { cardOf, present } from './presentation.ts';
+import { cardTransactionExists } from './queries.ts';
 
 type UpdateTransaction = z.output<typeof updateTransactionInput>;
 type RefundRequest = z.output<typeof refundInput>;
@@ -30,7 +33,7 @@ const reversalWindowSeconds = 8 * 86400;
 async function lockTransaction(
   em: EntityManager,
   merchantId: number,
-  by: { transactionId?: string | undefined; merchantTransactionId?: string | undefined },
+  by: TransactionIds,
 ): Promise<CardTransaction | null> {
   const id = by.transactionId === undefined ? undefined : transactionIdOf(by.transactionId);
   if (id === null) return null;
@@ -40,6 +43,20 @@ async function lockTransaction(
     { ...where, merchantId },
     { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['card', 'shopper'] },
   );
+}
+
+/** Whether the id or merchantTransactionId names one of the merchant's card transactions (refunds dispatch on it). */
+export async function isCardTransaction(ctx: MerchantContext, by: TransactionIds): Promise<boolean> {
+  // contracts name exactly one of the two
+  const byMerchant = by.transactionId === undefined;
+  const id = byMerchant ? null : transactionIdOf(by.transactionId as string);
+  if (!byMerchant && id === null) return false;
+  const rows = await executePrepared(ctx.em, cardTransactionExists, [
+    ctx.merchantId,
+    id,
+    byMerchant ? by.merchantTransactionId : null,
+  ]);
+  return rows.length > 0;
 }
 
 function requireOpenAuthorization(transaction: CardTransaction): void {
@@ -109,7 +126,7 @@ export function callAcquirer(
  */
 async function changeInPhases<T>(
   ctx: MerchantContext,
-  by: { transactionId?: string | undefined; merchantTransactionId?: string | undefined },
+  by: TransactionIds,
   notFound: () => Error,
   reserve: (em: EntityManager, transaction: CardTransaction, now: Date) => Reservation,
   answer: (transaction: CardTransaction, now: Date) => T,

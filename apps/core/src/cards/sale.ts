@@ -12,15 +12,8 @@ import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { recordEvent, recordReportedFailure } from '../ipn/events.ts';
 import type { Shopper } from '../shoppers/entities.ts';
-import {
-  type CardFacts,
-  type CardMaterial,
-  defaultCard,
-  findShopper,
-  pickFields,
-  vaultable,
-} from '../shoppers/service.ts';
-import { consumeToken } from '../tokens/service.ts';
+import { type CardFacts, defaultCard, findShopper, pickFields, vaultable } from '../shoppers/service.ts';
+import { type CardMaterial, consumeToken } from '../tokens/service.ts';
 import { resolveWalletToken, walletCard, walletCardHolder, walletShopperFields } from '../wallets/service.ts';
 import type { DecodedWalletToken } from '../wallets/token.ts';
 import type { Approval, DeclineReason } from './acquirer.ts';

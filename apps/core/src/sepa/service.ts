@@ -30,7 +30,7 @@ import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
 import { duplicateMerchantTransactionId, transactionNotFound } from '../errors.ts';
 import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
-import { refundAnswer, refundColumns } from '../refunds/answer.ts';
+import { refundAnswer, refundColumns } from '../payments/refund-answer.ts';
 import type { Shopper } from '../shoppers/entities.ts';
 import { findShopper, newShopper } from '../shoppers/service.ts';
 import { liveCollectionBusinessDays, type SepaSettings } from './bank.ts';
@@ -277,18 +277,6 @@ export async function findSepaDebit(
 ): Promise<SepaDebitView | null> {
   const debit = await loadDebit(em, merchantId, { transactionId });
   return debit ? view(debit, debit.mandate) : null;
-}
-
-/** Whether the id names one of the merchant's card transactions (refunds dispatch on it). */
-export async function isCardTransaction(ctx: MerchantContext, transactionId: string): Promise<boolean> {
-  const id = transactionIdOf(transactionId);
-  if (id === null) return false;
-  const rows = await executeParameterized(
-    ctx.em,
-    'select 1 from card_transaction where id = $1 and merchant_id = $2',
-    [id, ctx.merchantId],
-  );
-  return rows.length > 0;
 }
 
 /** What a debit shows of its account and mandate; the link is a path, the facade adds the base URL. */

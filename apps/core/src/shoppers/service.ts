@@ -17,16 +17,8 @@ import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
 import { sepaDirectDebitInfo } from '../sepa/mandates.ts';
-import { consumeToken } from '../tokens/service.ts';
+import { type CardMaterial, consumeToken } from '../tokens/service.ts';
 import { Shopper, StoredCard } from './entities.ts';
-
-/** Card data in the clear, only in memory and only for the length of one call. */
-export interface CardMaterial {
-  number: string;
-  securityCode?: string | undefined;
-  expirationMonth: string;
-  expirationYear: string;
-}
 
 type CreateShopper = z.output<typeof createShopperInput>;
 type UpdateShopper = z.output<typeof updateShopperInput>;
