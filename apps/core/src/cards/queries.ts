@@ -2,7 +2,52 @@
  * Every hand-written statement of cards, named for its role; parameters as `$n`, never values in the text.
  * The ORM reads and writes the aggregates; these are what it cannot say in one round trip.
  */
+import { claimMerchantTransactionId } from '../payments/queries.ts';
+import { vaultCard } from '../shoppers/queries.ts';
 
 /** Whether a merchant's card transaction has this id ($2) or merchantTransactionId ($3); the other is null. */
 export const cardTransactionExists = `select 1 from card_transaction
   where merchant_id = $1 and (id = $2 or merchant_transaction_id = $3)`;
+
+/**
+ * A sale's shape: its shopper known (by id) or new (these columns, each a `$n`), its card known (by id),
+ * new (vaulted with the sale) or none (a wallet payment: its card is on the sale).
+ */
+export interface SaleShape {
+  shopper: 'known' | { columns: readonly string[] };
+  card: 'known' | 'new' | 'none';
+}
+
+/**
+ * Writes a sale with its new shopper and newly vaulted card in one statement: one round trip instead of one
+ * per row, atomic on its own. $1 merchant, $2 merchantTransactionId (claimed with the sale), $3-$16 the
+ * sale's columns in `saleParameters`' order, then the shopper's, then the card's (`vaultCardParameters`).
+ * The text depends on the shape alone, so each shape is prepared once per connection.
+ */
+export function saleStatement(shape: SaleShape): string {
+  let next = 17;
+  const bind = () => `$${next++}`;
+  const shopper =
+    shape.shopper === 'known'
+      ? `select ${bind()}::integer as id`
+      : `insert into shopper (merchant_id, ${shape.shopper.columns.join(', ')}, created_at, updated_at)
+         values ($1::integer, ${shape.shopper.columns.map(() => `${bind()}::varchar`).join(', ')}, now(), now())
+         returning id`;
+  const card =
+    shape.card === 'none'
+      ? 'select null::bigint as id'
+      : shape.card === 'known'
+        ? `select ${bind()}::bigint as id`
+        : vaultCard(next);
+  // Typed: in insert ... select, PostgreSQL does not infer parameter types from the target columns.
+  return `with s as (${shopper}), c as (${card}),
+    t as (insert into card_transaction (merchant_id, merchant_transaction_id, shopper_id, card_id, wallet, type, status,
+        currency, amount_minor, captured_minor, soft_descriptor, card_holder, processing, three_d_secure,
+        transaction_meta_data, level3_data, transaction_fraud_info, authorized_at, created_at, updated_at)
+      select $1::integer, $2::varchar, s.id, c.id, $3::jsonb, $4::varchar, $5::varchar, $6::varchar, $7::bigint,
+        $8::bigint, $9::varchar, $10::jsonb, $11::jsonb, $12::jsonb, $13::jsonb, $14::jsonb, $15::jsonb,
+        $16::timestamptz, now(), now()
+      from s, c returning id),
+    r as (${claimMerchantTransactionId})
+    select t.id as transaction_id, s.id as shopper_id from t, s`;
+}

@@ -30,6 +30,7 @@ import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
 import { duplicateMerchantTransactionId, transactionNotFound } from '../errors.ts';
 import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
+import { claimMerchantTransactionId } from '../payments/queries.ts';
 import { refundAnswer, refundColumns } from '../payments/refund-answer.ts';
 import type { Shopper } from '../shoppers/entities.ts';
 import { findShopper, newShopper } from '../shoppers/service.ts';
@@ -201,21 +202,6 @@ async function flushDebit(em: EntityManager, merchantTransactionId: string | und
   }
 }
 
-/** A merchantTransactionId is the merchant's one id for one transaction, card or SEPA (0008). */
-async function claimMerchantTransactionId(
-  ctx: MerchantContext,
-  em: EntityManager,
-  id: string,
-): Promise<void> {
-  await executeParameterized(
-    em,
-    'insert into merchant_transaction_ids (merchant_id, merchant_transaction_id) values ($1, $2)',
-    [ctx.merchantId, id],
-  ).catch((error: unknown) => {
-    throw duplicateMerchantTransactionId(error, id);
-  });
-}
-
 /**
  * Opens a pending debit (mandate created or reused), records ChargePending and schedules settlement (the
  * row's nextActionAt, which the settlement workers read), all in the caller's transaction.
@@ -227,7 +213,14 @@ export async function openSepaDebit(
   now: Date,
 ): Promise<SepaDebitView> {
   const { shopper, iban, payer, amountMinor, currency } = request;
-  if (request.merchantTransactionId) await claimMerchantTransactionId(ctx, em, request.merchantTransactionId);
+  const { merchantTransactionId } = request;
+  if (merchantTransactionId) {
+    await executeParameterized(em, claimMerchantTransactionId, [ctx.merchantId, merchantTransactionId]).catch(
+      (error: unknown) => {
+        throw duplicateMerchantTransactionId(error, merchantTransactionId);
+      },
+    );
+  }
   const outcome = ctx.sepa.bank.submit({ iban, amountMinor, currency });
   const mandate = await mandateFor(ctx, em, shopper, iban, now);
   const dueAt = nextStepAt(ctx, now);

@@ -19,6 +19,7 @@ import { executeParameterized } from '../db/wire.ts';
 import { sepaDirectDebitInfo } from '../sepa/mandates.ts';
 import { type CardMaterial, consumeToken } from '../tokens/service.ts';
 import { Shopper, StoredCard } from './entities.ts';
+import { lastPaymentCard, vaultCardParameters, vaultShopperCard } from './queries.ts';
 
 type CreateShopper = z.output<typeof createShopperInput>;
 type UpdateShopper = z.output<typeof updateShopperInput>;
@@ -68,35 +69,6 @@ export function vaultable(
   };
 }
 
-/** Keeps a card in the shopper's vault, once per card number: a known card gets its new expiry and billing. */
-export async function vaultCard(
-  ctx: MerchantContext,
-  em: EntityManager,
-  shopper: Shopper,
-  card: CardMaterial,
-  billingContact?: BillingContact,
-  /** Cards vaulted earlier in the same request, not yet in the database: a card sent twice is kept once. */
-  vaultedNow?: Map<string, StoredCard>,
-): Promise<StoredCard> {
-  const fingerprint = ctx.vault.fingerprint(card.number);
-  const known =
-    vaultedNow?.get(fingerprint) ??
-    (shopper.id === undefined ? null : await em.findOne(StoredCard, { shopper, fingerprint }));
-  if (known) {
-    known.expirationMonth = card.expirationMonth;
-    known.expirationYear = card.expirationYear;
-    if (billingContact) known.billingContact = billingContact;
-    return known;
-  }
-  const stored = em.create(StoredCard, {
-    merchantId: ctx.merchantId,
-    shopper,
-    ...vaultable(ctx, card, billingContact),
-  });
-  vaultedNow?.set(fingerprint, stored);
-  return stored;
-}
-
 export async function findShopper(em: EntityManager, merchantId: number, id: number): Promise<Shopper> {
   const shopper = await em.findOne(Shopper, { id, merchantId });
   if (!shopper)
@@ -129,14 +101,9 @@ export function pickFields(
   );
 }
 
-async function addPaymentSources(
-  ctx: MerchantContext,
-  em: EntityManager,
-  shopper: Shopper,
-  sources: CreditCardInfo[],
-  now: Date,
-) {
-  const vaultedNow = new Map<string, StoredCard>();
+/** The cards a request sends, tokens spent: read before anything is written, as a bad token fails the call. */
+async function cardsSent(ctx: MerchantContext, em: EntityManager, sources: CreditCardInfo[], now: Date) {
+  const cards: { card: CardMaterial; billingContact: BillingContact | undefined }[] = [];
   for (const [index, source] of sources.entries()) {
     const card = source.creditCard
       ? { number: source.creditCard.cardNumber, ...source.creditCard }
@@ -147,7 +114,26 @@ async function addPaymentSources(
           now,
           `paymentSources.creditCardInfo.${index}.pfToken`,
         );
-    await vaultCard(ctx, em, shopper, card, source.billingContactInfo, vaultedNow);
+    cards.push({ card, billingContact: source.billingContactInfo });
+  }
+  return cards;
+}
+
+/** Writes the shopper, then vaults its cards (shoppers/queries.ts: a card sent twice is kept once). */
+async function saveShopper(
+  ctx: MerchantContext,
+  em: EntityManager,
+  shopper: Shopper,
+  input: CreateShopper | UpdateShopper,
+  now: Date,
+): Promise<void> {
+  const cards = await cardsSent(ctx, em, input.paymentSources?.creditCardInfo ?? [], now);
+  await flushShopper(em, input.merchantShopperId);
+  for (const { card, billingContact } of cards) {
+    await executeParameterized(em, vaultShopperCard, [
+      shopper.id,
+      ...vaultCardParameters(ctx.merchantId, vaultable(ctx, card, billingContact)),
+    ]);
   }
 }
 
@@ -175,9 +161,7 @@ export async function presentShopper(em: EntityManager, shopper: Shopper): Promi
   const [last] = await executeParameterized<{
     card_id: string | null;
     wallet: { lastFour: string; brand: string } | null;
-  }>(em, 'select card_id, wallet from card_transaction where shopper_id = $1 order by id desc limit 1', [
-    shopper.id,
-  ]);
+  }>(em, lastPaymentCard, [shopper.id]);
   // A wallet payment's card is on its transaction (0006-wallets), not in the vault.
   const lastCard =
     last && (cards.find((card) => card.id === Number(last.card_id)) ?? last.wallet ?? undefined);
@@ -210,8 +194,7 @@ export async function createShopper(ctx: MerchantContext, input: CreateShopper):
   return inTransaction(ctx.em, async (em) => {
     const now = await callNow(ctx, em);
     const shopper = newShopper(em, ctx.merchantId, input);
-    await addPaymentSources(ctx, em, shopper, input.paymentSources?.creditCardInfo ?? [], now);
-    await flushShopper(em, input.merchantShopperId);
+    await saveShopper(ctx, em, shopper, input, now);
     return presentShopper(em, shopper);
   });
 }
@@ -221,8 +204,7 @@ export async function updateShopper(ctx: MerchantContext, input: UpdateShopper):
     const now = await callNow(ctx, em);
     const shopper = await findShopper(em, ctx.merchantId, input.vaultedShopperId);
     em.assign(shopper, pickFields(input));
-    await addPaymentSources(ctx, em, shopper, input.paymentSources?.creditCardInfo ?? [], now);
-    await flushShopper(em, input.merchantShopperId);
+    await saveShopper(ctx, em, shopper, input, now);
     return presentShopper(em, shopper);
   });
 }
