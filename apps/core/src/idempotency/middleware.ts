@@ -110,7 +110,7 @@ export async function runIdempotently<R extends Result>(
   getRawInput: () => Promise<unknown>,
   run: {
     proceed: (em: EntityManager, keyed?: KeyedCall) => Promise<R>;
-    replay: (data: unknown) => R;
+    replay: (data: unknown) => Promise<R>;
     /** The procedure calls an outside party: it runs its own phases, no transaction held around it. */
     phased: boolean;
   },
@@ -177,7 +177,10 @@ async function runInPhases<R extends Result>(
   path: string,
   key: string,
   fingerprint: string,
-  run: { proceed: (em: EntityManager, keyed?: KeyedCall) => Promise<R>; replay: (data: unknown) => R },
+  run: {
+    proceed: (em: EntityManager, keyed?: KeyedCall) => Promise<R>;
+    replay: (data: unknown) => Promise<R>;
+  },
 ): Promise<R> {
   const { merchantId } = ctx;
   const claimed = await inTransaction(ctx.em, async (em) => {
