@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SepaDirectDebitInfo } from '@paywire/contracts';
 import { executeParameterized } from '../db/wire.ts';
+import { mandatesOfShopper } from './queries.ts';
 import { shortDate } from './texts.ts';
 
 /** The vaulted shopper's mandates, as its paymentSources.sepaDirectDebitInfo shows them. */
@@ -13,12 +14,7 @@ export async function sepaDirectDebitInfo(
     iban_first_four: string;
     iban_last_four: string;
     accepted_at: Date;
-  }>(
-    em,
-    `select reference, iban_first_four, iban_last_four, accepted_at from sepa_mandate
-     where shopper_id = $1 and merchant_id = $2 order by id`,
-    [shopper.id, shopper.merchantId],
-  );
+  }>(em, mandatesOfShopper, [shopper.id, shopper.merchantId]);
   return rows.map((row) => ({
     sepaDirectDebit: {
       ibanFirstFour: row.iban_first_four,

@@ -37,6 +37,7 @@ import { findShopper, newShopper } from '../shoppers/service.ts';
 import { liveCollectionBusinessDays, type SepaSettings } from './bank.ts';
 import { addBusinessDays } from './business-days.ts';
 import { SepaDebit, SepaMandate, SepaRefund } from './entities.ts';
+import { insertMandate } from './queries.ts';
 import { mandateText, type PreNotification, preNotificationText, shortDate } from './texts.ts';
 
 type CreateAltTransaction = z.output<typeof createAltTransactionInput>;
@@ -173,22 +174,16 @@ async function mandateFor(
     if (known) return known;
   }
   await em.flush(); // the shopper gets its id
-  await executeParameterized(
-    em,
-    `insert into sepa_mandate (merchant_id, shopper_id, reference, iban_fingerprint, sealed_iban,
-       iban_first_four, iban_last_four, accepted_at)
-     values ($1, $2, $3, $4, $5, $6, $7, $8) on conflict (shopper_id, iban_fingerprint) do nothing`,
-    [
-      ctx.merchantId,
-      shopper.id,
-      newMandateReference(),
-      fingerprint,
-      ctx.vault.seal(iban),
-      iban.slice(0, 4),
-      iban.slice(-4),
-      now,
-    ],
-  );
+  await executeParameterized(em, insertMandate, [
+    ctx.merchantId,
+    shopper.id,
+    newMandateReference(),
+    fingerprint,
+    ctx.vault.seal(iban),
+    iban.slice(0, 4),
+    iban.slice(-4),
+    now,
+  ]);
   const mandate = await em.findOne(SepaMandate, { shopper, ibanFingerprint: fingerprint });
   if (!mandate) throw new Error('the SEPA mandate was neither created nor found');
   return mandate;
