@@ -3,8 +3,7 @@ import { type ShopperFieldName, shopperFieldNames } from '@paywire/contracts';
 import { executePrepared } from '../db/wire.ts';
 import { duplicateMerchantTransactionId } from '../errors.ts';
 import { Shopper } from '../shoppers/entities.ts';
-import { vaultCardParameters } from '../shoppers/queries.ts';
-import type { VaultableCard } from '../shoppers/service.ts';
+import { type VaultableCard, vaultCardParameters } from '../shoppers/service.ts';
 import type { CardTransaction } from './entities.ts';
 import { type SaleShape, saleStatement } from './queries.ts';
 

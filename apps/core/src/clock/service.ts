@@ -1,7 +1,7 @@
 import { DomainError, type SandboxClock } from '@paywire/contracts';
 import type { MerchantContext } from '../context.ts';
 import { executeParameterized } from '../db/wire.ts';
-import { kickSettlement } from '../sepa/settlement.ts';
+import { kickSettlement } from '../jobs/queues.ts';
 import { merchantNow } from './clock.ts';
 import { advanceOffset } from './queries.ts';
 

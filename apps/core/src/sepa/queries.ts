@@ -43,7 +43,3 @@ export const insertReturns = `insert into sepa_refund (merchant_id, debit_id, am
 export const insertMandate = `insert into sepa_mandate (merchant_id, shopper_id, reference, iban_fingerprint, sealed_iban,
        iban_first_four, iban_last_four, accepted_at)
      values ($1, $2, $3, $4, $5, $6, $7, $8) on conflict (shopper_id, iban_fingerprint) do nothing`;
-
-/** The shopper's ($1, of merchant $2) mandates, oldest first. */
-export const mandatesOfShopper = `select reference, iban_first_four, iban_last_four, accepted_at from sepa_mandate
-     where shopper_id = $1 and merchant_id = $2 order by id`;

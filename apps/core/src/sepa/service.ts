@@ -18,6 +18,7 @@ import {
   type SepaStatus,
   type SepaTranslations,
   sepaLanguages,
+  shortDate,
   type TransactionIds,
   type TransactionMetaData,
   toMinorUnits,
@@ -38,7 +39,7 @@ import { liveCollectionBusinessDays, type SepaSettings } from './bank.ts';
 import { addBusinessDays } from './business-days.ts';
 import { SepaDebit, SepaMandate, SepaRefund } from './entities.ts';
 import { insertMandate } from './queries.ts';
-import { mandateText, type PreNotification, preNotificationText, shortDate } from './texts.ts';
+import { mandateText, type PreNotification, preNotificationText } from './texts.ts';
 
 type CreateAltTransaction = z.output<typeof createAltTransactionInput>;
 type RefundRequest = z.output<typeof refundInput>;

@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type IpnEvent, type SendFlag, type SepaStatus, sendFlagOf } from '@paywire/contracts';
-import { fromKysely, type PgBoss } from 'pg-boss';
 import type { CoreServices, MerchantContext } from '../context.ts';
 import { executeParameterized } from '../db/wire.ts';
 import type { StoredDestination } from '../ipn/entities.ts';
 import { recordEvent } from '../ipn/events.ts';
+import { kickSettlement, settlementQueue, settlementRun } from '../jobs/queues.ts';
 import { sepaSettlements } from '../metrics.ts';
 import type { BankOutcome } from './entities.ts';
 import { applyTransitions, dueDebits, insertReturns, ipnDestinationsOf } from './queries.ts';
@@ -16,8 +16,6 @@ import { mandateEventParameters, nextStepAt, sepaEventParameters } from './servi
  * moves; it drains every due debit in batches over a few lanes, each batch one transaction that takes its
  * rows with FOR UPDATE SKIP LOCKED, so lanes never collide and a debit being refunded is left for later.
  */
-export const settlementQueue = 'sepa-settlement';
-
 export interface SettlementOptions {
   /** Debits per transaction. */
   batchSize?: number;
@@ -217,26 +215,6 @@ export async function settleDue(services: CoreServices, options: SettlementOptio
   const failure = outcomes.find((outcome) => outcome.status === 'rejected');
   if (failure) throw failure.reason;
   return settled;
-}
-
-/**
- * Asks for a settlement run now (a sandbox clock moved). Sent through the caller's transaction when there
- * is one, so the run sees what that transaction wrote; a run already queued makes this one unneeded.
- */
-/**
- * A run's worker heartbeats every 5 s: one that died is failed within about 15 s (and the next minute's run
- * starts), while a long live run is bounded by the queue's expiry only. Set on each job, since a queue's
- * heartbeat cannot be changed once created.
- */
-const settlementRun = { heartbeatSeconds: 10 };
-
-export async function kickSettlement(jobs: PgBoss, em?: EntityManager): Promise<void> {
-  const transaction = em?.getTransactionContext();
-  await jobs.send(
-    settlementQueue,
-    {},
-    { ...settlementRun, ...(transaction ? { db: fromKysely(transaction) } : {}) },
-  );
 }
 
 export async function startSettlementWorkers(

@@ -1,13 +1,13 @@
 /**
  * Every hand-written statement of shoppers, named for its role; parameters as `$n`, never values in the text.
  */
-import type { VaultableCard } from './service.ts';
 
 /**
  * Keeps a card in its shopper's vault once per card number: a known card takes the new expiry, and the
  * billing contact when one is given. The one statement for it: the shoppers endpoints run it alone
  * (`vaultShopperCard`), a card sale inside its own statement. The shopper is the row `s` of a preceding
- * `with s as (...)`; the card's parameters start at `$first`, in the order `vaultCardParameters` gives.
+ * `with s as (...)`; the card's parameters start at `$first`, in the order `vaultCardParameters` (service.ts)
+ * gives.
  */
 export function vaultCard(first: number): string {
   const [merchant, ...columns] = Array.from({ length: 10 }, (_, n) => `$${first + n}`);
@@ -20,24 +20,13 @@ export function vaultCard(first: number): string {
     returning id`;
 }
 
-export function vaultCardParameters(merchantId: number, card: VaultableCard): unknown[] {
-  return [
-    merchantId,
-    card.fingerprint,
-    card.sealedNumber,
-    card.brand,
-    card.lastFour,
-    card.expirationMonth,
-    card.expirationYear,
-    card.cardSubType,
-    card.cardCategory,
-    card.billingContact === null ? null : JSON.stringify(card.billingContact),
-  ];
-}
-
 /** $1 the shopper, then `vaultCardParameters`. */
 export const vaultShopperCard = `with s as (select $1::integer as id) ${vaultCard(2)}`;
 
 /** The card of the shopper's last payment: a vaulted card's id, or the wallet's card on the transaction. */
 export const lastPaymentCard =
   'select card_id, wallet from card_transaction where shopper_id = $1 order by id desc limit 1';
+
+/** The shopper's ($1, of merchant $2) mandates, oldest first. */
+export const mandatesOf = `select reference, iban_first_four, iban_last_four, accepted_at from sepa_mandate
+     where shopper_id = $1 and merchant_id = $2 order by id`;

@@ -6,8 +6,10 @@ import {
   type CardResponse,
   type createShopperInput,
   DomainError,
+  type SepaDirectDebitInfo,
   type ShopperFields,
   shopperFieldNames,
+  shortDate,
   type updateShopperInput,
   type VaultedShopper,
 } from '@paywire/contracts';
@@ -16,10 +18,9 @@ import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
-import { sepaDirectDebitInfo } from '../sepa/mandates.ts';
 import { type CardMaterial, consumeToken } from '../tokens/service.ts';
 import { Shopper, StoredCard } from './entities.ts';
-import { lastPaymentCard, vaultCardParameters, vaultShopperCard } from './queries.ts';
+import { lastPaymentCard, mandatesOf, vaultShopperCard } from './queries.ts';
 
 type CreateShopper = z.output<typeof createShopperInput>;
 type UpdateShopper = z.output<typeof updateShopperInput>;
@@ -67,6 +68,22 @@ export function vaultable(
     cardCategory: profile.cardCategory,
     billingContact: billingContact ?? null,
   };
+}
+
+/** A vaulted card's parameters to `vaultCard` (queries.ts). */
+export function vaultCardParameters(merchantId: number, card: VaultableCard): unknown[] {
+  return [
+    merchantId,
+    card.fingerprint,
+    card.sealedNumber,
+    card.brand,
+    card.lastFour,
+    card.expirationMonth,
+    card.expirationYear,
+    card.cardSubType,
+    card.cardCategory,
+    card.billingContact === null ? null : JSON.stringify(card.billingContact),
+  ];
 }
 
 export async function findShopper(em: EntityManager, merchantId: number, id: number): Promise<Shopper> {
@@ -154,6 +171,27 @@ async function flushShopper(em: EntityManager, merchantShopperId: string | null 
     }
     throw error;
   }
+}
+
+/** The vaulted shopper's mandates, as its paymentSources.sepaDirectDebitInfo shows them. */
+export async function sepaDirectDebitInfo(
+  em: EntityManager,
+  shopper: { id: number; merchantId: number },
+): Promise<SepaDirectDebitInfo[]> {
+  const rows = await executeParameterized<{
+    reference: string;
+    iban_first_four: string;
+    iban_last_four: string;
+    accepted_at: Date;
+  }>(em, mandatesOf, [shopper.id, shopper.merchantId]);
+  return rows.map((row) => ({
+    sepaDirectDebit: {
+      ibanFirstFour: row.iban_first_four,
+      ibanLastFour: row.iban_last_four,
+      mandateId: row.reference,
+      mandateDate: shortDate(new Date(row.accepted_at)),
+    },
+  }));
 }
 
 export async function presentShopper(em: EntityManager, shopper: Shopper): Promise<VaultedShopper> {
