@@ -125,8 +125,12 @@ describe('statement texts', () => {
     expectStatus(await api.post('/transactions', saleBody(), { merchant }), 200);
     expectStatus(await api.put('/sandbox/clock', { advanceBy: 'PT1M' }, { merchant }), 200);
 
-    const { rows } = await stack.db.query<{ password_hash: string; sealed_iban: string }>(
-      `select m.password_hash, ma.sealed_iban
+    const { rows } = await stack.db.query<{
+      password_hash: string;
+      sealed_iban: string;
+      sealed_number: string;
+    }>(
+      `select m.password_hash, ma.sealed_iban, c.sealed_number
        from merchant m join sepa_mandate ma on ma.merchant_id = m.id join stored_card c on c.merchant_id = m.id
        where m.id = $1`,
       [merchant.id],
@@ -137,17 +141,17 @@ describe('statement texts', () => {
     const logged = await waitFor('the statements to be logged', () => {
       const text = statements.join('');
       return (
-        ['insert into merchant', 'insert into sepa_mandate', 'insert into "stored_card"'].every((part) =>
+        ['insert into merchant', 'insert into sepa_mandate', 'insert into stored_card'].every((part) =>
           text.toLowerCase().includes(part),
         ) && text
       );
     });
-    // The vaulted card's ciphertext is written by the ORM's flush, which inlines values (MikroORM has no
-    // option against it): ciphertext under the card key only, never the number (README, Database secrets).
+    // The vaulted card is written by a parameterized statement (shoppers/queries.ts), ciphertext included.
     const secrets = {
       'password hash': stored.password_hash.split('$').at(-1) ?? stored.password_hash,
       IBAN,
       'sealed IBAN': stored.sealed_iban.slice(3, 40),
+      'sealed card number': stored.sealed_number.slice(3, 40),
       'card number': creditCard.cardNumber,
       CVV: `'${creditCard.securityCode}'`,
     };

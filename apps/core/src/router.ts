@@ -5,6 +5,7 @@ import { clockRouter } from './clock/router.ts';
 import { ipnRouter } from './ipn/router.ts';
 import { merchantsRouter } from './merchants/router.ts';
 import { ordersRouter } from './orders/router.ts';
+import { refundsRouter } from './refunds/router.ts';
 import { reportsRouter } from './reports/router.ts';
 import { sepaRouter } from './sepa/router.ts';
 import { shoppersRouter } from './shoppers/router.ts';
@@ -19,6 +20,7 @@ export const appRouter = router({
   merchants: merchantsRouter,
   ipn: ipnRouter,
   sepa: sepaRouter,
+  refunds: refundsRouter,
   catalog: catalogRouter,
   orders: ordersRouter,
   callers: callersRouter,

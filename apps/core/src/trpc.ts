@@ -2,9 +2,8 @@ import { type CallerScope, DomainError, type ErrorBody, statusOf } from '@paywir
 import { inSpan, SpanKind, SpanStatusCode } from '@paywire/observability';
 import { initTRPC, TRPCError } from '@trpc/server';
 import { type TRPC_ERROR_CODE_KEY, TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
-import { middlewareMarker } from '@trpc/server/unstable-core-do-not-import';
 import { CardDeclined } from './cards/events.ts';
-import type { RequestContext } from './context.ts';
+import type { KeyedCall, RequestContext } from './context.ts';
 import { publicErrorBody } from './errors.ts';
 import { runIdempotently } from './idempotency/middleware.ts';
 import { declines, procedureDuration } from './metrics.ts';
@@ -113,18 +112,52 @@ const actingForMerchant = observed.use(({ ctx, next, type }) => {
   return next({ ctx: { ...ctx, merchantId: ctx.merchantId } });
 });
 
+/** What the keyed middleware hands down: the call's unit of work, and a replay's recorded answer. */
+interface KeyedOverrides {
+  em: RequestContext['em'];
+  keyed: KeyedCall | undefined;
+  replay: { data: unknown } | undefined;
+}
+
+const keyed = actingForMerchant.use(({ ctx, next, type, path, getRawInput, meta }) => {
+  const { idempotency } = ctx;
+  if (type !== 'mutation' || !idempotency) return next();
+  const proceed = (overrides: KeyedOverrides) => next({ ctx: overrides });
+  return runIdempotently({ ...ctx, idempotency }, path, getRawInput, {
+    phased: meta?.phased === true,
+    proceed: (em, keyed) => proceed({ em, keyed, replay: undefined }),
+    // tRPC's public API lets a middleware answer only through the resolver: the recorded answer goes down
+    // to it, and the mutation answers it without running (answeringReplays).
+    replay: (data) => proceed({ em: ctx.em, keyed: undefined, replay: { data } }),
+  });
+});
+
+/** The builder calls that return a builder: each keeps its mutations answering replays. */
+const chained = ['input', 'output', 'meta', 'use', 'concat', 'unstable_concat', 'errors'] as const;
+
+type ReplayResolver = (opts: { ctx: { replay?: KeyedOverrides['replay'] } }) => unknown;
+
+/**
+ * A procedure builder whose mutations, however the builder is chained (`.meta()`, `.input()` ...), answer a
+ * replayed call with its recorded answer instead of running their resolver: our own keyed-mutation builder,
+ * on tRPC's public builder API (every builder call returns a new plain builder).
+ */
+function answeringReplays<B extends object>(builder: B): B {
+  const methods = builder as unknown as Record<string, (...args: unknown[]) => object>;
+  const wrapped: Record<string, unknown> = { ...methods };
+  for (const name of chained) {
+    const method = methods[name];
+    if (method) wrapped[name] = (...args: unknown[]) => answeringReplays(method(...args));
+  }
+  const mutation = methods.mutation as (resolver: ReplayResolver) => object;
+  wrapped.mutation = (resolve: ReplayResolver) =>
+    mutation((opts) => (opts.ctx.replay ? opts.ctx.replay.data : resolve(opts)));
+  return wrapped as B;
+}
+
 /**
  * Procedures that act for a merchant: the one the facade authenticated, or a bound credential's own. A
  * mutation that carries an idempotency key runs exactly once per key (idempotency/middleware.ts): one
  * mechanism for every present and future write.
  */
-export const merchantProcedure = actingForMerchant.use(({ ctx, next, type, path, getRawInput, meta }) => {
-  const { idempotency } = ctx;
-  if (type !== 'mutation' || !idempotency) return next();
-  return runIdempotently({ ...ctx, idempotency }, path, getRawInput, {
-    phased: meta?.phased === true,
-    proceed: (em, keyed) => next({ ctx: { em, keyed } }),
-    // tRPC has no public way for a middleware to answer without its resolver; a replay must not run it.
-    replay: (data) => ({ ok: true as const, data, marker: middlewareMarker }),
-  });
-});
+export const merchantProcedure = answeringReplays(keyed);

@@ -226,3 +226,11 @@ export const preNotificationPath = (transactionId: string) =>
 export interface SepaDirectDebitInfo {
   sepaDirectDebit: { ibanFirstFour: string; ibanLastFour: string; mandateId: string; mandateDate: string };
 }
+
+const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const pad2 = (value: number) => String(value).padStart(2, '0');
+
+/** dd-Mon-yy in UTC (e.g. 05-Mar-26): mandate dates and invoice dates as the original shows them. */
+export function shortDate(date: Date): string {
+  return `${pad2(date.getUTCDate())}-${months[date.getUTCMonth()]}-${pad2(date.getUTCFullYear() % 100)}`;
+}

@@ -14,6 +14,7 @@ import { inTransaction } from '../db/transaction.ts';
 import { executePrepared } from '../db/wire.ts';
 import { Merchant } from '../merchants/entities.ts';
 import { CallerCredential } from './entities.ts';
+import { liveCredential } from './queries.ts';
 
 /** Who is calling core, as its credential says. */
 export interface Caller {
@@ -170,14 +171,7 @@ export function createCallerVerifier(orm: MikroORM, cacheMs = 1000) {
     const match = credentialPattern.exec(credential);
     if (!match) return null;
     const [, id, secret] = match as unknown as [string, string, string];
-    const [row] = await executePrepared<CredentialRow>(
-      orm.em.fork(),
-      `select name, scope, merchant_id, secret_hash,
-              (extract(epoch from expires_at) * 1000)::float8 as expires_ms
-         from caller_credential
-        where id = $1 and revoked_at is null and (expires_at is null or expires_at > now())`,
-      [Number(id)],
-    );
+    const [row] = await executePrepared<CredentialRow>(orm.em.fork(), liveCredential, [Number(id)]);
     if (!row || !timingSafeEqual(Buffer.from(hashSecret(secret), 'hex'), Buffer.from(row.secret_hash, 'hex')))
       return null;
     const caller: Caller = {

@@ -3,6 +3,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized, executePrepared } from '../db/wire.ts';
+import {
+  freeKeyInFlight,
+  insertAttempt,
+  markVoided,
+  settlePendingAttempt,
+  takeForVoiding,
+} from './queries.ts';
 
 export type AttemptKind = 'AUTHORIZE' | 'CAPTURE' | 'REVERSE' | 'REFUND';
 
@@ -21,19 +28,14 @@ export async function openAttempt(
   },
 ): Promise<string> {
   const reference = randomUUID();
-  await executePrepared(
-    em,
-    `insert into payment_attempt (reference, merchant_id, kind, state, idempotency_key, transaction_id, amount_minor)
-     values ($1, $2, $3, 'PENDING', $4, $5, $6)`,
-    [
-      reference,
-      attempt.merchantId,
-      attempt.kind,
-      attempt.idempotencyKey ?? null,
-      attempt.transactionId ?? null,
-      attempt.amountMinor,
-    ],
-  );
+  await executePrepared(em, insertAttempt, [
+    reference,
+    attempt.merchantId,
+    attempt.kind,
+    attempt.idempotencyKey ?? null,
+    attempt.transactionId ?? null,
+    attempt.amountMinor,
+  ]);
   return reference;
 }
 
@@ -47,12 +49,11 @@ export async function settleAttempt(
   state: 'DONE' | 'DECLINED',
   transactionId?: number,
 ): Promise<boolean> {
-  const rows = await executePrepared<{ id: string }>(
-    em,
-    `update payment_attempt set state = $2, transaction_id = coalesce($3, transaction_id), resolved_at = now()
-     where reference = $1 and state = 'PENDING' returning id`,
-    [reference, state, transactionId ?? null],
-  );
+  const rows = await executePrepared<{ id: string }>(em, settlePendingAttempt, [
+    reference,
+    state,
+    transactionId ?? null,
+  ]);
   return rows.length === 1;
 }
 
@@ -75,20 +76,14 @@ export async function voidAttempt(
   reference: string,
   authorization: () => Promise<string | null>,
 ): Promise<void> {
-  const taken = await executeParameterized(
-    ctx.em,
-    `update payment_attempt set state = 'VOIDING' where reference = $1 and state in ('PENDING', 'VOIDING')
-     returning id`,
-    [reference],
-  );
+  const taken = await executeParameterized(ctx.em, takeForVoiding, [reference]);
   if (taken.length === 0) return;
   const networkTransactionId = await authorization();
   if (networkTransactionId !== null) await ctx.acquirer.reverse(networkTransactionId, reference);
   await inTransaction(ctx.em, async (em) => {
     const [attempt] = await executeParameterized<{ merchant_id: number; idempotency_key: string | null }>(
       em,
-      `update payment_attempt set state = 'VOIDED', resolved_at = now()
-       where reference = $1 and state = 'VOIDING' returning merchant_id, idempotency_key`,
+      markVoided,
       [reference],
     );
     if (attempt?.idempotency_key) await freeKey(em, attempt.merchant_id, attempt.idempotency_key);
@@ -97,9 +92,5 @@ export async function voidAttempt(
 
 /** A keyed call whose attempt was resolved without an answer: its retry runs afresh. */
 export async function freeKey(em: EntityManager, merchantId: number, key: string): Promise<void> {
-  await executeParameterized(
-    em,
-    'delete from idempotency_record where merchant_id = $1 and key = $2 and outcome is null',
-    [merchantId, key],
-  );
+  await executeParameterized(em, freeKeyInFlight, [merchantId, key]);
 }

@@ -2,7 +2,8 @@ import type { CoreServices } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
 import { type AttemptKind, freeKey, voidAttempt } from './attempts.ts';
-import { callAcquirer } from './service.ts';
+import { callAcquirer } from './lifecycle.ts';
+import { completeAttempt, freeStaleKeys, unresolvedAttempts } from './queries.ts';
 
 export const recoveryQueue = 'payment-recovery';
 
@@ -30,15 +31,7 @@ export async function recoverAttempts(
   limit = 100,
 ): Promise<number> {
   const ctx = { acquirer: services.acquirer, em: services.orm.em.fork() };
-  const attempts = await executeParameterized<Unresolved>(
-    ctx.em,
-    `select a.reference, a.merchant_id, a.kind, a.amount_minor, a.idempotency_key,
-       t.processing->>'networkTransactionId' as network_transaction_id
-     from payment_attempt a left join card_transaction t on t.id = a.transaction_id
-     where a.state in ('PENDING', 'VOIDING') and a.created_at < now() - make_interval(secs => $1)
-     order by a.created_at limit $2`,
-    [afterSeconds, limit],
-  );
+  const attempts = await executeParameterized<Unresolved>(ctx.em, unresolvedAttempts, [afterSeconds, limit]);
   for (const attempt of attempts) {
     if (attempt.kind === 'AUTHORIZE') {
       await voidAttempt(ctx, attempt.reference, async () => {
@@ -51,21 +44,11 @@ export async function recoverAttempts(
     if (networkTransactionId === null) throw new Error(`attempt ${reference} has no authorization`);
     await callAcquirer(ctx, kind, networkTransactionId, Number(attempt.amount_minor), reference);
     await inTransaction(ctx.em, async (em) => {
-      await executeParameterized(
-        em,
-        `update payment_attempt set state = 'DONE', resolved_at = now() where reference = $1 and state = 'PENDING'`,
-        [reference],
-      );
+      await executeParameterized(em, completeAttempt, [reference]);
       if (attempt.idempotency_key) await freeKey(em, attempt.merchant_id, attempt.idempotency_key);
     });
   }
-  await executeParameterized(
-    ctx.em,
-    `delete from idempotency_record r where r.outcome is null and r.created_at < now() - make_interval(secs => $1)
-       and not exists (select 1 from payment_attempt a where a.merchant_id = r.merchant_id
-         and a.idempotency_key = r.key and a.state in ('PENDING', 'VOIDING'))`,
-    [afterSeconds],
-  );
+  await executeParameterized(ctx.em, freeStaleKeys, [afterSeconds]);
   return attempts.length;
 }
 

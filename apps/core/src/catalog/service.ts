@@ -11,6 +11,7 @@ import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
 import { CatalogProduct, CatalogSku } from './entities.ts';
+import { lockMerchant } from './queries.ts';
 
 type CreateProduct = z.output<typeof createProductInput>;
 
@@ -80,7 +81,7 @@ export const sampleProduct = {
  */
 export async function ensureSampleProduct(em: EntityManager, merchantId: number): Promise<PublicProduct> {
   return inTransaction(em, async (tx) => {
-    await executeParameterized(tx, 'select id from merchant where id = $1 for update', [merchantId]);
+    await executeParameterized(tx, lockMerchant, [merchantId]);
     const existing = await tx.findOne(
       CatalogProduct,
       { merchantId, name: sampleProduct.productName },

@@ -1,8 +1,9 @@
 import { DomainError, type SandboxClock } from '@paywire/contracts';
 import type { MerchantContext } from '../context.ts';
 import { executeParameterized } from '../db/wire.ts';
-import { kickSettlement } from '../sepa/settlement.ts';
+import { kickSettlement } from '../jobs/queues.ts';
 import { merchantNow } from './clock.ts';
+import { advanceOffset } from './queries.ts';
 
 function sandboxOnly(ctx: MerchantContext): void {
   if (ctx.mode !== 'sandbox')
@@ -22,11 +23,7 @@ export async function getClock(ctx: MerchantContext): Promise<SandboxClock> {
 /** Moves the merchant's clock forward; time never runs backwards for a merchant. */
 export async function advanceClock(ctx: MerchantContext, seconds: number): Promise<SandboxClock> {
   sandboxOnly(ctx);
-  await executeParameterized(
-    ctx.em,
-    'update merchant set clock_offset_seconds = clock_offset_seconds + $1 where id = $2',
-    [seconds, ctx.merchantId],
-  );
+  await executeParameterized(ctx.em, advanceOffset, [seconds, ctx.merchantId]);
   await kickSettlement(ctx.jobs, ctx.em); // SEPA debits now due settle in seconds, not at the next minute
   return read(ctx);
 }

@@ -12,10 +12,20 @@ import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized, executePrepared, sendWithNext } from '../db/wire.ts';
 import { isDomainFailure, publicErrorBody, ReplayedFailure } from '../errors.ts';
 import { ReportedFailure, recordEvent } from '../ipn/events.ts';
-import { type FactsRow, factsColumns, factsOf, factsSource } from '../merchants/facts.ts';
+import { type FactsRow, factsOf } from '../merchants/facts.ts';
 import { idempotencyOutcomes } from '../metrics.ts';
 import type { CardVault } from '../security/card-vault.ts';
 import type { StoredOutcome } from './entities.ts';
+import {
+  beginCall,
+  claimKey,
+  freeKeyWithoutAttempt,
+  recordAnswer,
+  recordInFlight,
+  recordOutcome,
+  renewWithOutcome,
+  undoCall,
+} from './queries.ts';
 
 type Result = { ok: true; data: unknown } | { ok: false; error: TRPCError };
 
@@ -26,13 +36,6 @@ const inProgress = () => {
     'a request with this Idempotency-Key is still in progress',
   );
 };
-
-const claimSql = (merchantId: number, key: string) =>
-  [
-    `select cl.locked, cl.fingerprint, cl.outcome, cl.expires_at, ${factsColumns}
-     from idempotency_claim($1, $2) cl, ${factsSource} where m.id = $1`,
-    [merchantId, key],
-  ] as const;
 
 /**
  * What a held claim says: the merchant's now when the key is free (no record, or one past retention), the
@@ -73,10 +76,6 @@ interface Claim {
   expires_at: string | Date | null;
 }
 
-const renewal = `
-  on conflict (merchant_id, key) do update set fingerprint = excluded.fingerprint, procedure = excluded.procedure,
-    outcome = excluded.outcome, created_at = excluded.created_at, expires_at = excluded.expires_at`;
-
 /**
  * What is stored to recognise a retry: a keyed hash (the card vault's, from the card key) of the facade's
  * digest of the request, or of the call itself when no digest came. A plain digest of a body holding a
@@ -110,7 +109,7 @@ export async function runIdempotently<R extends Result>(
   getRawInput: () => Promise<unknown>,
   run: {
     proceed: (em: EntityManager, keyed?: KeyedCall) => Promise<R>;
-    replay: (data: unknown) => R;
+    replay: (data: unknown) => Promise<R>;
     /** The procedure calls an outside party: it runs its own phases, no transaction held around it. */
     phased: boolean;
   },
@@ -121,7 +120,7 @@ export async function runIdempotently<R extends Result>(
   const { merchantId } = ctx;
   return inTransaction(ctx.em, async (em) => {
     // One round trip: the key's lock and record, and the merchant's facts (clock, IPN) the call will need.
-    const [claim] = await executePrepared<Claim & FactsRow>(em, ...claimSql(merchantId, key));
+    const [claim] = await executePrepared<Claim & FactsRow>(em, claimKey, [merchantId, key]);
     const now = await readClaim(ctx, em, claim, fingerprint);
     if (now instanceof TRPCError) throw now;
     if (typeof now === 'string') return run.replay(JSON.parse(now));
@@ -129,10 +128,10 @@ export async function runIdempotently<R extends Result>(
     // The procedure runs after a savepoint: a failure undoes its writes but keeps the record of the answer.
     // Success needs no release; the commit keeps everything. The savepoint travels with the procedure's first
     // statement, and the record with the commit: three round trips for claim, sale and commit.
-    await sendWithNext(em, 'savepoint idempotent_call', []);
+    await sendWithNext(em, beginCall, []);
     const result = await run.proceed(em);
     if (!result.ok) {
-      await em.execute('rollback to savepoint idempotent_call');
+      await executeParameterized(em, undoCall, []);
       em.clear(); // what the failed procedure left in the unit of work must not be flushed at commit
       // A failure that is an event (a decline) is reported with the stored answer: once, whatever the retries.
       const { cause } = result.error;
@@ -145,24 +144,17 @@ export async function runIdempotently<R extends Result>(
     }
     // A record past retention by the merchant's clock leaves the key free: its row, unless the sweep took
     // it meanwhile, takes the new answer. A key seen for the first time needs no conflict check.
-    await sendWithNext(
-      em,
-      `insert into idempotency_record (merchant_id, key, fingerprint, procedure, outcome, created_at, expires_at)
-       values ($1, $2, $3, $4, $5, now(), $6)${claim?.outcome == null ? '' : renewal}`,
-      [
-        merchantId,
-        key,
-        fingerprint,
-        path,
-        JSON.stringify(outcome),
-        addSeconds(now, idempotencyRetentionSeconds),
-      ],
-    );
+    await sendWithNext(em, claim?.outcome == null ? recordOutcome : renewWithOutcome, [
+      merchantId,
+      key,
+      fingerprint,
+      path,
+      JSON.stringify(outcome),
+      addSeconds(now, idempotencyRetentionSeconds),
+    ]);
     return result;
   });
 }
-
-const recordAnswer = `update idempotency_record set outcome = $3 where merchant_id = $1 and key = $2 and outcome is null`;
 
 /**
  * A keyed call that reaches an outside party, in phases (Brandur Leach's atomic phases): (1) the key is
@@ -177,20 +169,25 @@ async function runInPhases<R extends Result>(
   path: string,
   key: string,
   fingerprint: string,
-  run: { proceed: (em: EntityManager, keyed?: KeyedCall) => Promise<R>; replay: (data: unknown) => R },
+  run: {
+    proceed: (em: EntityManager, keyed?: KeyedCall) => Promise<R>;
+    replay: (data: unknown) => Promise<R>;
+  },
 ): Promise<R> {
   const { merchantId } = ctx;
   const claimed = await inTransaction(ctx.em, async (em) => {
-    const [claim] = await executePrepared<Claim & FactsRow>(em, ...claimSql(merchantId, key));
+    const [claim] = await executePrepared<Claim & FactsRow>(em, claimKey, [merchantId, key]);
     const now = await readClaim(ctx, em, claim, fingerprint);
     if (!(now instanceof Date)) return now;
     // the in-flight record travels with the commit
-    await sendWithNext(
-      em,
-      `insert into idempotency_record (merchant_id, key, fingerprint, procedure, outcome, created_at, expires_at)
-       values ($1, $2, $3, $4, null, now(), $5)${renewal}`,
-      [merchantId, key, fingerprint, path, addSeconds(now, idempotencyRetentionSeconds)],
-    );
+    await sendWithNext(em, recordInFlight, [
+      merchantId,
+      key,
+      fingerprint,
+      path,
+      null,
+      addSeconds(now, idempotencyRetentionSeconds),
+    ]);
     return now;
   });
   if (claimed instanceof TRPCError) throw claimed;
@@ -208,13 +205,7 @@ async function runInPhases<R extends Result>(
   if (result.ok && recorded) return result;
   const outcome = storable(result);
   if (!outcome) {
-    await executeParameterized(
-      ctx.em,
-      `delete from idempotency_record r where merchant_id = $1 and key = $2 and outcome is null
-         and not exists (select 1 from payment_attempt a where a.merchant_id = r.merchant_id
-           and a.idempotency_key = r.key and a.state in ('PENDING', 'VOIDING'))`,
-      [merchantId, key],
-    );
+    await executeParameterized(ctx.em, freeKeyWithoutAttempt, [merchantId, key]);
     if (result.ok) return result;
     throw result.error;
   }

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PgBoss } from 'pg-boss';
 import type { Mode } from '../context.ts';
 import { executeParameterized } from '../db/wire.ts';
+import { deleteExpiredRecords } from './queries.ts';
 
 export const sweepQueue = 'idempotency-sweep';
 
@@ -11,16 +12,10 @@ export const sweepQueue = 'idempotency-sweep';
  * live mode must not go early because of an offset left from sandbox days. Returns how many.
  */
 export async function sweepExpiredRecords(em: EntityManager, mode: Mode): Promise<number> {
-  const rows = await executeParameterized<{ count: string }>(
-    em,
-    `with gone as (
-       delete from idempotency_record r using merchant m
-       where r.merchant_id = m.id
-         and r.expires_at <= $1::timestamptz + make_interval(secs => case when $2::boolean then 0 else m.clock_offset_seconds end)
-       returning 1)
-     select count(*) as count from gone`,
-    [new Date(), mode === 'live'],
-  );
+  const rows = await executeParameterized<{ count: string }>(em, deleteExpiredRecords, [
+    new Date(),
+    mode === 'live',
+  ]);
   return Number(rows[0]?.count ?? 0);
 }
 

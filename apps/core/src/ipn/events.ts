@@ -11,6 +11,7 @@ import type { MerchantContext } from '../context.ts';
 import { sendWithNext } from '../db/wire.ts';
 import { callFacts, type MerchantFacts } from '../merchants/facts.ts';
 import type { StoredDestination } from './entities.ts';
+import { insertDeliveries } from './queries.ts';
 import { ipnSecret } from './secret.ts';
 
 /** The event's own parameters; transactionType, testMode and authKey are added here. */
@@ -75,21 +76,15 @@ export async function recordEvent(
     throw new Error('an event is recorded in the transaction of the change it reports');
   // The rows are the queue (due at once: next_try_at defaults to now()). Nothing waits for the insert: it
   // travels with the transaction's next statement, at the latest its commit, which fails if it does.
-  await sendWithNext(
-    em,
-    `insert into ipn_delivery (merchant_id, event, reference_number, destination, body, max_attempts, request_id)
-     select $1, $2, $3, destination, $5, $6, $7
-       from unnest($4::text[]) with ordinality as t(destination, n) order by n`,
-    [
-      ctx.merchantId,
-      event,
-      referenceNumber || null,
-      targets.map((target) => target.ipnUrl),
-      body,
-      maxAttempts,
-      ctx.requestId ?? null,
-    ],
-  );
+  await sendWithNext(em, insertDeliveries, [
+    ctx.merchantId,
+    event,
+    referenceNumber || null,
+    targets.map((target) => target.ipnUrl),
+    body,
+    maxAttempts,
+    ctx.requestId ?? null,
+  ]);
 }
 
 /** A domain failure that is an event in itself (a decline): reported although the call's writes roll back. */

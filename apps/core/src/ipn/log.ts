@@ -7,6 +7,7 @@ import {
 } from '@paywire/contracts';
 import type { MerchantContext } from '../context.ts';
 import { executePrepared } from '../db/wire.ts';
+import { deliveryPage, redeliverNow } from './queries.ts';
 
 interface DeliveryRow {
   id: string;
@@ -27,9 +28,6 @@ interface DeliveryRow {
 /** Timestamps arrive as the driver types them (MikroORM's pool may leave them as text). */
 const iso = (value: Date | string | null): string | null =>
   value === null ? null : new Date(value).toISOString();
-
-const columns = `id, event, reference_number, destination, state, attempts, max_attempts, last_status, last_error,
-  next_try_at, created_at, delivered_at, request_id`;
 
 const entry = (row: DeliveryRow): NotificationDelivery => ({
   deliveryId: Number(row.id),
@@ -52,21 +50,14 @@ export async function listDeliveries(
   ctx: MerchantContext,
   query: DeliveryLogQuery,
 ): Promise<NotificationDeliveryPage> {
-  const rows = await executePrepared<DeliveryRow>(
-    ctx.em,
-    `select ${columns} from ipn_delivery
-      where merchant_id = $1 and ($2::bigint is null or id < $2) and ($3::text is null or state = $3)
-        and ($4::text is null or event = $4) and ($5::text is null or destination = $5)
-      order by id desc limit $6`,
-    [
-      ctx.merchantId,
-      query.after ?? null,
-      query.state ?? null,
-      query.event ?? null,
-      query.destination ?? null,
-      query.pagesize + 1,
-    ],
-  );
+  const rows = await executePrepared<DeliveryRow>(ctx.em, deliveryPage, [
+    ctx.merchantId,
+    query.after ?? null,
+    query.state ?? null,
+    query.event ?? null,
+    query.destination ?? null,
+    query.pagesize + 1,
+  ]);
   return {
     lastPage: rows.length <= query.pagesize,
     notificationDeliveries: rows.slice(0, query.pagesize).map(entry),
@@ -78,14 +69,7 @@ export async function listDeliveries(
  * gets one more. A delivery a worker holds right now is sent again after that attempt ends.
  */
 export async function redeliver(ctx: MerchantContext, deliveryId: number): Promise<NotificationDelivery> {
-  const [row] = await executePrepared<DeliveryRow>(
-    ctx.em,
-    `update ipn_delivery
-        set state = 'pending', max_attempts = attempts + 1, next_try_at = now(), delivered_at = null
-      where id = $1 and merchant_id = $2
-  returning ${columns}`,
-    [deliveryId, ctx.merchantId],
-  );
+  const [row] = await executePrepared<DeliveryRow>(ctx.em, redeliverNow, [deliveryId, ctx.merchantId]);
   if (!row) {
     throw new DomainError(
       'NOTIFICATION_DELIVERY_NOT_FOUND',

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DeliveryState } from '@paywire/contracts';
 import { executePrepared } from '../db/wire.ts';
+import { claimDue, claimOfDestination, extendLeases, recordOutcomes } from './queries.ts';
 
 /**
  * The queue of IPN deliveries is their own rows: a pending row is due once its next_try_at has passed.
@@ -32,25 +33,6 @@ export type Outcome =
       deliveredAt: Date | null;
     }
   | { id: number; release: Date };
-
-const claimed = `update ipn_delivery d
-    set state = 'sending', attempts = d.attempts + 1, next_try_at = now() + $3 * interval '1 millisecond'
-   from due where d.id = due.id
- returning d.id, d.merchant_id, d.destination, d.body, d.attempts, d.max_attempts, d.created_at`;
-
-/** Due rows, oldest due first, of any destination but the excluded ones. */
-const claimDue = `with due as (
-  select id from ipn_delivery
-   where state in ('pending', 'sending') and next_try_at <= now() and destination <> all($2::text[])
-   order by next_try_at limit $1 for update skip locked)
-${claimed}`;
-
-/** Due rows of one destination (its circuit's probe). */
-const claimOfDestination = `with due as (
-  select id from ipn_delivery
-   where state in ('pending', 'sending') and next_try_at <= now() and destination = $2
-   order by next_try_at limit $1 for update skip locked)
-${claimed}`;
 
 interface ClaimedRow {
   id: string;
@@ -96,12 +78,7 @@ export async function claimDestination(
 /** Keeps the rows this core holds from being claimed by another. */
 export async function renewLeases(em: EntityManager, ids: number[], leaseMs: number): Promise<void> {
   if (ids.length === 0) return;
-  await executePrepared(
-    em,
-    `update ipn_delivery set next_try_at = now() + $2 * interval '1 millisecond'
-      where id = any($1::bigint[]) and state = 'sending'`,
-    [ids, leaseMs],
-  );
+  await executePrepared(em, extendLeases, [ids, leaseMs]);
 }
 
 /**
@@ -129,18 +106,5 @@ export async function writeOutcomes(em: EntityManager, outcomes: Outcome[]): Pro
     columns.deliveredAt.push(released ? null : outcome.deliveredAt);
     columns.released.push(released);
   }
-  await executePrepared(
-    em,
-    `update ipn_delivery d
-        set state = o.state,
-            attempts = d.attempts - o.released::int,
-            last_status = case when o.released then d.last_status else o.status end,
-            last_error = case when o.released then d.last_error else o.error end,
-            next_try_at = o.next_try_at,
-            delivered_at = o.delivered_at
-       from unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::timestamptz[], $6::timestamptz[],
-                   $7::boolean[]) as o(id, state, status, error, next_try_at, delivered_at, released)
-      where d.id = o.id and d.state in ('pending', 'sending')`,
-    Object.values(columns),
-  );
+  await executePrepared(em, recordOutcomes, Object.values(columns));
 }

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executePrepared } from '../db/wire.ts';
 import type { StoredDestination } from '../ipn/entities.ts';
+import { merchantFacts } from './queries.ts';
 
 /** What a call needs to know about its merchant: the clock's offset and where its IPNs go. */
 export interface MerchantFacts {
@@ -21,11 +22,6 @@ export interface FactsRow {
   ipn_secret: string | null;
 }
 
-/** The facts' columns, for any query that joins `merchant m left join ipn_config c on c.merchant_id = m.id`. */
-export const factsColumns = `m.clock_offset_seconds as "offset", c.destinations, c.ensure_notification_receipt as ensure_receipt,
-  m.ipn_secret`;
-export const factsSource = 'merchant m left join ipn_config c on c.merchant_id = m.id';
-
 export function factsOf(row: FactsRow | undefined): MerchantFacts {
   return {
     offsetSeconds: Number(row?.offset ?? 0),
@@ -37,11 +33,7 @@ export function factsOf(row: FactsRow | undefined): MerchantFacts {
 }
 
 export async function loadFacts(em: EntityManager, merchantId: number): Promise<MerchantFacts> {
-  const [row] = await executePrepared<FactsRow>(
-    em,
-    `select ${factsColumns} from ${factsSource} where m.id = $1`,
-    [merchantId],
-  );
+  const [row] = await executePrepared<FactsRow>(em, merchantFacts, [merchantId]);
   return factsOf(row);
 }
 

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { credentialLimits } from '@paywire/contracts';
 import { executeParameterized, executePrepared } from '../db/wire.ts';
+import { countFailures, forgiveKey, loginFactsOf } from './queries.ts';
 
 /**
  * Failed logins, counted per username and per client address in one table every core shares (0011). After
@@ -8,8 +9,6 @@ import { executeParameterized, executePrepared } from '../db/wire.ts';
  * up to 15 minutes); an hour without failures forgets them. A blocked attempt is answered before any hash.
  */
 const limits = { username: 5, address: 20 };
-const maxBlockSeconds = 900;
-const forgetAfter = "interval '1 hour'";
 
 export interface LoginKey {
   key: string;
@@ -42,23 +41,10 @@ export interface LoginFacts {
 
 /** For a usable username, whose key comes first. */
 export async function loginFacts(em: EntityManager, username: string, keys: LoginKey[]): Promise<LoginFacts> {
-  const [facts] = await executePrepared<LoginFacts>(
-    em,
-    `select (select ceil(extract(epoch from max(f.blocked_until) - now()))::int from login_failure f
-             where f.key = any($2::text[]) and f.blocked_until > now()) as blocked_seconds,
-            (select f.failures from login_failure f where f.key = $2[1]) as username_failures,
-            m.id, m.password_hash, m.credentials_generation as generation
-     from (select 1) one left join merchant m on m.username = $1`,
-    [username, keys.map((key) => key.key)],
-  );
+  const [facts] = await executePrepared<LoginFacts>(em, loginFactsOf, [username, keys.map((key) => key.key)]);
   if (!facts) throw new Error('login facts returned no row');
   return facts;
 }
-
-const failuresNow = `case when f.last_failure_at < now() - ${forgetAfter} then 1 else f.failures + 1 end`;
-const blockedUntil = (failures: string, free: string) =>
-  `case when ${failures} > ${free}
-     then now() + make_interval(secs => least(${maxBlockSeconds}, power(2, ${failures} - ${free} - 1))) end`;
 
 /**
  * Counts a failure against every key, atomically per key (the row's own lock), in one statement that also
@@ -66,24 +52,13 @@ const blockedUntil = (failures: string, free: string) =>
  */
 export async function recordFailure(em: EntityManager, keys: LoginKey[]): Promise<void> {
   if (keys.length === 0) return;
-  await executeParameterized(
-    em,
-    `with forgotten as (
-       delete from login_failure where key in (
-         select key from login_failure
-         where last_failure_at < now() - ${forgetAfter} and key <> all($1::text[]) limit 20))
-     insert into login_failure as f (key, failures, free_failures, last_failure_at, blocked_until)
-     select k.key, 1, k.free, now(), ${blockedUntil('1', 'k.free')}
-     from unnest($1::text[], $2::int[]) as k(key, free)
-     on conflict (key) do update set
-       failures = ${failuresNow},
-       last_failure_at = now(),
-       blocked_until = ${blockedUntil(`(${failuresNow})`, 'excluded.free_failures')}`,
-    [keys.map((key) => key.key), keys.map((key) => key.freeFailures)],
-  );
+  await executeParameterized(em, countFailures, [
+    keys.map((key) => key.key),
+    keys.map((key) => key.freeFailures),
+  ]);
 }
 
 /** The merchant proved its password: failures against its username are forgiven (its address's are not). */
 export async function forgiveUsername(em: EntityManager, username: string): Promise<void> {
-  await executeParameterized(em, 'delete from login_failure where key = $1', [`username:${username}`]);
+  await executeParameterized(em, forgiveKey, [`username:${username}`]);
 }

@@ -4,6 +4,7 @@ import { executeParameterized, executePrepared } from '../db/wire.ts';
 import { HashingBusy, type PasswordGate } from '../security/password-gate.ts';
 import { hashPassword, verifyPassword } from '../security/passwords.ts';
 import { forgiveUsername, loginFacts, loginKeys, recordFailure } from './logins.ts';
+import { generationsOf, upsertMerchantRow } from './queries.ts';
 
 export interface LoginAttempt {
   username: string;
@@ -60,11 +61,7 @@ export async function credentialGenerations(
   em: EntityManager,
   merchantIds: number[],
 ): Promise<{ merchantId: number; generation: number }[]> {
-  const rows = await executePrepared<{ id: number; generation: string }>(
-    em,
-    'select id, credentials_generation as generation from merchant where id = any($1::int[])',
-    [merchantIds],
-  );
+  const rows = await executePrepared<{ id: number; generation: string }>(em, generationsOf, [merchantIds]);
   return rows.map((row) => ({ merchantId: row.id, generation: Number(row.generation) }));
 }
 
@@ -77,12 +74,7 @@ export async function upsertMerchant(em: EntityManager, username: string, passwo
     throw new Error('a username of 1-100 and a password of 1-200 characters, without NUL, are required');
   }
   const passwordHash = await hashPassword(password);
-  const rows = await executeParameterized<{ id: number }>(
-    em,
-    `insert into merchant (username, password_hash) values ($1, $2)
-     on conflict (username) do update set password_hash = excluded.password_hash returning id`,
-    [username, passwordHash],
-  );
+  const rows = await executeParameterized<{ id: number }>(em, upsertMerchantRow, [username, passwordHash]);
   const id = rows[0]?.id;
   if (id === undefined) throw new Error('merchant upsert returned no id');
   return id;

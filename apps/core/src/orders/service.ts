@@ -11,6 +11,7 @@ import {
   type Order,
   type SepaBillingContact,
   type ShopperContactInfo,
+  shortDate,
   toMinorUnits,
 } from '@paywire/contracts';
 import { findSkus } from '../catalog/service.ts';
@@ -18,11 +19,9 @@ import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inOrder } from '../db/json-order.ts';
 import { inTransaction } from '../db/transaction.ts';
-import { sepaDirectDebitInfo } from '../sepa/mandates.ts';
 import { debitDetails, findSepaDebit, openSepaDebit, type SepaDebitView } from '../sepa/service.ts';
-import { shortDate } from '../sepa/texts.ts';
 import { Shopper, StoredCard } from '../shoppers/entities.ts';
-import { cardResponse, findShopper } from '../shoppers/service.ts';
+import { cardResponse, findShopper, sepaDirectDebitInfo } from '../shoppers/service.ts';
 import { Invoice, OrderItem, ShopperOrder } from './entities.ts';
 
 /** Orders are paid by SEPA direct debit, which is in euros only. */

@@ -3,16 +3,9 @@ import {
   createAltTransactionInput,
   mandateTextInput,
   preNotificationInput,
-  refundInput,
 } from '@paywire/contracts';
 import { merchantProcedure, router } from '../trpc.ts';
-import {
-  createAltTransaction,
-  getAltTransaction,
-  getMandateText,
-  getPreNotification,
-  refundSepaDebit,
-} from './service.ts';
+import { createAltTransaction, getAltTransaction, getMandateText, getPreNotification } from './service.ts';
 
 export const sepaRouter = router({
   create: merchantProcedure
@@ -25,5 +18,4 @@ export const sepaRouter = router({
     .input(preNotificationInput)
     .query(({ ctx, input }) => getPreNotification(ctx, input)),
   mandateText: merchantProcedure.input(mandateTextInput).query(({ input }) => getMandateText(input)),
-  refund: merchantProcedure.input(refundInput).mutation(({ ctx, input }) => refundSepaDebit(ctx, input)),
 });

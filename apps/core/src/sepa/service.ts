@@ -18,6 +18,7 @@ import {
   type SepaStatus,
   type SepaTranslations,
   sepaLanguages,
+  shortDate,
   type TransactionIds,
   type TransactionMetaData,
   toMinorUnits,
@@ -30,13 +31,15 @@ import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
 import { duplicateMerchantTransactionId, transactionNotFound } from '../errors.ts';
 import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
-import { refundAnswer, refundColumns } from '../refunds/answer.ts';
+import { claimMerchantTransactionId } from '../payments/queries.ts';
+import { refundAnswer, refundColumns } from '../payments/refund-answer.ts';
 import type { Shopper } from '../shoppers/entities.ts';
 import { findShopper, newShopper } from '../shoppers/service.ts';
 import { liveCollectionBusinessDays, type SepaSettings } from './bank.ts';
 import { addBusinessDays } from './business-days.ts';
 import { SepaDebit, SepaMandate, SepaRefund } from './entities.ts';
-import { mandateText, type PreNotification, preNotificationText, shortDate } from './texts.ts';
+import { insertMandate } from './queries.ts';
+import { mandateText, type PreNotification, preNotificationText } from './texts.ts';
 
 type CreateAltTransaction = z.output<typeof createAltTransactionInput>;
 type RefundRequest = z.output<typeof refundInput>;
@@ -172,22 +175,16 @@ async function mandateFor(
     if (known) return known;
   }
   await em.flush(); // the shopper gets its id
-  await executeParameterized(
-    em,
-    `insert into sepa_mandate (merchant_id, shopper_id, reference, iban_fingerprint, sealed_iban,
-       iban_first_four, iban_last_four, accepted_at)
-     values ($1, $2, $3, $4, $5, $6, $7, $8) on conflict (shopper_id, iban_fingerprint) do nothing`,
-    [
-      ctx.merchantId,
-      shopper.id,
-      newMandateReference(),
-      fingerprint,
-      ctx.vault.seal(iban),
-      iban.slice(0, 4),
-      iban.slice(-4),
-      now,
-    ],
-  );
+  await executeParameterized(em, insertMandate, [
+    ctx.merchantId,
+    shopper.id,
+    newMandateReference(),
+    fingerprint,
+    ctx.vault.seal(iban),
+    iban.slice(0, 4),
+    iban.slice(-4),
+    now,
+  ]);
   const mandate = await em.findOne(SepaMandate, { shopper, ibanFingerprint: fingerprint });
   if (!mandate) throw new Error('the SEPA mandate was neither created nor found');
   return mandate;
@@ -201,21 +198,6 @@ async function flushDebit(em: EntityManager, merchantTransactionId: string | und
   }
 }
 
-/** A merchantTransactionId is the merchant's one id for one transaction, card or SEPA (0008). */
-async function claimMerchantTransactionId(
-  ctx: MerchantContext,
-  em: EntityManager,
-  id: string,
-): Promise<void> {
-  await executeParameterized(
-    em,
-    'insert into merchant_transaction_ids (merchant_id, merchant_transaction_id) values ($1, $2)',
-    [ctx.merchantId, id],
-  ).catch((error: unknown) => {
-    throw duplicateMerchantTransactionId(error, id);
-  });
-}
-
 /**
  * Opens a pending debit (mandate created or reused), records ChargePending and schedules settlement (the
  * row's nextActionAt, which the settlement workers read), all in the caller's transaction.
@@ -227,7 +209,14 @@ export async function openSepaDebit(
   now: Date,
 ): Promise<SepaDebitView> {
   const { shopper, iban, payer, amountMinor, currency } = request;
-  if (request.merchantTransactionId) await claimMerchantTransactionId(ctx, em, request.merchantTransactionId);
+  const { merchantTransactionId } = request;
+  if (merchantTransactionId) {
+    await executeParameterized(em, claimMerchantTransactionId, [ctx.merchantId, merchantTransactionId]).catch(
+      (error: unknown) => {
+        throw duplicateMerchantTransactionId(error, merchantTransactionId);
+      },
+    );
+  }
   const outcome = ctx.sepa.bank.submit({ iban, amountMinor, currency });
   const mandate = await mandateFor(ctx, em, shopper, iban, now);
   const dueAt = nextStepAt(ctx, now);
@@ -277,18 +266,6 @@ export async function findSepaDebit(
 ): Promise<SepaDebitView | null> {
   const debit = await loadDebit(em, merchantId, { transactionId });
   return debit ? view(debit, debit.mandate) : null;
-}
-
-/** Whether the id names one of the merchant's card transactions (refunds dispatch on it). */
-export async function isCardTransaction(ctx: MerchantContext, transactionId: string): Promise<boolean> {
-  const id = transactionIdOf(transactionId);
-  if (id === null) return false;
-  const rows = await executeParameterized(
-    ctx.em,
-    'select 1 from card_transaction where id = $1 and merchant_id = $2',
-    [id, ctx.merchantId],
-  );
-  return rows.length > 0;
 }
 
 /** What a debit shows of its account and mandate; the link is a path, the facade adds the base URL. */

@@ -1,12 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type IpnEvent, type SendFlag, type SepaStatus, sendFlagOf } from '@paywire/contracts';
-import { fromKysely, type PgBoss } from 'pg-boss';
 import type { CoreServices, MerchantContext } from '../context.ts';
 import { executeParameterized } from '../db/wire.ts';
 import type { StoredDestination } from '../ipn/entities.ts';
 import { recordEvent } from '../ipn/events.ts';
+import { kickSettlement, settlementQueue, settlementRun } from '../jobs/queues.ts';
 import { sepaSettlements } from '../metrics.ts';
 import type { BankOutcome } from './entities.ts';
+import { applyTransitions, dueDebits, insertReturns, ipnDestinationsOf } from './queries.ts';
 import { mandateEventParameters, nextStepAt, sepaEventParameters } from './service.ts';
 
 /**
@@ -15,8 +16,6 @@ import { mandateEventParameters, nextStepAt, sepaEventParameters } from './servi
  * moves; it drains every due debit in batches over a few lanes, each batch one transaction that takes its
  * rows with FOR UPDATE SKIP LOCKED, so lanes never collide and a debit being refunded is left for later.
  */
-export const settlementQueue = 'sepa-settlement';
-
 export interface SettlementOptions {
   /** Debits per transaction. */
   batchSize?: number;
@@ -106,8 +105,7 @@ async function eventsListenedTo(
   const merchantIds = [...new Set(transitions.map((t) => t.row.merchant_id))];
   const rows = await executeParameterized<{ merchant_id: number; destinations: StoredDestination[] }>(
     tx,
-    `select merchant_id, destinations from ipn_config
-     where merchant_id in (select value::int from jsonb_array_elements_text($1::jsonb))`,
+    ipnDestinationsOf,
     [JSON.stringify(merchantIds)],
   );
   return new Map(
@@ -132,65 +130,36 @@ export async function settleBatch(services: CoreServices, limit: number): Promis
   const settled = await em.transactional(async (tx) => {
     const rows = await executeParameterized<DueRow>(
       tx,
-      `select d.id, d.merchant_id, d.merchant_transaction_id, d.shopper_id, d.status, d.outcome, d.currency,
-              d.amount_minor, d.refunded_minor, d.payer_first_name, d.payer_last_name, d.next_action_at,
-              m.merchant_now, ma.reference, ma.accepted_at, ma.iban_first_four, ma.iban_last_four
-       from (select id, $1::timestamptz + make_interval(secs => case when $2::boolean then 0 else clock_offset_seconds end)
-               as merchant_now from merchant) m
-       cross join lateral (
-         select * from sepa_debit d
-         where d.merchant_id = m.id and d.next_action_at is not null and d.next_action_at <= m.merchant_now
-         order by d.next_action_at
-         limit $3
-         for update skip locked) d
-       join sepa_mandate ma on ma.id = d.mandate_id
-       limit $4`,
+      dueDebits,
       // Core's clock, as everywhere in the domain (due times were written from it), not the database's.
       [new Date(), services.mode === 'live', limit, limit],
     );
     if (rows.length === 0) return 0;
     const transitions = rows.map((row) => transitionOf(services, row));
     // One JSON parameter per statement: the driver would spread a JS array into a list of parameters.
-    await executeParameterized(
-      tx,
-      `update sepa_debit d
-       set status = v.status, next_action_at = v.next_action_at,
-           refunded_minor = d.refunded_minor + v.refund_minor,
-           settled_at = coalesce(d.settled_at, v.merchant_now), updated_at = now()
-       from jsonb_to_recordset($1::jsonb)
-         as v(id bigint, merchant_id int, status text, next_action_at timestamptz, refund_minor bigint,
-              merchant_now timestamptz)
-       where d.id = v.id and d.merchant_id = v.merchant_id`,
-      [
-        JSON.stringify(
-          transitions.map((t) => ({
-            id: t.row.id,
-            merchant_id: t.row.merchant_id,
-            status: t.status,
-            next_action_at: t.nextActionAt,
-            refund_minor: t.refundMinor,
-            merchant_now: t.row.merchant_now,
-          })),
-        ),
-      ],
-    );
+    await executeParameterized(tx, applyTransitions, [
+      JSON.stringify(
+        transitions.map((t) => ({
+          id: t.row.id,
+          merchant_id: t.row.merchant_id,
+          status: t.status,
+          next_action_at: t.nextActionAt,
+          refund_minor: t.refundMinor,
+          merchant_now: t.row.merchant_now,
+        })),
+      ),
+    ]);
     const returned = transitions.filter((t) => t.refundMinor > 0);
     if (returned.length > 0) {
-      await executeParameterized(
-        tx,
-        `insert into sepa_refund (merchant_id, debit_id, amount_minor, returned)
-         select merchant_id, debit_id, amount_minor, true
-         from jsonb_to_recordset($1::jsonb) as v(merchant_id int, debit_id bigint, amount_minor bigint)`,
-        [
-          JSON.stringify(
-            returned.map((t) => ({
-              merchant_id: t.row.merchant_id,
-              debit_id: t.row.id,
-              amount_minor: t.refundMinor,
-            })),
-          ),
-        ],
-      );
+      await executeParameterized(tx, insertReturns, [
+        JSON.stringify(
+          returned.map((t) => ({
+            merchant_id: t.row.merchant_id,
+            debit_id: t.row.id,
+            amount_minor: t.refundMinor,
+          })),
+        ),
+      ]);
     }
     const listening = await eventsListenedTo(tx, transitions);
     const contexts = new Map<number, MerchantContext>();
@@ -246,26 +215,6 @@ export async function settleDue(services: CoreServices, options: SettlementOptio
   const failure = outcomes.find((outcome) => outcome.status === 'rejected');
   if (failure) throw failure.reason;
   return settled;
-}
-
-/**
- * Asks for a settlement run now (a sandbox clock moved). Sent through the caller's transaction when there
- * is one, so the run sees what that transaction wrote; a run already queued makes this one unneeded.
- */
-/**
- * A run's worker heartbeats every 5 s: one that died is failed within about 15 s (and the next minute's run
- * starts), while a long live run is bounded by the queue's expiry only. Set on each job, since a queue's
- * heartbeat cannot be changed once created.
- */
-const settlementRun = { heartbeatSeconds: 10 };
-
-export async function kickSettlement(jobs: PgBoss, em?: EntityManager): Promise<void> {
-  const transaction = em?.getTransactionContext();
-  await jobs.send(
-    settlementQueue,
-    {},
-    { ...settlementRun, ...(transaction ? { db: fromKysely(transaction) } : {}) },
-  );
 }
 
 export async function startSettlementWorkers(

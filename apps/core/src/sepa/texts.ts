@@ -1,12 +1,6 @@
-import { minorToDecimal, type SepaLanguage } from '@paywire/contracts';
+import { minorToDecimal, type SepaLanguage, shortDate } from '@paywire/contracts';
 
-const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const pad = (value: number) => String(value).padStart(2, '0');
-
-/** dd-Mon-yy in UTC (e.g. 05-Mar-26): mandate dates and invoice dates as the original shows them. */
-export function shortDate(date: Date): string {
-  return `${pad(date.getUTCDate())}-${months[date.getUTCMonth()]}-${pad(date.getUTCFullYear() % 100)}`;
-}
 
 /** What a pre-notification tells the shopper: amount, collection date, mandate and creditor. */
 export interface PreNotification {

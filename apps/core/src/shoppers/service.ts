@@ -6,8 +6,10 @@ import {
   type CardResponse,
   type createShopperInput,
   DomainError,
+  type SepaDirectDebitInfo,
   type ShopperFields,
   shopperFieldNames,
+  shortDate,
   type updateShopperInput,
   type VaultedShopper,
 } from '@paywire/contracts';
@@ -16,17 +18,9 @@ import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
-import { sepaDirectDebitInfo } from '../sepa/mandates.ts';
-import { consumeToken } from '../tokens/service.ts';
+import { type CardMaterial, consumeToken } from '../tokens/service.ts';
 import { Shopper, StoredCard } from './entities.ts';
-
-/** Card data in the clear, only in memory and only for the length of one call. */
-export interface CardMaterial {
-  number: string;
-  securityCode?: string | undefined;
-  expirationMonth: string;
-  expirationYear: string;
-}
+import { lastPaymentCard, mandatesOf, vaultShopperCard } from './queries.ts';
 
 type CreateShopper = z.output<typeof createShopperInput>;
 type UpdateShopper = z.output<typeof updateShopperInput>;
@@ -76,33 +70,20 @@ export function vaultable(
   };
 }
 
-/** Keeps a card in the shopper's vault, once per card number: a known card gets its new expiry and billing. */
-export async function vaultCard(
-  ctx: MerchantContext,
-  em: EntityManager,
-  shopper: Shopper,
-  card: CardMaterial,
-  billingContact?: BillingContact,
-  /** Cards vaulted earlier in the same request, not yet in the database: a card sent twice is kept once. */
-  vaultedNow?: Map<string, StoredCard>,
-): Promise<StoredCard> {
-  const fingerprint = ctx.vault.fingerprint(card.number);
-  const known =
-    vaultedNow?.get(fingerprint) ??
-    (shopper.id === undefined ? null : await em.findOne(StoredCard, { shopper, fingerprint }));
-  if (known) {
-    known.expirationMonth = card.expirationMonth;
-    known.expirationYear = card.expirationYear;
-    if (billingContact) known.billingContact = billingContact;
-    return known;
-  }
-  const stored = em.create(StoredCard, {
-    merchantId: ctx.merchantId,
-    shopper,
-    ...vaultable(ctx, card, billingContact),
-  });
-  vaultedNow?.set(fingerprint, stored);
-  return stored;
+/** A vaulted card's parameters to `vaultCard` (queries.ts). */
+export function vaultCardParameters(merchantId: number, card: VaultableCard): unknown[] {
+  return [
+    merchantId,
+    card.fingerprint,
+    card.sealedNumber,
+    card.brand,
+    card.lastFour,
+    card.expirationMonth,
+    card.expirationYear,
+    card.cardSubType,
+    card.cardCategory,
+    card.billingContact === null ? null : JSON.stringify(card.billingContact),
+  ];
 }
 
 export async function findShopper(em: EntityManager, merchantId: number, id: number): Promise<Shopper> {
@@ -137,14 +118,9 @@ export function pickFields(
   );
 }
 
-async function addPaymentSources(
-  ctx: MerchantContext,
-  em: EntityManager,
-  shopper: Shopper,
-  sources: CreditCardInfo[],
-  now: Date,
-) {
-  const vaultedNow = new Map<string, StoredCard>();
+/** The cards a request sends, tokens spent: read before anything is written, as a bad token fails the call. */
+async function cardsSent(ctx: MerchantContext, em: EntityManager, sources: CreditCardInfo[], now: Date) {
+  const cards: { card: CardMaterial; billingContact: BillingContact | undefined }[] = [];
   for (const [index, source] of sources.entries()) {
     const card = source.creditCard
       ? { number: source.creditCard.cardNumber, ...source.creditCard }
@@ -155,7 +131,26 @@ async function addPaymentSources(
           now,
           `paymentSources.creditCardInfo.${index}.pfToken`,
         );
-    await vaultCard(ctx, em, shopper, card, source.billingContactInfo, vaultedNow);
+    cards.push({ card, billingContact: source.billingContactInfo });
+  }
+  return cards;
+}
+
+/** Writes the shopper, then vaults its cards (shoppers/queries.ts: a card sent twice is kept once). */
+async function saveShopper(
+  ctx: MerchantContext,
+  em: EntityManager,
+  shopper: Shopper,
+  input: CreateShopper | UpdateShopper,
+  now: Date,
+): Promise<void> {
+  const cards = await cardsSent(ctx, em, input.paymentSources?.creditCardInfo ?? [], now);
+  await flushShopper(em, input.merchantShopperId);
+  for (const { card, billingContact } of cards) {
+    await executeParameterized(em, vaultShopperCard, [
+      shopper.id,
+      ...vaultCardParameters(ctx.merchantId, vaultable(ctx, card, billingContact)),
+    ]);
   }
 }
 
@@ -178,14 +173,33 @@ async function flushShopper(em: EntityManager, merchantShopperId: string | null 
   }
 }
 
+/** The vaulted shopper's mandates, as its paymentSources.sepaDirectDebitInfo shows them. */
+export async function sepaDirectDebitInfo(
+  em: EntityManager,
+  shopper: { id: number; merchantId: number },
+): Promise<SepaDirectDebitInfo[]> {
+  const rows = await executeParameterized<{
+    reference: string;
+    iban_first_four: string;
+    iban_last_four: string;
+    accepted_at: Date;
+  }>(em, mandatesOf, [shopper.id, shopper.merchantId]);
+  return rows.map((row) => ({
+    sepaDirectDebit: {
+      ibanFirstFour: row.iban_first_four,
+      ibanLastFour: row.iban_last_four,
+      mandateId: row.reference,
+      mandateDate: shortDate(new Date(row.accepted_at)),
+    },
+  }));
+}
+
 export async function presentShopper(em: EntityManager, shopper: Shopper): Promise<VaultedShopper> {
   const cards = await em.find(StoredCard, { shopper }, { orderBy: { id: 'asc' } });
   const [last] = await executeParameterized<{
     card_id: string | null;
     wallet: { lastFour: string; brand: string } | null;
-  }>(em, 'select card_id, wallet from card_transaction where shopper_id = $1 order by id desc limit 1', [
-    shopper.id,
-  ]);
+  }>(em, lastPaymentCard, [shopper.id]);
   // A wallet payment's card is on its transaction (0006-wallets), not in the vault.
   const lastCard =
     last && (cards.find((card) => card.id === Number(last.card_id)) ?? last.wallet ?? undefined);
@@ -218,8 +232,7 @@ export async function createShopper(ctx: MerchantContext, input: CreateShopper):
   return inTransaction(ctx.em, async (em) => {
     const now = await callNow(ctx, em);
     const shopper = newShopper(em, ctx.merchantId, input);
-    await addPaymentSources(ctx, em, shopper, input.paymentSources?.creditCardInfo ?? [], now);
-    await flushShopper(em, input.merchantShopperId);
+    await saveShopper(ctx, em, shopper, input, now);
     return presentShopper(em, shopper);
   });
 }
@@ -229,8 +242,7 @@ export async function updateShopper(ctx: MerchantContext, input: UpdateShopper):
     const now = await callNow(ctx, em);
     const shopper = await findShopper(em, ctx.merchantId, input.vaultedShopperId);
     em.assign(shopper, pickFields(input));
-    await addPaymentSources(ctx, em, shopper, input.paymentSources?.creditCardInfo ?? [], now);
-    await flushShopper(em, input.merchantShopperId);
+    await saveShopper(ctx, em, shopper, input, now);
     return presentShopper(em, shopper);
   });
 }

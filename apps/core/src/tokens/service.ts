@@ -14,8 +14,15 @@ import {
 import type { z } from 'zod';
 import { addSeconds, callNow, merchantNow } from '../clock/clock.ts';
 import type { CallContext, MerchantContext } from '../context.ts';
-import type { CardMaterial } from '../shoppers/service.ts';
 import { PaymentFieldsToken } from './entities.ts';
+
+/** Card data in the clear, only in memory and only for the length of one call. */
+export interface CardMaterial {
+  number: string;
+  securityCode?: string | undefined;
+  expirationMonth: string;
+  expirationYear: string;
+}
 
 const unusable = (property: string) =>
   new DomainError(

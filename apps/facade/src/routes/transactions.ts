@@ -76,7 +76,7 @@ export function transactionRoutes(router: Router<MerchantState>, core: CoreClien
       ...refundQuery(ctx.query),
       transactionId: ctx.params.transactionId,
     });
-    await core.cards.refund.mutate(input, asMerchant(ctx.state));
+    await core.refunds.create.mutate(input, asMerchant(ctx.state));
     ctx.status = 204;
   });
 
@@ -91,7 +91,7 @@ export function transactionRoutes(router: Router<MerchantState>, core: CoreClien
         merchantTransactionId: undefined,
         [id]: ctx.params[id],
       });
-      respond(ctx, 200, await core.cards.refund.mutate(input, asMerchant(ctx.state)), xmlShapes.refund);
+      respond(ctx, 200, await core.refunds.create.mutate(input, asMerchant(ctx.state)), xmlShapes.refund);
     };
   router.post('/transactions/refund/:transactionId', refundBy('transactionId'));
   router.post('/transactions/refund/merchant/:merchantTransactionId', refundBy('merchantTransactionId'));

@@ -1,0 +1,9 @@
+/**
+ * Every hand-written statement of callers, named for its role; parameters as `$n`, never values in the text.
+ */
+
+/** A credential by id, unless revoked or expired. */
+export const liveCredential = `select name, scope, merchant_id, secret_hash,
+              (extract(epoch from expires_at) * 1000)::float8 as expires_ms
+         from caller_credential
+        where id = $1 and revoked_at is null and (expires_at is null or expires_at > now())`;

@@ -1,0 +1,249 @@
+import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
+import {
+  amountInMinorUnits,
+  DomainError,
+  minorToAmount,
+  type Refund as PublicRefund,
+  type CardTransaction as PublicTransaction,
+  type refundInput,
+  type TransactionIds,
+  transactionIdOf,
+  type updateTransactionInput,
+} from '@paywire/contracts';
+import type { z } from 'zod';
+import { callNow } from '../clock/clock.ts';
+import type { MerchantContext } from '../context.ts';
+import { inTransaction } from '../db/transaction.ts';
+import { executePrepared } from '../db/wire.ts';
+import { transactionNotFound } from '../errors.ts';
+import { recordEvent } from '../ipn/events.ts';
+import { refundAnswer, refundColumns } from '../payments/refund-answer.ts';
+import { type AttemptKind, openAttempt, settleAttempt } from './attempts.ts';
+import { CardTransaction, Refund } from './entities.ts';
+import { cardEventParameters } from './events.ts';
+import { cardOf, present } from './presentation.ts';
+import { cardTransactionExists } from './queries.ts';
+
+type UpdateTransaction = z.output<typeof updateTransactionInput>;
+type RefundRequest = z.output<typeof refundInput>;
+
+const reversalWindowSeconds = 8 * 86400;
+
+/** Finds and locks the transaction, so concurrent captures, reversals and refunds of it run one at a time. */
+async function lockTransaction(
+  em: EntityManager,
+  merchantId: number,
+  by: TransactionIds,
+): Promise<CardTransaction | null> {
+  const id = by.transactionId === undefined ? undefined : transactionIdOf(by.transactionId);
+  if (id === null) return null;
+  const where = id === undefined ? { merchantTransactionId: by.merchantTransactionId } : { id };
+  return em.findOne(
+    CardTransaction,
+    { ...where, merchantId },
+    { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['card', 'shopper'] },
+  );
+}
+
+/** Whether the id or merchantTransactionId names one of the merchant's card transactions (refunds dispatch on it). */
+export async function isCardTransaction(ctx: MerchantContext, by: TransactionIds): Promise<boolean> {
+  // contracts name exactly one of the two
+  const byMerchant = by.transactionId === undefined;
+  const id = byMerchant ? null : transactionIdOf(by.transactionId as string);
+  if (!byMerchant && id === null) return false;
+  const rows = await executePrepared(ctx.em, cardTransactionExists, [
+    ctx.merchantId,
+    id,
+    byMerchant ? by.merchantTransactionId : null,
+  ]);
+  return rows.length > 0;
+}
+
+function requireOpenAuthorization(transaction: CardTransaction): void {
+  if (transaction.status === 'CAPTURED')
+    throw new DomainError(
+      'TRANSACTION_ALREADY_CAPTURED',
+      `transaction ${transaction.id} is already captured`,
+    );
+  if (transaction.status === 'REVERSED') {
+    throw new DomainError(
+      'AUTHORIZATION_AMOUNT_ALREADY_REVERSED',
+      `the authorization ${transaction.id} is already reversed`,
+    );
+  }
+}
+
+/** Checks a reversal of an open authorization and moves it to REVERSED (committed with its attempt). */
+function reserveReversal(transaction: CardTransaction, now: Date): Reservation {
+  requireOpenAuthorization(transaction);
+  if (now.getTime() - transaction.authorizedAt.getTime() > reversalWindowSeconds * 1000) {
+    throw new DomainError(
+      'AUTHORIZATION_EXPIRED',
+      'the authorization is more than 8 days old and can no longer be reversed',
+    );
+  }
+  transaction.status = 'REVERSED';
+  return { kind: 'REVERSE', amountMinor: transaction.amountMinor, event: 'Cancellation' };
+}
+
+function transactionEventParameters(transaction: CardTransaction, amountMinor: number, now: Date) {
+  return cardEventParameters(
+    cardOf(transaction),
+    transaction.shopper,
+    { amountMinor, currency: transaction.currency },
+    now,
+    transaction,
+  );
+}
+
+/** A change reserved on a transaction: the acquirer call it stands for, and the event it makes. */
+interface Reservation {
+  kind: Exclude<AttemptKind, 'AUTHORIZE'>;
+  amountMinor: number;
+  event: 'Charge' | 'Cancellation' | 'Refund';
+}
+
+/** The acquirer call of a reserved change, by the attempt's reference (idempotent at the acquirer). */
+export function callAcquirer(
+  ctx: Pick<MerchantContext, 'acquirer'>,
+  kind: Reservation['kind'],
+  networkTransactionId: string,
+  amountMinor: number,
+  reference: string,
+): Promise<void> {
+  if (kind === 'CAPTURE') return ctx.acquirer.capture(networkTransactionId, amountMinor, reference);
+  if (kind === 'REFUND') return ctx.acquirer.refund(networkTransactionId, amountMinor, reference);
+  return ctx.acquirer.reverse(networkTransactionId, reference);
+}
+
+/**
+ * A capture, reversal or refund in phases, no lock held across the acquirer's answer: (1) under the row
+ * lock the change is checked and reserved (status and amounts move, the attempt is written) and committed,
+ * so a concurrent change sees it and nothing is ever captured, reversed or refunded beyond what was
+ * authorized; (2) the acquirer is called by the attempt's reference; (3) the attempt is settled with the
+ * event and a keyed call's answer. An unknown outcome leaves the attempt pending: the recovery worker
+ * repeats the call by its reference, which the acquirer does at most once, and settles it.
+ */
+async function changeInPhases<T>(
+  ctx: MerchantContext,
+  by: TransactionIds,
+  notFound: () => Error,
+  reserve: (em: EntityManager, transaction: CardTransaction, now: Date) => Reservation,
+  answer: (transaction: CardTransaction, now: Date) => T,
+): Promise<T> {
+  const { transaction, now, reservation, reference } = await inTransaction(ctx.em, async (em) => {
+    const transaction = await lockTransaction(em, ctx.merchantId, by);
+    if (!transaction) throw notFound();
+    const now = await callNow(ctx, em);
+    const reservation = reserve(em, transaction, now);
+    const reference = await openAttempt(em, {
+      merchantId: ctx.merchantId,
+      kind: reservation.kind,
+      amountMinor: reservation.amountMinor,
+      idempotencyKey: ctx.keyed?.key,
+      transactionId: transaction.id,
+    });
+    return { transaction, now, reservation, reference };
+  });
+  const { kind, amountMinor, event } = reservation;
+  await callAcquirer(ctx, kind, transaction.processing.networkTransactionId, amountMinor, reference);
+  return inTransaction(ctx.em, async (em) => {
+    await settleAttempt(em, reference, 'DONE');
+    await recordEvent(ctx, em, event, transactionEventParameters(transaction, amountMinor, now));
+    const result = answer(transaction, now);
+    await ctx.keyed?.record(em, result);
+    return result;
+  });
+}
+
+/** CAPTURE (full or partial) and AUTH_REVERSAL of an AUTH_ONLY authorization. */
+export async function updateTransaction(
+  ctx: MerchantContext,
+  input: UpdateTransaction,
+): Promise<PublicTransaction> {
+  const notFound = () =>
+    new DomainError(
+      'AUTHORIZATION_NOT_FOUND',
+      'no authorization matches the transactionId or merchantTransactionId',
+    );
+  return changeInPhases(
+    ctx,
+    input,
+    notFound,
+    (_em, transaction, now) => {
+      if (input.cardTransactionType === 'AUTH_REVERSAL') return reserveReversal(transaction, now);
+      requireOpenAuthorization(transaction);
+      const amountMinor =
+        input.amount === undefined
+          ? transaction.amountMinor
+          : amountInMinorUnits(input.amount, transaction.currency);
+      if (amountMinor > transaction.amountMinor) {
+        throw new DomainError('VALIDATION_GENERAL_FAILURE', 'amount: exceeds the authorized amount', {
+          name: 'amount',
+          messageValue: input.amount ?? '',
+        });
+      }
+      transaction.status = 'CAPTURED';
+      transaction.capturedMinor = amountMinor;
+      return { kind: 'CAPTURE', amountMinor, event: 'Charge' };
+    },
+    (transaction) => present(transaction),
+  );
+}
+
+/**
+ * Refunds what was captured, in parts or whole, never beyond it. An authorization not yet captured has
+ * nothing to refund: refunding it voids it (decisions.md).
+ */
+export async function refundTransaction(ctx: MerchantContext, input: RefundRequest): Promise<PublicRefund> {
+  let refund: Refund | undefined;
+  return changeInPhases(
+    ctx,
+    input,
+    () => transactionNotFound(input),
+    (em, transaction, now) => {
+      const { currency } = transaction;
+      let reservation: Reservation;
+      if (transaction.status === 'AUTHORIZED') {
+        if (
+          input.amount !== undefined &&
+          amountInMinorUnits(input.amount, currency) !== transaction.amountMinor
+        ) {
+          throw new DomainError(
+            'REFUND_AMOUNT_EXCEEDS_BALANCE',
+            'an uncaptured authorization can only be voided whole',
+          );
+        }
+        reservation = reserveReversal(transaction, now);
+      } else if (transaction.status === 'REVERSED') {
+        throw new DomainError(
+          'AUTHORIZATION_AMOUNT_ALREADY_REVERSED',
+          `the authorization ${transaction.id} was reversed; nothing was captured`,
+        );
+      } else {
+        const balance = transaction.capturedMinor - transaction.refundedMinor;
+        const amountMinor = input.amount === undefined ? balance : amountInMinorUnits(input.amount, currency);
+        if (amountMinor > balance || balance === 0) {
+          throw new DomainError(
+            'REFUND_AMOUNT_EXCEEDS_BALANCE',
+            `the refundable balance is ${minorToAmount(balance, currency)} ${currency}`,
+            {
+              name: 'amount',
+              ...(input.amount ? { messageValue: input.amount } : {}),
+            },
+          );
+        }
+        transaction.refundedMinor += amountMinor;
+        reservation = { kind: 'REFUND', amountMinor, event: 'Refund' };
+      }
+      refund = em.create(Refund, {
+        merchantId: ctx.merchantId,
+        transaction,
+        amountMinor: reservation.amountMinor,
+        ...refundColumns(input, currency),
+      });
+      return reservation;
+    },
+    (transaction, now) => refundAnswer(refund as Refund, transaction.id, transaction.currency, now),
+  );
+}

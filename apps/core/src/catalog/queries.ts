@@ -1,0 +1,6 @@
+/**
+ * Every hand-written statement of catalog, named for its role; parameters as `$n`, never values in the text.
+ */
+
+/** Locks the merchant's row: two launchers starting together make one sample product. */
+export const lockMerchant = 'select id from merchant where id = $1 for update';

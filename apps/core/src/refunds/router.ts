@@ -1,0 +1,11 @@
+import { refundInput } from '@paywire/contracts';
+import { merchantProcedure, router } from '../trpc.ts';
+import { refundPayment } from './service.ts';
+
+export const refundsRouter = router({
+  // Card transactions and SEPA debits alike (ids from one sequence).
+  create: merchantProcedure
+    .meta({ phased: true })
+    .input(refundInput)
+    .mutation(({ ctx, input }) => refundPayment(ctx, input)),
+});

@@ -1,0 +1,32 @@
+/**
+ * Every hand-written statement of shoppers, named for its role; parameters as `$n`, never values in the text.
+ */
+
+/**
+ * Keeps a card in its shopper's vault once per card number: a known card takes the new expiry, and the
+ * billing contact when one is given. The one statement for it: the shoppers endpoints run it alone
+ * (`vaultShopperCard`), a card sale inside its own statement. The shopper is the row `s` of a preceding
+ * `with s as (...)`; the card's parameters start at `$first`, in the order `vaultCardParameters` (service.ts)
+ * gives.
+ */
+export function vaultCard(first: number): string {
+  const [merchant, ...columns] = Array.from({ length: 10 }, (_, n) => `$${first + n}`);
+  return `insert into stored_card (merchant_id, shopper_id, fingerprint, sealed_number, brand, last_four,
+      expiration_month, expiration_year, card_sub_type, card_category, billing_contact, created_at)
+    select ${merchant}::integer, s.id, ${columns.join(', ')}::jsonb, now() from s
+    on conflict (shopper_id, fingerprint) do update set expiration_month = excluded.expiration_month,
+      expiration_year = excluded.expiration_year,
+      billing_contact = coalesce(excluded.billing_contact, stored_card.billing_contact)
+    returning id`;
+}
+
+/** $1 the shopper, then `vaultCardParameters`. */
+export const vaultShopperCard = `with s as (select $1::integer as id) ${vaultCard(2)}`;
+
+/** The card of the shopper's last payment: a vaulted card's id, or the wallet's card on the transaction. */
+export const lastPaymentCard =
+  'select card_id, wallet from card_transaction where shopper_id = $1 order by id desc limit 1';
+
+/** The shopper's ($1, of merchant $2) mandates, oldest first. */
+export const mandatesOf = `select reference, iban_first_four, iban_last_four, accepted_at from sepa_mandate
+     where shopper_id = $1 and merchant_id = $2 order by id`;
