@@ -286,3 +286,351 @@ describe('plans', () => {
     expect(failure(different)).toMatchObject({ status: 422 });
   });
 });
+
+const card = {
+  cardNumber: '4263982640269299',
+  securityCode: '837',
+  expirationMonth: '02',
+  expirationYear: '2031',
+};
+const payerInfo = {
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  email: 'ada@example.com',
+  country: 'us',
+  zip: '02139',
+};
+const cardSource = (overrides: Record<string, unknown> = {}) => ({
+  creditCardInfo: { creditCard: { ...card, ...overrides } },
+});
+const IBAN = 'DE89370400440532013000';
+
+async function today(merchant?: TestMerchant): Promise<string> {
+  const clock = await api.get('/sandbox/clock', merchant ? as(merchant) : {});
+  return String(clock.body.now).slice(0, 10);
+}
+
+function plusMonths(date: string, months: number): string {
+  const day = new Date(`${date}T00:00:00Z`);
+  const target = new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth() + months, 1));
+  const last = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
+  target.setUTCDate(Math.min(day.getUTCDate(), last));
+  return target.toISOString().slice(0, 10);
+}
+
+function plusDays(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+async function subscribe(body: Record<string, unknown>, options: CallOptions = {}): Promise<Reply> {
+  return api.post('/recurring/subscriptions', body, keyed(options));
+}
+
+describe('subscriptions', () => {
+  it('new shopper with a card: the initial charge is a sale of the shopper, the next charge a month on', async () => {
+    const planId = await newPlan({ recurringChargeAmount: 20, initialChargeAmount: 7.5 });
+    const created = await subscribe({ planId, payerInfo, paymentSource: cardSource(), quantity: 2 });
+    expectStatus(created, 200);
+    const body = created.body;
+    expect(body).toMatchObject({
+      planId,
+      status: 'ACTIVE',
+      quantity: 2,
+      chargeFrequency: 'MONTHLY',
+      recurringChargeAmount: 20,
+      initialChargeAmount: 7.5,
+      currency: 'USD',
+      autoRenew: true,
+      nextChargeDate: plusMonths(await today(), 1),
+      paymentSource: { creditCardInfo: { creditCard: { cardLastFourDigits: '9299', cardType: 'VISA' } } },
+      charge: {
+        subscriptionId: body.subscriptionId,
+        planId,
+        vaultedShopperId: body.vaultedShopperId,
+        amount: 7.5,
+        currency: 'USD',
+        chargeInfo: { chargeType: 'INITIAL' },
+        processingInfo: { processingStatus: 'success' },
+      },
+    });
+    expect(created.headers.get('location')).toBe(
+      `${stack.baseUrl}/recurring/subscriptions/${body.subscriptionId}`,
+    );
+    const sale = await api.get(`/transactions/${body.charge.transactionId}`);
+    expectStatus(sale, 200);
+    expect(sale.body).toMatchObject({ amount: 7.5, vaultedShopperId: body.vaultedShopperId });
+    const shopper = await api.get(`/vaulted-shoppers/${body.vaultedShopperId}`);
+    expect(shopper.body).toMatchObject({ firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' });
+    const read = await api.get(`/recurring/subscriptions/${body.subscriptionId}`);
+    const { charge: _, ...subscription } = body;
+    expect(read.body).toEqual(subscription);
+    expect(JSON.stringify(await db.query('select * from subscription'))).not.toContain('4263982640269299');
+  });
+
+  it('XML: root subscription in and out, money with the currency decimals', async () => {
+    const planId = await newPlan({ currency: 'EUR', recurringChargeAmount: 9 });
+    const created = await api.post(
+      '/recurring/subscriptions',
+      xmlDocument('subscription', {
+        planId,
+        payerInfo: { firstName: 'Grace', lastName: 'Hopper' },
+        paymentSource: { creditCardInfo: { creditCard: card } },
+      }),
+      keyed(xml('subscription')),
+    );
+    expectStatus(created, 200);
+    expect(created.text).toContain('<subscription xmlns="http://ws.plimus.com">');
+    expect(created.text).toContain('<recurring-charge-amount>9.00</recurring-charge-amount>');
+    expect(created.text).toContain('<charge-type>INITIAL</charge-type>');
+    expect(created.body).toMatchObject({ status: 'ACTIVE', charge: { amount: '9.00' } });
+    const read = await api.get(
+      `/recurring/subscriptions/${created.body.subscriptionId}`,
+      xml('subscription'),
+    );
+    expect(read.body).toMatchObject({ planId: String(planId), currency: 'EUR' });
+  });
+
+  it('a trial charges nothing; the first charge falls due when the trial ends', async () => {
+    const planId = await newPlan({ trialPeriodDays: 14 });
+    const sales = await rowCount('card_transaction');
+    const created = await subscribe({ planId, payerInfo, paymentSource: cardSource() });
+    expectStatus(created, 200);
+    expect(created.body.charge).toBeUndefined();
+    expect(created.body).toMatchObject({ trialPeriodDays: 14, nextChargeDate: plusDays(await today(), 14) });
+    expect(await rowCount('card_transaction')).toBe(sales);
+    const override = await subscribe({
+      planId,
+      payerInfo,
+      paymentSource: cardSource(),
+      overrideTrialPeriodDays: 3,
+    });
+    expect(override.body).toMatchObject({
+      overrideTrialPeriodDays: 3,
+      nextChargeDate: plusDays(await today(), 3),
+    });
+    // 0 is ignored: the plan's trial applies
+    const zero = await subscribe({
+      planId,
+      payerInfo,
+      paymentSource: cardSource(),
+      overrideTrialPeriodDays: 0,
+    });
+    expect(zero.body.nextChargeDate).toBe(plusDays(await today(), 14));
+  });
+
+  it('a declined initial charge answers the decline and leaves no subscription', async () => {
+    const planId = await newPlan();
+    const before = await rowCount('subscription');
+    const declined = await subscribe({
+      planId,
+      payerInfo,
+      paymentSource: cardSource({ cardNumber: '4917484589897107', securityCode: '123' }),
+    });
+    expect(failure(declined)).toMatchObject({ status: 400, errorName: 'DO_NOT_HONOR', code: 14002 });
+    expect(await rowCount('subscription')).toBe(before);
+  });
+
+  it('a vaulted shopper is charged from its card; a SEPA subscription debits with a mandate', async () => {
+    const planId = await newPlan({ recurringChargeAmount: 12 });
+    const first = await subscribe({ planId, payerInfo, paymentSource: cardSource() });
+    const vaultedShopperId = first.body.vaultedShopperId;
+    const second = await subscribe({ planId, vaultedShopperId });
+    expectStatus(second, 200);
+    expect(second.body).toMatchObject({ vaultedShopperId, charge: { amount: 12 } });
+
+    const euroPlan = await newPlan({ currency: 'EUR', recurringChargeAmount: 15 });
+    const sepa = await subscribe({
+      planId: euroPlan,
+      payerInfo,
+      paymentSource: { sepaDirectDebitInfo: { iban: IBAN } },
+      authorizedByShopper: true,
+    });
+    expectStatus(sepa, 200);
+    expect(sepa.body).toMatchObject({
+      paymentSource: { sepaDirectDebitInfo: { ibanFirstFour: 'DE89', ibanLastFour: '3000' } },
+      charge: { amount: 15, currency: 'EUR', processingInfo: { processingStatus: 'pending' } },
+    });
+    expect(sepa.headers.get('location')).toBeNull();
+    const debit = await api.get(`/alt-transactions/${sepa.body.charge.transactionId}`);
+    expect(debit.body).toMatchObject({ amount: 15, vaultedShopperId: sepa.body.vaultedShopperId });
+    expect(stack.logs.join('\n')).not.toContain(IBAN);
+
+    const noMandate = await subscribe({
+      planId: euroPlan,
+      payerInfo,
+      paymentSource: { sepaDirectDebitInfo: { iban: IBAN } },
+    });
+    expect(failure(noMandate)).toMatchObject({ status: 400, property: 'authorizedByShopper' });
+    const dollars = await subscribe({
+      planId,
+      payerInfo,
+      paymentSource: { sepaDirectDebitInfo: { iban: IBAN } },
+      authorizedByShopper: true,
+    });
+    expect(failure(dollars)).toMatchObject({ status: 400, property: 'currency' });
+  });
+
+  it('refuses each bad request with its error, and nothing is written', async () => {
+    const planId = await newPlan();
+    const inactive = await newPlan();
+    await api.put(`/recurring/plans/${inactive}`, { status: 'INACTIVE' });
+    const before = await rowCount('subscription');
+    const cases: Array<[Record<string, unknown>, number, string, string?]> = [
+      [{ payerInfo, paymentSource: cardSource() }, 400, 'VALIDATION_GENERAL_FAILURE', 'planId'],
+      [{ planId: 999999999, payerInfo, paymentSource: cardSource() }, 404, 'PLAN_NOT_FOUND', 'planId'],
+      [{ planId: inactive, payerInfo, paymentSource: cardSource() }, 400, 'INVALID_STATUS', 'planId'],
+      [{ planId, paymentSource: cardSource() }, 400, 'VALIDATION_GENERAL_FAILURE', 'payerInfo'],
+      [{ planId, payerInfo }, 400, 'VALIDATION_GENERAL_FAILURE', 'paymentSource'],
+      [
+        { planId, payerInfo, vaultedShopperId: 1, paymentSource: cardSource() },
+        400,
+        'VALIDATION_GENERAL_FAILURE',
+        'payerInfo',
+      ],
+      [{ planId, vaultedShopperId: 999999 }, 404, 'SHOPPER_NOT_FOUND', 'vaultedShopperId'],
+      [
+        {
+          planId,
+          payerInfo,
+          paymentSource: { wallet: { walletType: 'GOOGLE_PAY', encodedPaymentToken: 'x' } },
+        },
+        400,
+        'VALIDATION_GENERAL_FAILURE',
+        'paymentSource.wallet',
+      ],
+      [
+        { planId, payerInfo, paymentSource: cardSource({ cardNumber: '4263982640269290' }) },
+        400,
+        'VALIDATION_GENERAL_FAILURE',
+        'paymentSource.creditCardInfo.creditCard.cardNumber',
+      ],
+      [
+        { planId, payerInfo, paymentSource: cardSource(), quantity: 0 },
+        400,
+        'VALIDATION_GENERAL_FAILURE',
+        'quantity',
+      ],
+      [
+        { planId, payerInfo, paymentSource: cardSource(), overrideRecurringChargeAmount: '1.001' },
+        400,
+        'AMOUNT_EXCEEDED_MAXIMUM_ALLOWED_FRACTION_DIGITS',
+        'overrideRecurringChargeAmount',
+      ],
+      [
+        { planId, payerInfo, paymentSource: cardSource(), softDescriptor: 'x'.repeat(21) },
+        400,
+        'VALIDATION_GENERAL_FAILURE',
+        'softDescriptor',
+      ],
+      [
+        { planId, payerInfo, paymentSource: { creditCardInfo: { pfToken: 'nope' } } },
+        400,
+        'INVALID_PAYMENT_DETAILS',
+      ],
+    ];
+    for (const [body, status, errorName, property] of cases) {
+      const reply = await subscribe(body);
+      expect(failure(reply), JSON.stringify(body)).toMatchObject({
+        status,
+        errorName,
+        ...(property ? { property } : {}),
+      });
+      expect(reply.text).not.toContain('4263982640269290');
+    }
+    expect(await rowCount('subscription')).toBe(before);
+  });
+
+  it('a keyed POST runs once: a retry answers the first subscription and charges nothing more', async () => {
+    const planId = await newPlan();
+    const options = keyed();
+    const sales = await rowCount('card_transaction');
+    const first = await api.post(
+      '/recurring/subscriptions',
+      { planId, payerInfo, paymentSource: cardSource() },
+      options,
+    );
+    const again = await api.post(
+      '/recurring/subscriptions',
+      { planId, payerInfo, paymentSource: cardSource() },
+      options,
+    );
+    expectStatus(first, 200);
+    expect(again.body).toEqual(first.body);
+    expect(await rowCount('card_transaction')).toBe(sales + 1);
+  });
+
+  it("is the merchant's own: another merchant gets 404 on every route and sees none in lists", async () => {
+    const planId = await newPlan();
+    const { body } = await subscribe({ planId, payerInfo, paymentSource: cardSource() });
+    const other = await stack.newMerchant();
+    const id = body.subscriptionId;
+    for (const reply of [
+      await api.get(`/recurring/subscriptions/${id}`, as(other)),
+      await api.put(`/recurring/subscriptions/${id}`, { status: 'CANCELED' }, as(other)),
+      await api.get(`/recurring/subscriptions/${id}/charges`, as(other)),
+      await api.get(`/recurring/subscriptions/${id}/switch-charge-amount?newplanid=${planId}`, as(other)),
+      await api.post(
+        `/subscriptions/${id}/subscription-charges`,
+        { chargeInfo: { chargeDescription: 'x' } },
+        as(other),
+      ),
+    ]) {
+      expect(failure(reply)).toMatchObject({ status: 404, errorName: 'SUBSCRIPTION_NOT_FOUND' });
+    }
+    const resolve = await api.get(
+      `/recurring/subscriptions/charges/resolve?transactionid=${body.charge.transactionId}`,
+      as(other),
+    );
+    expect(failure(resolve)).toMatchObject({ status: 404, errorName: 'SUBSCRIPTION_CHARGE_NOT_FOUND' });
+    expect((await api.get('/recurring/subscriptions?gettotal=true', as(other))).body).toEqual({
+      totalResults: 0,
+      lastPage: true,
+      subscriptions: [],
+    });
+    expect((await api.get(`/recurring/subscriptions/${id}`)).status).toBe(200);
+  });
+
+  it('lists by status, plan and shopper, newest first, with paging', async () => {
+    const merchant = await stack.newMerchant();
+    const planA = await newPlan({}, merchant);
+    const planB = await newPlan({}, merchant);
+    const a1 = await subscribe({ planId: planA, payerInfo, paymentSource: cardSource() }, as(merchant));
+    const shopper = a1.body.vaultedShopperId;
+    const a2 = await subscribe({ planId: planA, vaultedShopperId: shopper }, as(merchant));
+    const b1 = await subscribe({ planId: planB, payerInfo, paymentSource: cardSource() }, as(merchant));
+    await api.put(`/recurring/subscriptions/${a2.body.subscriptionId}`, { status: 'CANCELED' }, as(merchant));
+    const ids = (reply: Reply) =>
+      reply.body.subscriptions.map((s: { subscriptionId: number }) => s.subscriptionId);
+    const all = await api.get('/recurring/subscriptions?gettotal=true', as(merchant));
+    expect(ids(all)).toEqual([b1.body.subscriptionId, a2.body.subscriptionId, a1.body.subscriptionId]);
+    expect(all.body.totalResults).toBe(3);
+    expect(ids(await api.get(`/recurring/subscriptions?planid=${planA}`, as(merchant)))).toEqual([
+      a2.body.subscriptionId,
+      a1.body.subscriptionId,
+    ]);
+    expect(ids(await api.get('/recurring/subscriptions?status=CANCELED', as(merchant)))).toEqual([
+      a2.body.subscriptionId,
+    ]);
+    expect(
+      ids(await api.get(`/recurring/subscriptions?vaultedshopperid=${shopper}&status=ACTIVE`, as(merchant))),
+    ).toEqual([a1.body.subscriptionId]);
+    const page = await api.get(
+      `/recurring/subscriptions?pagesize=1&after=${b1.body.subscriptionId}`,
+      as(merchant),
+    );
+    expect(ids(page)).toEqual([a2.body.subscriptionId]);
+    expect(page.body.lastPage).toBe(false);
+    const brief = await api.get('/recurring/subscriptions?fulldescription=false&pagesize=1', as(merchant));
+    expect(brief.body.subscriptions).toEqual([{ subscriptionId: b1.body.subscriptionId, status: 'ACTIVE' }]);
+    const listed = await api.get(
+      '/recurring/subscriptions?pagesize=2',
+      as(merchant, xml('subscriptions', 'subscription')),
+    );
+    expect(listed.text).toContain(
+      '<subscriptions xmlns="http://ws.plimus.com"><last-page>false</last-page><subscription>',
+    );
+    for (const query of ['status=PAUSED', 'planid=x', 'pagesize=501', 'vaultedshopperid=-2']) {
+      expect((await api.get(`/recurring/subscriptions?${query}`, as(merchant))).status, query).toBe(400);
+    }
+  });
+});
