@@ -21,7 +21,6 @@ import {
   deliveryLogQuery,
   extendedSubscriptionChargeInput,
   formOpeningInput,
-  listChargesInput,
   listPlansInput,
   listSubscriptionsInput,
   mandateTextInput,
