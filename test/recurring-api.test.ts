@@ -991,6 +991,10 @@ describe('merchant-managed subscriptions', () => {
     ).toMatchObject({
       status: 404,
     });
+    const notOndemand = await api.put(`/recurring/ondemand/${planBased.body.subscriptionId}`, {
+      status: 'CANCELED',
+    });
+    expect(failure(notOndemand)).toMatchObject({ status: 404, errorName: 'SUBSCRIPTION_NOT_FOUND' });
     const canceled = await api.put(`/recurring/ondemand/${id}`, { status: 'CANCELED' });
     expect(canceled.body.status).toBe('CANCELED');
     const afterCancel = await api.post(`/recurring/ondemand/${id}`, { amount: 1, currency: 'EUR' }, keyed());
