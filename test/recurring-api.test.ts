@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MerchantContext } from '../apps/core/src/context.ts';
+import { chargeReference, chargeSubscription } from '../apps/core/src/recurring/charge.ts';
 import { as, type CallOptions, client, expectStatus, type Reply, xmlDocument } from './support/http.ts';
 import { type IpnReceiver, startIpnReceiver } from './support/ipn-receiver.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
@@ -1022,5 +1024,90 @@ describe('merchant-managed subscriptions', () => {
       expect(failure(reply), JSON.stringify(body)).toMatchObject({ status: 400, property });
     }
     expect(await rowCount('subscription')).toBe(before);
+  });
+});
+
+describe('chargeSubscription (what renewals call)', () => {
+  /** A worker's context for the stack's merchant, as core's jobs build theirs. */
+  const workerContext = (): MerchantContext => {
+    const { services } = stack.core;
+    return {
+      ...services,
+      em: services.orm.em.fork(),
+      merchantId: stack.merchant.id,
+      idempotency: null,
+      memo: {},
+    };
+  };
+
+  it('charges a period once whatever the concurrent callers; a declined period is retried under a new reference', async () => {
+    const planId = await newPlan({ recurringChargeAmount: 6 });
+    const { body } = await subscribe({ planId, payerInfo, paymentSource: cardSource() });
+    const sales = await rowCount('card_transaction');
+    const period = {
+      subscriptionId: body.subscriptionId,
+      period: 1,
+      kind: 'RECURRING' as const,
+      amountMinor: 600,
+      dueDate: body.nextChargeDate,
+      event: 'Recurring' as const,
+    };
+    const outcomes = await Promise.all(
+      Array.from({ length: 6 }, () => chargeSubscription(workerContext(), period)),
+    );
+    const charged = outcomes.filter((outcome) => outcome.outcome === 'CHARGED');
+    expect(charged).toHaveLength(1);
+    for (const outcome of outcomes)
+      expect(['CHARGED', 'ALREADY_CHARGED', 'IN_FLIGHT']).toContain(outcome.outcome);
+    expect(await rowCount('card_transaction')).toBe(sales + 1);
+    expect((await chargeSubscription(workerContext(), period)).outcome).toBe('ALREADY_CHARGED');
+    const listed = await api.get(`/recurring/subscriptions/${body.subscriptionId}/charges`);
+    expect(listed.body.charges[0]).toMatchObject({
+      amount: 6,
+      transactionDate: body.nextChargeDate,
+      chargeInfo: { chargeType: 'RECURRING' },
+    });
+
+    // the sandbox declines amounts ending in .51
+    const second = { ...period, period: 2, amountMinor: 651 };
+    const declined = await chargeSubscription(workerContext(), second);
+    expect(declined).toMatchObject({ outcome: 'DECLINED', charge: { status: 'DECLINED', attempt: 1 } });
+    const retried = await chargeSubscription(workerContext(), { ...second, amountMinor: 600 });
+    expect(retried).toMatchObject({
+      outcome: 'CHARGED',
+      charge: { status: 'CHARGED', attempt: 2, amountMinor: 600 },
+    });
+    const { rows } = await db.query<{ reference: string; state: string }>(
+      'select reference::text, state from payment_attempt where reference = any($1::uuid[]) order by id',
+      [[chargeReference(retried.charge.id, 1), chargeReference(retried.charge.id, 2)]],
+    );
+    expect(rows.map((row) => row.state)).toEqual(['DECLINED', 'DONE']);
+    expect(await rowCount('card_transaction')).toBe(sales + 2);
+  });
+
+  it("a SEPA subscription's period is a debit opened once", async () => {
+    const planId = await newPlan({ currency: 'EUR', recurringChargeAmount: 4 });
+    const { body } = await subscribe({
+      planId,
+      payerInfo,
+      paymentSource: { sepaDirectDebitInfo: { iban: IBAN } },
+      authorizedByShopper: true,
+    });
+    const period = {
+      subscriptionId: body.subscriptionId,
+      period: 1,
+      kind: 'RECURRING' as const,
+      amountMinor: 400,
+      dueDate: body.nextChargeDate,
+    };
+    const [first, second] = await Promise.all([
+      chargeSubscription(workerContext(), period),
+      chargeSubscription(workerContext(), period),
+    ]);
+    expect([first?.outcome, second?.outcome].sort()).toEqual(['ALREADY_CHARGED', 'CHARGED'].sort());
+    const { rows } = await db.query('select count(*)::int as n from sepa_debit where shopper_id = $1', [
+      body.vaultedShopperId,
+    ]);
+    expect(rows[0].n).toBe(2);
   });
 });
