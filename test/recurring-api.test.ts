@@ -1083,6 +1083,25 @@ describe('chargeSubscription (what renewals call)', () => {
     );
     expect(rows.map((row) => row.state)).toEqual(['DECLINED', 'DONE']);
     expect(await rowCount('card_transaction')).toBe(sales + 2);
+
+    // a claim whose caller died before asking the acquirer: in flight while young, retried once stale
+    const third = { ...period, period: 3 };
+    await db.query(
+      `insert into subscription_charge (merchant_id, subscription_id, period, kind, status, attempt, amount_minor,
+         currency, due_date, created_at, updated_at)
+       values ($1, $2, 3, 'RECURRING', 'PENDING', 1, 600, 'USD', $3, now(), now())`,
+      [stack.merchant.id, body.subscriptionId, body.nextChargeDate],
+    );
+    expect((await chargeSubscription(workerContext(), third)).outcome).toBe('IN_FLIGHT');
+    await db.query(
+      "update subscription_charge set updated_at = now() - interval '1 hour' where subscription_id = $1 and period = 3",
+      [body.subscriptionId],
+    );
+    expect(await chargeSubscription(workerContext(), third)).toMatchObject({
+      outcome: 'CHARGED',
+      charge: { attempt: 2 },
+    });
+    expect(await rowCount('card_transaction')).toBe(sales + 3);
   });
 
   it("a SEPA subscription's period is a debit opened once", async () => {
