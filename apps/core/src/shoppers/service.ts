@@ -106,6 +106,13 @@ export async function defaultCard(em: EntityManager, shopper: Shopper): Promise<
   return card;
 }
 
+/** One of the shopper's vaulted cards, by id (a subscription's card). */
+export async function shopperCard(em: EntityManager, shopper: Shopper, cardId: number): Promise<StoredCard> {
+  const card = await em.findOne(StoredCard, { id: cardId, shopper });
+  if (!card) throw new DomainError('INVALID_PAYMENT_DETAILS', 'the card to charge is no longer vaulted');
+  return card;
+}
+
 export function newShopper(em: EntityManager, merchantId: number, fields: Partial<ShopperFields>): Shopper {
   return em.create(Shopper, { merchantId, ...pickFields(fields) });
 }
@@ -146,12 +153,22 @@ async function saveShopper(
 ): Promise<void> {
   const cards = await cardsSent(ctx, em, input.paymentSources?.creditCardInfo ?? [], now);
   await flushShopper(em, input.merchantShopperId);
-  for (const { card, billingContact } of cards) {
-    await executeParameterized(em, vaultShopperCard, [
-      shopper.id,
-      ...vaultCardParameters(ctx.merchantId, vaultable(ctx, card, billingContact)),
-    ]);
-  }
+  for (const { card, billingContact } of cards) await vaultCard(ctx, em, shopper, card, billingContact);
+}
+
+/** Vaults a card for a written shopper (shoppers/queries.ts: a card sent twice is kept once); its id. */
+export async function vaultCard(
+  ctx: MerchantContext,
+  em: EntityManager,
+  shopper: Shopper,
+  card: CardMaterial,
+  billingContact?: BillingContact,
+): Promise<number> {
+  const [row] = await executeParameterized<{ id: number }>(em, vaultShopperCard, [
+    shopper.id,
+    ...vaultCardParameters(ctx.merchantId, vaultable(ctx, card, billingContact)),
+  ]);
+  return Number(row?.id);
 }
 
 /** Flushes, turning a reused merchantShopperId into a validation error rather than a 500. */
