@@ -4,6 +4,7 @@ import type { CoreServices } from './context.ts';
 import { scheduleSweep } from './idempotency/sweep.ts';
 import { startDeliveryWorkers } from './ipn/delivery.ts';
 import { sepaRunFailures } from './metrics.ts';
+import { startRenewalWorkers } from './recurring/renewals.ts';
 import { startSettlementWorkers } from './sepa/settlement.ts';
 
 /** What a starter leaves running beyond its pg-boss workers (those stop with pg-boss itself). */
@@ -36,6 +37,10 @@ export const workerStarters: WorkerStarter[] = [
       sepaRunFailures.inc();
       logFailure(error);
     });
+    return undefined;
+  },
+  async (services, log) => {
+    await startRenewalWorkers(services, failureLogger(log, 'recurring-renewal', 'subscription renewal failed'));
     return undefined;
   },
   async (services, log) => {

@@ -1,6 +1,7 @@
 import { DomainError, type SandboxClock } from '@paywire/contracts';
 import type { MerchantContext } from '../context.ts';
 import { executeParameterized } from '../db/wire.ts';
+import { kickRenewals } from '../recurring/renewals.ts';
 import { kickSettlement } from '../sepa/settlement.ts';
 import { merchantNow } from './clock.ts';
 
@@ -27,6 +28,8 @@ export async function advanceClock(ctx: MerchantContext, seconds: number): Promi
     'update merchant set clock_offset_seconds = clock_offset_seconds + $1 where id = $2',
     [seconds, ctx.merchantId],
   );
-  await kickSettlement(ctx.jobs, ctx.em); // SEPA debits now due settle in seconds, not at the next minute
+  // SEPA debits and subscription renewals now due run in seconds, not at the next minute
+  await kickSettlement(ctx.jobs, ctx.em);
+  await kickRenewals(ctx.jobs, ctx.em);
   return read(ctx);
 }

@@ -27,6 +27,7 @@ import { IpnDeliveryLease } from './migrations/0012-ipn-delivery-lease.ts';
 import { TransactionDetails } from './migrations/0013-transaction-details.ts';
 import { PaymentAttempts } from './migrations/0014-payment-attempts.ts';
 import { DeliveryRequestId } from './migrations/0015-delivery-request-id.ts';
+import { Renewals } from './migrations/0017-renewals.ts';
 import { wireOptions } from './wire.ts';
 
 export const entities = [
@@ -67,6 +68,7 @@ const migrationsList = [
   { name: '0013-transaction-details', class: TransactionDetails },
   { name: '0014-payment-attempts', class: PaymentAttempts },
   { name: '0015-delivery-request-id', class: DeliveryRequestId },
+  { name: '0017-renewals', class: Renewals },
 ];
 
 export async function openDatabase(databaseUrl: string, poolSize: number): Promise<MikroORM> {
