@@ -93,7 +93,7 @@ export const sepaCurrencyInput = z
  * The account to debit: a new IBAN, or (for a vaulted shopper) none, or only its first and last four
  * characters to pick one of the shopper's stored SEPA accounts, as the original's requests do.
  */
-const sepaDirectDebitTransactionInput = z.object({
+export const sepaDirectDebitTransactionInput = z.object({
   iban: ibanInput.optional(),
   bic: bicInput.optional(),
   ibanFirstFour: z.string().trim().toUpperCase().length(4, 'must be 4 characters').optional(),

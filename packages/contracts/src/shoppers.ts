@@ -44,7 +44,7 @@ export const creditCardInfoInput = z
     }
   });
 
-const shopperFields = {
+export const shopperFields = {
   firstName: optionalText(100),
   lastName: optionalText(100),
   email: z.email('must be an email address').max(200).optional(),

@@ -62,7 +62,7 @@ export const cardHolderInfoInput = z.object({
 });
 
 export const merchantTransactionIdInput = text(50);
-const softDescriptorInput = text(20).regex(/^[\w .,*'&-]+$/, 'has characters a statement cannot show');
+export const softDescriptorInput = text(20).regex(/^[\w .,*'&-]+$/, 'has characters a statement cannot show');
 
 export const createTransactionInput = z
   .object({

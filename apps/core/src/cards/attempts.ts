@@ -18,9 +18,11 @@ export async function openAttempt(
     amountMinor: number;
     idempotencyKey?: string | undefined;
     transactionId?: number | undefined;
+    /** A reference the caller derived (a subscription charge's), else a random one. */
+    reference?: string | undefined;
   },
 ): Promise<string> {
-  const reference = randomUUID();
+  const reference = attempt.reference ?? randomUUID();
   await executePrepared(
     em,
     `insert into payment_attempt (reference, merchant_id, kind, state, idempotency_key, transaction_id, amount_minor)

@@ -20,7 +20,7 @@ import type { MerchantContext } from '../context.ts';
 import { inOrder } from '../db/json-order.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { transactionNotFound } from '../errors.ts';
-import { recordEvent, recordReportedFailure } from '../ipn/events.ts';
+import { type EventParameters, recordEvent, recordReportedFailure } from '../ipn/events.ts';
 import { refundAnswer, refundColumns } from '../refunds/answer.ts';
 import type { Shopper } from '../shoppers/entities.ts';
 import {
@@ -30,6 +30,7 @@ import {
   defaultCard,
   findShopper,
   pickFields,
+  shopperCard,
   vaultable,
 } from '../shoppers/service.ts';
 import { consumeToken } from '../tokens/service.ts';
@@ -138,6 +139,22 @@ function threeDSecureRecord(
   };
 }
 
+/**
+ * What a caller inside core adds to a sale (recurring billing): the attempt's reference, the vaulted card to
+ * charge, the event and its extra parameters, and writes that commit with the sale. `withSale` returns
+ * what a keyed call records as its answer in place of the sale.
+ */
+export interface SaleOptions {
+  reference?: string;
+  cardId?: number;
+  event?: 'Charge' | 'Recurring';
+  eventParameters?: EventParameters;
+  withSale?: (
+    em: EntityManager,
+    sale: { transactionId: number; shopperId: number; answer: PublicTransaction },
+  ) => Promise<unknown>;
+}
+
 type PaymentSource = { known: Shopper | null; shopper: SaleShopper } & (
   | { wallet: DecodedWalletToken; card: null; shown: CardView; material?: undefined }
   | { wallet?: undefined; card: SaleCard; shown: CardFacts; material: CardMaterial }
@@ -153,6 +170,7 @@ async function paymentSource(
   em: EntityManager,
   input: CreateTransaction,
   now: Date,
+  cardId?: number,
 ): Promise<PaymentSource> {
   const wallet = input.wallet && resolveWalletToken(ctx.mode, input.wallet);
   const known = input.vaultedShopperId ? await findShopper(em, ctx.merchantId, input.vaultedShopperId) : null;
@@ -180,7 +198,7 @@ async function paymentSource(
     return { ...payer, material, card: { vault }, shown: vault };
   }
   if (!known) throw new Error('contracts require card data, a token, a wallet or a vaulted shopper');
-  const stored = await defaultCard(em, known);
+  const stored = cardId === undefined ? await defaultCard(em, known) : await shopperCard(em, known, cardId);
   const number = ctx.vault.open(stored.sealedNumber);
   return { ...payer, material: { ...stored, number }, card: { id: stored.id }, shown: stored };
 }
@@ -195,18 +213,20 @@ async function paymentSource(
 export async function createTransaction(
   ctx: MerchantContext,
   input: CreateTransaction,
+  options: SaleOptions = {},
 ): Promise<PublicTransaction> {
-  const event = input.cardTransactionType === 'AUTH_CAPTURE' ? 'Charge' : 'AuthOnly';
+  const event = input.cardTransactionType === 'AUTH_CAPTURE' ? (options.event ?? 'Charge') : 'AuthOnly';
   const money = { amountMinor: toMinorUnits(input.amount, input.currency), currency: input.currency };
   const { amountMinor } = money;
   const prepare = async (em: EntityManager) => {
     const now = await callNow(ctx, em);
-    const source = await paymentSource(ctx, em, input, now);
+    const source = await paymentSource(ctx, em, input, now, options.cardId);
     const reference = await openAttempt(em, {
       merchantId: ctx.merchantId,
       kind: 'AUTHORIZE',
       amountMinor,
       idempotencyKey: ctx.keyed?.key,
+      reference: options.reference,
     });
     return { now, source, reference };
   };
@@ -279,20 +299,19 @@ export async function createTransaction(
         shopper: { id: written.shopperId },
         card: source.wallet ? null : source.shown,
       };
-      await recordEvent(
-        ctx,
-        em,
-        event,
-        cardEventParameters(
+      await recordEvent(ctx, em, event, {
+        ...cardEventParameters(
           cardOf(transaction),
           { id: written.shopperId, ...payer },
           money,
           now,
           transaction,
         ),
-      );
+        ...options.eventParameters,
+      });
       const answer = present(transaction);
-      await ctx.keyed?.record(em, answer);
+      const recorded = options.withSale ? await options.withSale(em, { ...written, answer }) : answer;
+      await ctx.keyed?.record(em, recorded);
       return answer;
     });
   } catch (error) {

@@ -9,6 +9,7 @@ import { IpnConfig, IpnDelivery } from '../ipn/entities.ts';
 import { migrateJobSchema } from '../jobs/boss.ts';
 import { Merchant } from '../merchants/entities.ts';
 import { Invoice, OrderItem, ShopperOrder } from '../orders/entities.ts';
+import { RecurringPlan, Subscription, SubscriptionCharge } from '../recurring/entities.ts';
 import { SepaDebit, SepaMandate, SepaRefund } from '../sepa/entities.ts';
 import { Shopper, StoredCard } from '../shoppers/entities.ts';
 import { PaymentFieldsToken } from '../tokens/entities.ts';
@@ -27,6 +28,7 @@ import { IpnDeliveryLease } from './migrations/0012-ipn-delivery-lease.ts';
 import { TransactionDetails } from './migrations/0013-transaction-details.ts';
 import { PaymentAttempts } from './migrations/0014-payment-attempts.ts';
 import { DeliveryRequestId } from './migrations/0015-delivery-request-id.ts';
+import { Recurring } from './migrations/0016-recurring.ts';
 import { Renewals } from './migrations/0017-renewals.ts';
 import { wireOptions } from './wire.ts';
 
@@ -49,6 +51,9 @@ export const entities = [
   OrderItem,
   Invoice,
   CallerCredential,
+  RecurringPlan,
+  Subscription,
+  SubscriptionCharge,
 ];
 
 /** Committed migrations, in order. The schema only ever changes through these, never by sync at boot. */
@@ -68,6 +73,7 @@ const migrationsList = [
   { name: '0013-transaction-details', class: TransactionDetails },
   { name: '0014-payment-attempts', class: PaymentAttempts },
   { name: '0015-delivery-request-id', class: DeliveryRequestId },
+  { name: '0016-recurring', class: Recurring },
   { name: '0017-renewals', class: Renewals },
 ];
 

@@ -125,6 +125,13 @@ export async function defaultCard(em: EntityManager, shopper: Shopper): Promise<
   return card;
 }
 
+/** One of the shopper's vaulted cards, by id (a subscription's card). */
+export async function shopperCard(em: EntityManager, shopper: Shopper, cardId: number): Promise<StoredCard> {
+  const card = await em.findOne(StoredCard, { id: cardId, shopper });
+  if (!card) throw new DomainError('INVALID_PAYMENT_DETAILS', 'the card to charge is no longer vaulted');
+  return card;
+}
+
 export function newShopper(em: EntityManager, merchantId: number, fields: Partial<ShopperFields>): Shopper {
   return em.create(Shopper, { merchantId, ...pickFields(fields) });
 }

@@ -1,0 +1,213 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { DomainError, minorToDecimal } from '@paywire/contracts';
+import { CardDeclined } from '../cards/events.ts';
+import { createTransaction } from '../cards/service.ts';
+import { callNow } from '../clock/clock.ts';
+import type { MerchantContext } from '../context.ts';
+import { inTransaction } from '../db/transaction.ts';
+import { executeParameterized } from '../db/wire.ts';
+import type { EventParameters } from '../ipn/events.ts';
+import { openSepaDebit } from '../sepa/service.ts';
+import { type ChargeKind, Subscription, SubscriptionCharge } from './entities.ts';
+
+/** One charge of an existing subscription (see chargeSubscription). */
+export interface SubscriptionChargeRequest {
+  subscriptionId: number;
+  /** The schedule's period (0 the initial charge, n >= 1 renewals), or null for a charge outside it. */
+  period: number | null;
+  kind: ChargeKind;
+  amountMinor: number;
+  /** yyyy-mm-dd of the merchant's clock: when the period fell due; the charge is dated by it. */
+  dueDate: string;
+  chargeInfo?: {
+    chargeDescription?: string | undefined;
+    fromDate?: string | undefined;
+    toDate?: string | undefined;
+  };
+  merchantTransactionId?: string | undefined;
+  /** The IPN event of a successful card charge (Charge unless given: renewals send Recurring) and extra parameters. */
+  event?: 'Charge' | 'Recurring';
+  eventParameters?: EventParameters;
+  /**
+   * Writes that commit in the charge's own transaction once it succeeded (the next period, charges made).
+   * What it returns is the answer a keyed call (ctx.keyed) records.
+   */
+  onCharged?: (em: EntityManager, charge: SubscriptionCharge) => Promise<unknown>;
+}
+
+export type ChargeOutcome =
+  | { outcome: 'CHARGED'; charge: SubscriptionCharge; answer: unknown }
+  /** The acquirer declined: the row is DECLINED, a later attempt of the same period may retry it. */
+  | { outcome: 'DECLINED'; charge: SubscriptionCharge; error: DomainError }
+  /** The period was charged already, or an attempt of it is in flight: nothing was done. */
+  | { outcome: 'ALREADY_CHARGED' | 'IN_FLIGHT'; charge: SubscriptionCharge };
+
+/**
+ * The acquirer's reference of one attempt of one charge, derived from the row, so the same attempt always
+ * reaches the acquirer under the same reference (which it honours at most once). A UUID in form.
+ */
+export function chargeReference(chargeId: number, attempt: number): string {
+  const hex = createHash('sha256').update(`subscription-charge:${chargeId}:${attempt}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * Claims the charge row: a new one, or a DECLINED one of the same period taken back to PENDING for one
+ * more attempt. Null when the period is CHARGED or PENDING already (the unique (subscription, period) key
+ * makes a second claim of a period impossible, whatever the number of callers).
+ */
+async function claimCharge(
+  em: EntityManager,
+  merchantId: number,
+  request: SubscriptionChargeRequest,
+  currency: string,
+): Promise<{ id: number; attempt: number } | null> {
+  const info = request.chargeInfo;
+  const rows = await executeParameterized<{ id: string; attempt: number }>(
+    em,
+    `insert into subscription_charge (merchant_id, subscription_id, period, kind, status, attempt, amount_minor,
+       currency, due_date, description, from_date, to_date, created_at, updated_at)
+     values ($1, $2, $3, $4, 'PENDING', 1, $5, $6, $7, $8, $9, $10, now(), now())
+     on conflict (subscription_id, period) do update
+       set status = 'PENDING', attempt = subscription_charge.attempt + 1, amount_minor = excluded.amount_minor,
+         updated_at = now()
+       where subscription_charge.status = 'DECLINED'
+     returning id, attempt`,
+    [
+      merchantId,
+      request.subscriptionId,
+      request.period,
+      request.kind,
+      request.amountMinor,
+      currency,
+      request.dueDate,
+      info?.chargeDescription ?? null,
+      info?.fromDate ?? null,
+      info?.toDate ?? null,
+    ],
+  );
+  const [row] = rows;
+  return row ? { id: Number(row.id), attempt: row.attempt } : null;
+}
+
+async function settle(
+  em: EntityManager,
+  chargeId: number,
+  payment: { cardTransactionId: number } | { sepaDebitId: number },
+  chargedAt: Date,
+): Promise<SubscriptionCharge> {
+  const charge = await em.findOneOrFail(SubscriptionCharge, chargeId);
+  charge.status = 'CHARGED';
+  charge.chargedAt = chargedAt;
+  if ('cardTransactionId' in payment) charge.cardTransactionId = payment.cardTransactionId;
+  else charge.sepaDebitId = payment.sepaDebitId;
+  charge.declineReason = null;
+  await em.flush();
+  return charge;
+}
+
+/**
+ * Makes one charge of a subscription through the payment path: the shopper's card (createTransaction, with
+ * the reference derived from the charge row) or its SEPA mandate (openSepaDebit). The charge row is
+ * committed PENDING before the acquirer is asked, and a scheduled period has one row (unique per
+ * subscription and period), so a period is never charged twice: a second call finds it CHARGED or in
+ * flight and does nothing. A decline leaves the row DECLINED (the caller decides on dunning); an approval
+ * and the row's CHARGED state, with `onCharged`'s writes, commit in one transaction. An unknown outcome
+ * (acquirer silent, core killed) leaves the row PENDING and the payment attempt to the recovery worker,
+ * which voids it: the shopper is not charged, and the period is retried only by an explicit new attempt.
+ *
+ * The subscription must be the context merchant's; its status is the caller's to check.
+ */
+export async function chargeSubscription(
+  ctx: MerchantContext,
+  request: SubscriptionChargeRequest,
+): Promise<ChargeOutcome> {
+  type Claimed =
+    | { done: ChargeOutcome }
+    | { subscription: Subscription; claim: { id: number; attempt: number } };
+  const claimed = await inTransaction(ctx.em, async (em): Promise<Claimed> => {
+    const subscription = await em.findOne(
+      Subscription,
+      { id: request.subscriptionId, merchantId: ctx.merchantId },
+      { populate: ['shopper', 'sepaMandate'] },
+    );
+    if (!subscription) {
+      throw new DomainError('SUBSCRIPTION_NOT_FOUND', `subscription ${request.subscriptionId} was not found`);
+    }
+    const claim = await claimCharge(em, ctx.merchantId, request, subscription.currency);
+    if (!claim) {
+      const charge = await em.findOneOrFail(SubscriptionCharge, {
+        subscription: request.subscriptionId,
+        period: request.period,
+      });
+      const outcome = charge.status === 'CHARGED' ? 'ALREADY_CHARGED' : 'IN_FLIGHT';
+      return { done: { outcome, charge } };
+    }
+    if (!subscription.sepaMandate) return { subscription, claim };
+    // SEPA: the debit is opened in this transaction; the bank answers later through settlement.
+    const now = await callNow(ctx, em);
+    const mandate = subscription.sepaMandate;
+    const debit = await openSepaDebit(
+      ctx,
+      em,
+      {
+        shopper: subscription.shopper,
+        iban: ctx.vault.open(mandate.sealedIban),
+        payer: {
+          firstName: subscription.shopper.firstName ?? '',
+          lastName: subscription.shopper.lastName ?? '',
+        },
+        amountMinor: request.amountMinor,
+        currency: 'EUR',
+        ...(request.merchantTransactionId ? { merchantTransactionId: request.merchantTransactionId } : {}),
+      },
+      now,
+    );
+    const charge = await settle(em, claim.id, { sepaDebitId: Number(debit.transactionId) }, now);
+    const answer = await request.onCharged?.(em, charge);
+    await ctx.keyed?.record(em, answer);
+    return { done: { outcome: 'CHARGED', charge, answer } };
+  });
+  if ('done' in claimed) return claimed.done;
+
+  const { subscription, claim } = claimed;
+  let charge: SubscriptionCharge | undefined;
+  let answer: unknown;
+  try {
+    await createTransaction(
+      ctx,
+      {
+        cardTransactionType: 'AUTH_CAPTURE',
+        amount: minorToDecimal(request.amountMinor, subscription.currency),
+        currency: subscription.currency,
+        vaultedShopperId: subscription.shopper.id,
+        ...(subscription.softDescriptor ? { softDescriptor: subscription.softDescriptor } : {}),
+        ...(request.merchantTransactionId ? { merchantTransactionId: request.merchantTransactionId } : {}),
+      },
+      {
+        reference: chargeReference(claim.id, claim.attempt),
+        ...(subscription.card ? { cardId: subscription.card.id } : {}),
+        ...(request.event ? { event: request.event } : {}),
+        ...(request.eventParameters ? { eventParameters: request.eventParameters } : {}),
+        withSale: async (em, sale) => {
+          const now = await callNow(ctx, em);
+          charge = await settle(em, claim.id, { cardTransactionId: sale.transactionId }, now);
+          answer = await request.onCharged?.(em, charge);
+          return answer;
+        },
+      },
+    );
+  } catch (error) {
+    if (!(error instanceof CardDeclined)) throw error;
+    const declined = await inTransaction(ctx.em, async (em) => {
+      const row = await em.findOneOrFail(SubscriptionCharge, claim.id);
+      row.status = 'DECLINED';
+      row.declineReason = error.errorName;
+      await em.flush();
+      return row;
+    });
+    return { outcome: 'DECLINED', charge: declined, error };
+  }
+  return { outcome: 'CHARGED', charge: charge as SubscriptionCharge, answer };
+}
