@@ -6,7 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, client, expectStatus } from './support/http.ts';
 import { type IpnReceiver, type ReceivedIpn, startIpnReceiver } from './support/ipn-receiver.ts';
 import { freePort } from './support/ports.ts';
-import { newFacadeCredential, type Stack, startFacade, startStack, type TestMerchant } from './support/stack.ts';
+import {
+  newFacadeCredential,
+  type Stack,
+  startFacade,
+  startStack,
+  type TestMerchant,
+} from './support/stack.ts';
 import { waitFor } from './support/wait.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -27,7 +33,12 @@ const events = [
   'ChargePending',
 ];
 
-const VISA = { cardNumber: '4263982640269299', securityCode: '837', expirationMonth: '02', expirationYear: '2031' };
+const VISA = {
+  cardNumber: '4263982640269299',
+  securityCode: '837',
+  expirationMonth: '02',
+  expirationYear: '2031',
+};
 const MASTERCARD = {
   cardNumber: '5425233430109903',
   securityCode: '123',
@@ -182,7 +193,11 @@ describe('renewals by the merchant clock', () => {
       await api.get(`/transactions/${charge?.card_transaction_id}`, as(m.merchant)),
       200,
     ).body;
-    expect(transaction).toMatchObject({ amount: 9.99, currency: 'USD', vaultedShopperId: subscription.vaultedShopperId });
+    expect(transaction).toMatchObject({
+      amount: 9.99,
+      currency: 'USD',
+      vaultedShopperId: subscription.vaultedShopperId,
+    });
     const shown = expectStatus(await api.get(`/recurring/subscriptions/${id}`, as(m.merchant)), 200).body;
     expect(shown.nextChargeDate).toBe(addMonths(firstDate, 1));
 
@@ -249,7 +264,11 @@ describe('renewals by the merchant clock', () => {
 
   it('finishes the subscription after maxNumberOfCharges', async () => {
     const m = await newMerchant();
-    const planId = await createPlan(m, { chargeFrequency: 'DAILY', recurringChargeAmount: 1, maxNumberOfCharges: 3 });
+    const planId = await createPlan(m, {
+      chargeFrequency: 'DAILY',
+      recurringChargeAmount: 1,
+      maxNumberOfCharges: 3,
+    });
     const id = Number((await subscribe(m, planId)).subscriptionId);
     await advance(m, 'P10D');
     const after = await settledWhen(id, (row) => row.status !== 'ACTIVE');
@@ -283,7 +302,11 @@ describe('dunning', () => {
   it('retries a declined renewal within the grace period, suspends it, and resumes it when the card changes', async () => {
     const m = await newMerchant();
     // 9.51 is the sandbox's insufficient-funds amount: every renewal declines; the initial charge does not.
-    const planId = await createPlan(m, { recurringChargeAmount: 9.51, initialChargeAmount: 5, gracePeriodDays: 5 });
+    const planId = await createPlan(m, {
+      recurringChargeAmount: 9.51,
+      initialChargeAmount: 5,
+      gracePeriodDays: 5,
+    });
     const id = Number((await subscribe(m, planId)).subscriptionId);
     const dueDate = (await schedule(id)).next_charge_date as string;
 
@@ -351,7 +374,9 @@ describe('SEPA subscriptions', () => {
     const chargeDate = (await schedule(id)).next_charge_date as string;
     const clock = expectStatus(await api.get('/sandbox/clock', as(m.merchant)), 200).body;
     // Up to 13 days before the charge date: no reminder yet (6 business days span at most 12 days).
-    const daysToCharge = Math.floor((Date.parse(`${chargeDate}T00:00:00Z`) - Date.parse(clock.now)) / 86_400_000);
+    const daysToCharge = Math.floor(
+      (Date.parse(`${chargeDate}T00:00:00Z`) - Date.parse(clock.now)) / 86_400_000,
+    );
     await advance(m, `P${daysToCharge - 13}D`);
     await settledWhen(id, (r) => r.next_period === 1);
     expect(m.ipns('SubscriptionReminder')).toHaveLength(0);
@@ -375,9 +400,9 @@ describe('SEPA subscriptions', () => {
       await api.get(`/translations/sepa/prenotification?subscriptionid=${id}`, as(m.merchant)),
       200,
     ).body;
-    expect(translations.translations.find((t: { language: string }) => t.language === 'en').translationText).toBe(
-      params.preNotificationText,
-    );
+    expect(
+      translations.translations.find((t: { language: string }) => t.language === 'en').translationText,
+    ).toBe(params.preNotificationText);
     expect(await charges(id)).toEqual([]);
 
     await advance(m, 'P2D'); // the debit is submitted on its date and settles
@@ -416,7 +441,11 @@ describe('refunds', () => {
       200,
     );
     expectStatus(
-      await api.post(`/transactions/${canceledCharge?.card_transaction_id}/refund`, undefined, as(m.merchant)),
+      await api.post(
+        `/transactions/${canceledCharge?.card_transaction_id}/refund`,
+        undefined,
+        as(m.merchant),
+      ),
       200,
     );
     expect((await schedule(canceled)).status).toBe('CANCELED');
@@ -452,7 +481,12 @@ describe('exactly once across cores and crashes', () => {
       60_000,
       200,
     );
-    const { rows } = await stack.db.query<{ subscription_id: string; period: number; n: number; sales: number }>(
+    const { rows } = await stack.db.query<{
+      subscription_id: string;
+      period: number;
+      n: number;
+      sales: number;
+    }>(
       `select c.subscription_id, c.period, count(*)::int as n,
          (select count(*)::int from card_transaction t where t.id = any(array_agg(c.card_transaction_id))) as sales
        from subscription_charge c where c.subscription_id = any($1) and c.period > 0
@@ -502,7 +536,10 @@ describe('exactly once across cores and crashes', () => {
     let child: ChildProcess = spawn(process.execPath, [corePath], { env, stdio: 'ignore' });
     const m = await newMerchant();
     // The stack's own core keeps running too: the crash must not make either charge twice.
-    const facade = await startFacade(`http://127.0.0.1:${port}/trpc`, await newFacadeCredential(stack.databaseUrl));
+    const facade = await startFacade(
+      `http://127.0.0.1:${port}/trpc`,
+      await newFacadeCredential(stack.databaseUrl),
+    );
     try {
       const ids = await dueSubscriptions(m, 40);
       await advance(m, 'P8D');
@@ -520,10 +557,17 @@ describe('exactly once across cores and crashes', () => {
       child = spawn(process.execPath, [corePath], { env, stdio: 'ignore' });
       await expectEachPeriodOnce(ids, 1);
       // The attempts the killed core left without an outcome are resolved, none of them a sale.
-      await waitFor('unknown outcomes resolved', async () => {
-        const { rows } = await stack.db.query(`select 1 from payment_attempt where state in ('PENDING', 'VOIDING')`);
-        return rows.length === 0;
-      }, 30_000, 200);
+      await waitFor(
+        'unknown outcomes resolved',
+        async () => {
+          const { rows } = await stack.db.query(
+            `select 1 from payment_attempt where state in ('PENDING', 'VOIDING')`,
+          );
+          return rows.length === 0;
+        },
+        30_000,
+        200,
+      );
     } finally {
       child.kill('SIGKILL');
       await facade.close();
@@ -545,7 +589,10 @@ describe('plan switches and cancellations (the events the API emits through even
       contractName: 'Silver',
       cancelledContractId: String(gold),
     });
-    expectStatus(await api.put(`/recurring/subscriptions/${id}`, { status: 'CANCELED' }, as(m.merchant)), 200);
+    expectStatus(
+      await api.put(`/recurring/subscriptions/${id}`, { status: 'CANCELED' }, as(m.merchant)),
+      200,
+    );
     const [cancellation] = await received(m, 'Cancellation', 1);
     expect(Object.fromEntries(cancellation?.params ?? [])).toMatchObject({
       subscriptionId: String(id),
@@ -580,4 +627,3 @@ describe('plan switches and cancellations (the events the API emits through even
     expect(rows.map((row) => row.event)).toEqual(['Charge']); // the renewal's Recurring was not wanted
   });
 });
-

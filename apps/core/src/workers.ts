@@ -40,7 +40,10 @@ export const workerStarters: WorkerStarter[] = [
     return undefined;
   },
   async (services, log) => {
-    await startRenewalWorkers(services, failureLogger(log, 'recurring-renewal', 'subscription renewal failed'));
+    await startRenewalWorkers(
+      services,
+      failureLogger(log, 'recurring-renewal', 'subscription renewal failed'),
+    );
     return undefined;
   },
   async (services, log) => {

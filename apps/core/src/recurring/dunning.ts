@@ -20,9 +20,7 @@ export function retryDays(graceDays: number): number[] {
 /** What to do after a declined attempt. */
 export type AfterDecline =
   /** No grace period: the period is left unpaid and the next one is charged on its date. */
-  | { kind: 'skip-period' }
-  | { kind: 'retry'; at: Date }
-  | { kind: 'suspend' };
+  { kind: 'skip-period' } | { kind: 'retry'; at: Date } | { kind: 'suspend' };
 
 /**
  * After an attempt at `attemptAt` declined: `failedSince` is when the period's first attempt declined (the

@@ -148,7 +148,13 @@ export function contractChangeParameters(
 export function recordSubscriptionEvent(
   ctx: MerchantContext,
   em: EntityManager,
-  event: 'Recurring' | 'SubCcFailure' | 'SubscriptionReminder' | 'Cancellation' | 'CancelOnRenewal' | 'ContractChange',
+  event:
+    | 'Recurring'
+    | 'SubCcFailure'
+    | 'SubscriptionReminder'
+    | 'Cancellation'
+    | 'CancelOnRenewal'
+    | 'ContractChange',
   parameters: EventParameters,
 ): Promise<void> {
   return recordEvent(ctx, em, event, parameters);

@@ -168,13 +168,27 @@ function workerContext(services: CoreServices, merchantId: number): MerchantCont
   return { ...services, em: services.orm.em.fork(), merchantId, idempotency: null, memo: {} };
 }
 
+/** Where a walk is: its merchant's now, and how long its lease is extended by each write. */
+interface Walk {
+  now: Date;
+  leaseSeconds: number;
+}
+
+/** What a step left: the subscription as it is now, and whether its lease was given back with it. */
+interface Moved {
+  row: RenewalRow;
+  released: boolean;
+}
+
 /**
  * Moves the schedule on from `row.next_period`, only if it is still there: the period paid (or skipped, or
- * the subscription ended or suspended). Returns false when another worker moved it first.
+ * the subscription ended or suspended). The same write gives the lease back when nothing else is due, or
+ * extends it. Null when the subscription changed meanwhile (canceled through the API, say).
  */
 async function moveSchedule(
   em: EntityManager,
   row: RenewalRow,
+  walk: Walk,
   change: {
     status?: 'ACTIVE' | 'CANCELED' | 'SUSPENDED' | 'FINISHED';
     nextPeriod?: number;
@@ -183,32 +197,42 @@ async function moveSchedule(
     failedSince?: Date | null;
     canceledAt?: Date;
   },
-): Promise<boolean> {
+): Promise<Moved | null> {
   const nextPeriod = change.nextPeriod ?? row.next_period;
   const status = change.status ?? 'ACTIVE';
-  const nextChargeDate =
-    status === 'ACTIVE' || status === 'SUSPENDED'
-      ? periodDueDate(scheduleOf(row), nextPeriod)
-      : null;
+  const after: RenewalRow = {
+    ...row,
+    status,
+    next_period: nextPeriod,
+    next_charge_date:
+      status === 'ACTIVE' || status === 'SUSPENDED' ? periodDueDate(scheduleOf(row), nextPeriod) : null,
+    charges_made: row.charges_made + (change.charged ? 1 : 0),
+    retry_at: change.retryAt ?? null,
+    failed_since: change.failedSince ?? null,
+  };
+  const released = nextStep(after, walk.now) === null;
   const moved = await executeParameterized(
     em,
     `update subscription set status = $3, next_period = $4, next_charge_date = $5::date,
-       charges_made = charges_made + $6, retry_at = $7, failed_since = $8,
-       canceled_at = coalesce($9, canceled_at), updated_at = now()
+       charges_made = $6, retry_at = $7, failed_since = $8, canceled_at = coalesce($9, canceled_at),
+       renewal_lease_until = case when $10::boolean then null else now() + make_interval(secs => $11) end,
+       updated_at = now()
      where id = $1 and next_period = $2 and status = 'ACTIVE' returning id`,
     [
       row.id,
       row.next_period,
       status,
       nextPeriod,
-      nextChargeDate,
-      change.charged ? 1 : 0,
-      change.retryAt ?? null,
-      change.failedSince ?? null,
+      after.next_charge_date,
+      after.charges_made,
+      after.retry_at,
+      after.failed_since,
       change.canceledAt ?? null,
+      released,
+      walk.leaseSeconds,
     ],
   );
-  return moved.length === 1;
+  return moved.length === 1 ? { row: after, released } : null;
 }
 
 const scheduleOf = (row: RenewalRow) => ({
@@ -244,7 +268,11 @@ function afterCharge(row: RenewalRow, nextPeriod: number, finished: boolean): Su
  * charge row is given back (DECLINED, reason INTERRUPTED: not the shopper's decline, no dunning), so the
  * next step attempts the period again under a new reference. True when it was given back.
  */
-async function releaseInterrupted(services: CoreServices, chargeId: number, attempt: number): Promise<boolean> {
+async function releaseInterrupted(
+  services: CoreServices,
+  chargeId: number,
+  attempt: number,
+): Promise<boolean> {
   const released = await executeParameterized(
     services.orm.em.fork(),
     `update subscription_charge c set status = 'DECLINED', decline_reason = 'INTERRUPTED', updated_at = now()
@@ -260,14 +288,21 @@ async function releaseInterrupted(services: CoreServices, chargeId: number, atte
 
 /**
  * Charges the due period; an approval moves the schedule in the charge's own transaction, a decline goes
- * to dunning. False when the period is in flight elsewhere (its walk stops until a later run).
+ * to dunning. 'busy' when the period is in flight elsewhere (its walk stops until a later run); null when
+ * the state must be read again (a charge found made, or an interrupted attempt given back).
  */
-async function chargeStep(services: CoreServices, row: RenewalRow, at: Date): Promise<boolean> {
+async function chargeStep(
+  services: CoreServices,
+  row: RenewalRow,
+  at: Date,
+  walk: Walk,
+): Promise<Moved | 'busy' | null> {
   // A resumed subscription (resumeSubscription) has a retry due and no grace period running.
   const resumed = row.retry_at !== null && row.failed_since === null;
   const finished = lastCharge(row);
   const nextPeriod = resumed ? firstPeriodAfter(row, at) : row.next_period + 1;
   const ctx = workerContext(services, row.merchant_id);
+  let moved: Moved | null = null;
   const result = await chargeSubscription(ctx, {
     subscriptionId: Number(row.id),
     period: row.next_period,
@@ -277,7 +312,7 @@ async function chargeStep(services: CoreServices, row: RenewalRow, at: Date): Pr
     event: 'Recurring',
     eventParameters: recurringParameters(afterCharge(row, nextPeriod, finished), at),
     onCharged: async (em) => {
-      const moved = await moveSchedule(em, row, {
+      moved = await moveSchedule(em, row, walk, {
         nextPeriod,
         charged: true,
         ...(finished ? { status: 'FINISHED' } : {}),
@@ -286,16 +321,22 @@ async function chargeStep(services: CoreServices, row: RenewalRow, at: Date): Pr
       if (!moved) throw new Error(`subscription ${row.id} changed during its renewal`);
     },
   });
-  // Already charged: the schedule moved in the same commit, and the walk's next read sees it.
-  if (result.outcome === 'CHARGED' || result.outcome === 'ALREADY_CHARGED') return true;
-  if (result.outcome === 'IN_FLIGHT') return releaseInterrupted(services, result.charge.id, result.charge.attempt);
+  if (result.outcome === 'IN_FLIGHT') {
+    const given = await releaseInterrupted(services, result.charge.id, result.charge.attempt);
+    return given ? null : 'busy';
+  }
+  if (result.outcome !== 'DECLINED') return moved;
   const reason = result.error.errorName;
-  await inTransaction(ctx.em, async (em) => {
+  return inTransaction(ctx.em, async (em) => {
     const failedSince = (!resumed && row.failed_since) || at;
     const next = afterDecline(row.grace_period_days, failedSince, at);
-    if (next.kind === 'skip-period') await moveSchedule(em, row, { nextPeriod: row.next_period + 1 });
-    else if (next.kind === 'retry') await moveSchedule(em, row, { retryAt: next.at, failedSince });
-    else await moveSchedule(em, row, { status: 'SUSPENDED' });
+    const change =
+      next.kind === 'skip-period'
+        ? { nextPeriod: row.next_period + 1 }
+        : next.kind === 'retry'
+          ? { retryAt: next.at, failedSince }
+          : { status: 'SUSPENDED' as const };
+    const declined = await moveSchedule(em, row, walk, change);
     await recordSubscriptionEvent(
       ctx,
       em,
@@ -307,8 +348,8 @@ async function chargeStep(services: CoreServices, row: RenewalRow, at: Date): Pr
         reason,
       ),
     );
+    return declined;
   });
-  return true;
 }
 
 /**
@@ -319,45 +360,62 @@ async function chargeStep(services: CoreServices, row: RenewalRow, at: Date): Pr
 type WalkEnd = 'done' | 'waiting' | 'busy';
 
 /**
- * Walks one leased subscription's timeline up to its merchant's now. Bounded: at most `maxSteps` things
+ * Walks one leased subscription's timeline up to its merchant's now, from the state each step's write
+ * leaves (read again only when a step cannot tell it). Bounded: at most `maxSteps` things
  * due per run (a DAILY subscription after a years-long advance finishes over the following runs).
  */
 const maxSteps = 400;
 
 async function renewSubscription(services: CoreServices, id: string): Promise<WalkEnd> {
   const em = services.orm.em.fork();
-  let end: WalkEnd = 'done';
-  for (let steps = 0; steps < maxSteps; steps++) {
-    const row = await readRow(em, id, services.payments.recoveryAfterSeconds);
-    if (!row) return 'done';
-    const now = nowWithOffset(services.mode, row.clock_offset_seconds);
-    const step = nextStep(row, now);
+  const leaseSeconds = services.payments.recoveryAfterSeconds;
+  let row = await readRow(em, id, leaseSeconds);
+  for (let steps = 0; row && steps < maxSteps; steps++) {
+    const walk = { now: nowWithOffset(services.mode, row.clock_offset_seconds), leaseSeconds };
+    const step = nextStep(row, walk.now);
     if (step === null) {
-      if (steps === 0) end = 'waiting';
-      break;
+      await giveBack(em, id);
+      return steps === 0 ? 'waiting' : 'done';
     }
-    if (step.kind === 'charge') {
-      if (await chargeStep(services, row, step.at)) continue;
-      return 'busy';
+    let next: Moved | 'busy' | null;
+    if (step.kind === 'charge') next = await chargeStep(services, row, step.at, walk);
+    else if (step.kind === 'end') {
+      const current = row;
+      next = await inTransaction(em, (tx) =>
+        moveSchedule(tx, current, walk, { status: 'CANCELED', canceledAt: step.at }),
+      );
+    } else {
+      next = { row: await remind(services, row, step.chargeDate, step.at), released: false };
     }
-    const ctx = workerContext(services, row.merchant_id);
-    await inTransaction(ctx.em, async (tx) => {
-      if (step.kind === 'end') {
-        await moveSchedule(tx, row, { status: 'CANCELED', canceledAt: step.at });
-        return;
-      }
-      const debit = {
-        amountMinor: periodAmountMinor(row),
-        currency: row.currency,
-        chargeDate: step.chargeDate,
-        mandateId: row.mandate_reference ?? '',
-        ibanLastFour: row.iban_last_four ?? '',
-      };
-      await sendReminder(ctx, tx, subscriptionFacts(row), debit, step.at);
-    });
+    if (next === 'busy') return 'busy';
+    if (next?.released) return 'done';
+    row = next ? next.row : await readRow(em, id, leaseSeconds);
   }
-  await executeParameterized(em, 'update subscription set renewal_lease_until = null where id = $1', [id]);
-  return end;
+  if (row) await giveBack(em, id);
+  return 'done';
+}
+
+function giveBack(em: EntityManager, id: string): Promise<unknown> {
+  return executeParameterized(em, 'update subscription set renewal_lease_until = null where id = $1', [id]);
+}
+
+/** Sends the SEPA reminder of the debit on `chargeDate`; the subscription as it is after. */
+async function remind(
+  services: CoreServices,
+  row: RenewalRow,
+  chargeDate: string,
+  at: Date,
+): Promise<RenewalRow> {
+  const ctx = workerContext(services, row.merchant_id);
+  const debit = {
+    amountMinor: periodAmountMinor(row),
+    currency: row.currency,
+    chargeDate,
+    mandateId: row.mandate_reference ?? '',
+    ibanLastFour: row.iban_last_four ?? '',
+  };
+  await inTransaction(ctx.em, (em) => sendReminder(ctx, em, subscriptionFacts(row), debit, at));
+  return { ...row, reminded_charge_date: chargeDate };
 }
 
 /**
@@ -440,7 +498,11 @@ const renewalRun = { heartbeatSeconds: 10 };
  */
 export async function kickRenewals(jobs: PgBoss, em?: EntityManager): Promise<void> {
   const transaction = em?.getTransactionContext();
-  await jobs.send(renewalQueue, {}, { ...renewalRun, ...(transaction ? { db: fromKysely(transaction) } : {}) });
+  await jobs.send(
+    renewalQueue,
+    {},
+    { ...renewalRun, ...(transaction ? { db: fromKysely(transaction) } : {}) },
+  );
 }
 
 export async function startRenewalWorkers(
@@ -468,7 +530,11 @@ export async function startRenewalWorkers(
  * periods that fell due while it was suspended are not charged (it gave the shopper nothing meanwhile), the
  * schedule resumes with the first period due after that charge. A decline starts a new grace period.
  */
-export async function resumeSubscription(ctx: MerchantContext, em: EntityManager, subscriptionId: number): Promise<void> {
+export async function resumeSubscription(
+  ctx: MerchantContext,
+  em: EntityManager,
+  subscriptionId: number,
+): Promise<void> {
   const now = await callNow(ctx, em);
   const resumed = await executeParameterized(
     em,

@@ -5,8 +5,8 @@ import type { CoreServices, MerchantContext } from '../context.ts';
 import { executeParameterized } from '../db/wire.ts';
 import type { StoredDestination } from '../ipn/entities.ts';
 import { recordEvent } from '../ipn/events.ts';
-import { renewalDebitParameters } from '../recurring/renewals.ts';
 import { sepaSettlements } from '../metrics.ts';
+import { renewalDebitParameters } from '../recurring/renewals.ts';
 import type { BankOutcome } from './entities.ts';
 import { mandateEventParameters, nextStepAt, sepaEventParameters } from './service.ts';
 
