@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { minorToDecimal } from '@paywire/contracts';
 import type { MerchantContext } from '../context.ts';
 import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
+import type { Subscription } from './entities.ts';
 
 /**
  * The IPN parameters of subscription events (interface.md, Events; decisions.md, IPN delivery). Each event
@@ -26,6 +27,25 @@ export interface SubscriptionFacts {
   /** yyyy-mm-dd by the merchant's clock; null when no charge is coming. */
   nextChargeDate: string | null;
   autoRenew: boolean;
+}
+
+/** The facts of a subscription entity (plan and shopper loaded): what the API's events are built from. */
+export function subscriptionFactsOf(subscription: Subscription): SubscriptionFacts {
+  const { plan, shopper } = subscription;
+  const recurringMinor = subscription.overrideRecurringChargeMinor ?? plan?.recurringChargeMinor ?? 0;
+  return {
+    id: subscription.id,
+    planId: plan?.id ?? 0,
+    planName: plan?.name ?? '',
+    shopperId: shopper.id,
+    firstName: shopper.firstName ?? '',
+    lastName: shopper.lastName ?? '',
+    currency: subscription.currency,
+    recurringAmountMinor: recurringMinor * subscription.quantity,
+    chargeFrequency: plan?.chargeFrequency ?? '',
+    nextChargeDate: subscription.nextChargeDate ?? null,
+    autoRenew: subscription.autoRenew,
+  };
 }
 
 const pad = (value: number) => String(value).padStart(2, '0');

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { preNotificationPath, type SepaLanguage } from '@paywire/contracts';
+import { DomainError, type SepaLanguage, subscriptionPreNotificationPath } from '@paywire/contracts';
 import type { MerchantContext } from '../context.ts';
 import { executeParameterized } from '../db/wire.ts';
 import { addBusinessDays } from '../sepa/business-days.ts';
@@ -73,8 +73,59 @@ export async function sendReminder(
     'SubscriptionReminder',
     subscriptionReminderParameters(subscription, debit.chargeDate, at, {
       text: preNotificationText(language, nextDebitNotification(ctx, debit)),
-      translationRef: preNotificationPath(`subscription:${subscription.id}`),
+      translationRef: subscriptionPreNotificationPath(subscription.id),
       mandateId: debit.mandateId,
     }),
   );
+}
+
+/**
+ * The pre-notification of a SEPA subscription's next debit (GET /translations/sepa/prenotification with
+ * subscriptionid): the merchant's subscription, ACTIVE, paying by mandate, with a charge coming.
+ */
+export async function nextSubscriptionDebit(
+  ctx: MerchantContext,
+  subscriptionId: number,
+): Promise<PreNotification> {
+  const [row] = await executeParameterized<{
+    status: string;
+    next_charge_date: string | null;
+    amount_minor: string;
+    currency: string;
+    reference: string | null;
+    iban_last_four: string | null;
+  }>(
+    ctx.em,
+    `select s.status, s.next_charge_date::text, s.currency, ma.reference, ma.iban_last_four,
+       coalesce(s.override_recurring_charge_minor, p.recurring_charge_minor) * s.quantity as amount_minor
+     from subscription s left join recurring_plan p on p.id = s.plan_id
+       left join sepa_mandate ma on ma.id = s.sepa_mandate_id
+     where s.id = $1 and s.merchant_id = $2`,
+    [subscriptionId, ctx.merchantId],
+  );
+  if (!row) {
+    throw new DomainError('SUBSCRIPTION_NOT_FOUND', `subscription ${subscriptionId} was not found`, {
+      name: 'subscriptionid',
+      messageValue: String(subscriptionId),
+    });
+  }
+  if (
+    row.reference === null ||
+    row.iban_last_four === null ||
+    row.next_charge_date === null ||
+    row.status !== 'ACTIVE'
+  ) {
+    throw new DomainError(
+      'VALIDATION_GENERAL_FAILURE',
+      `subscriptionid: subscription ${subscriptionId} has no SEPA debit coming`,
+      { name: 'subscriptionid', messageValue: String(subscriptionId) },
+    );
+  }
+  return nextDebitNotification(ctx, {
+    amountMinor: Number(row.amount_minor),
+    currency: row.currency,
+    chargeDate: row.next_charge_date,
+    mandateId: row.reference,
+    ibanLastFour: row.iban_last_four,
+  });
 }

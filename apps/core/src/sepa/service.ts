@@ -30,6 +30,7 @@ import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
 import { duplicateMerchantTransactionId, transactionNotFound } from '../errors.ts';
 import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
+import { nextSubscriptionDebit } from '../recurring/reminders.ts';
 import { refundAnswer, refundColumns } from '../refunds/answer.ts';
 import type { Shopper } from '../shoppers/entities.ts';
 import { findShopper, newShopper } from '../shoppers/service.ts';
@@ -398,14 +399,16 @@ export async function getAltTransaction(
 const languagesOf = (language: SepaLanguage | undefined) => (language ? [language] : sepaLanguages);
 
 /**
- * A debit's pre-notification text in every supported language, or in the one asked for; without a
- * transaction, the template with its placeholders (the original's Tools API).
+ * A debit's pre-notification text in every supported language, or in the one asked for; a SEPA
+ * subscription's next debit's; without either, the template with its placeholders (the original's Tools API).
  */
 export async function getPreNotification(
   ctx: MerchantContext,
   input: z.output<typeof preNotificationInput>,
 ): Promise<SepaTranslations> {
   let notification: PreNotification | undefined;
+  if (input.subscriptionId !== undefined)
+    notification = await nextSubscriptionDebit(ctx, input.subscriptionId);
   if (input.transactionId !== undefined) {
     const debit = await loadDebit(ctx.em, ctx.merchantId, { transactionId: input.transactionId });
     if (!debit) throw transactionNotFound(input);
