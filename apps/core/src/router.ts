@@ -5,6 +5,7 @@ import { clockRouter } from './clock/router.ts';
 import { ipnRouter } from './ipn/router.ts';
 import { merchantsRouter } from './merchants/router.ts';
 import { ordersRouter } from './orders/router.ts';
+import { recurringRouter } from './recurring/router.ts';
 import { reportsRouter } from './reports/router.ts';
 import { sepaRouter } from './sepa/router.ts';
 import { shoppersRouter } from './shoppers/router.ts';
@@ -23,6 +24,7 @@ export const appRouter = router({
   orders: ordersRouter,
   callers: callersRouter,
   reports: reportsRouter,
+  recurring: recurringRouter,
 });
 
 export type AppRouter = typeof appRouter;

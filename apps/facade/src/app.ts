@@ -20,6 +20,7 @@ import { hostedFieldsRoutes } from './routes/hosted-fields.ts';
 import { notificationConfigRoutes } from './routes/notification-config.ts';
 import { notificationDeliveryRoutes } from './routes/notification-deliveries.ts';
 import { orderRoutes } from './routes/orders.ts';
+import { recurringRoutes } from './routes/recurring.ts';
 import { shopperRoutes } from './routes/shoppers.ts';
 import type { MerchantState } from './routes/state.ts';
 import { publicTokenRoutes, tokenRoutes } from './routes/tokens.ts';
@@ -73,6 +74,7 @@ export function createFacade({
   catalogRoutes(merchantRoutes, core);
   altTransactionRoutes(merchantRoutes, core);
   orderRoutes(merchantRoutes, core);
+  recurringRoutes(merchantRoutes, core);
 
   app.use(healthRoutes(readiness)); // before the request log: probes every few seconds are not traffic
   app.use(observeRequests(log, logRequests));

@@ -48,4 +48,16 @@ export const xmlShapes = {
   batchOrder: { root: 'batch-order', ...orderDocument },
   order: { root: 'order', ...orderDocument },
   shopper: { root: 'shopper', ...orderDocument },
+  plan: { root: 'plan' },
+  plans: { root: 'plans', repeated: ['plans'], elementNames: { plans: 'plan' } },
+  subscription: { root: 'subscription', repeated: [metaData] },
+  subscriptions: {
+    root: 'subscriptions',
+    repeated: ['subscriptions'],
+    elementNames: { subscriptions: 'subscription' },
+  },
+  charge: { root: 'charge', repeated: [metaData] },
+  charges: { root: 'charges', repeated: ['charges'], elementNames: { charges: 'charge' } },
+  switchChargeAmount: { root: 'switch-charge-amount' },
+  subscriptionCharge: { root: 'subscription-charge' },
 } as const satisfies Record<string, XmlShape>;

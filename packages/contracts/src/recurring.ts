@@ -452,7 +452,7 @@ export interface SubscriptionChargeBody {
   merchantTransactionId?: string;
   paymentSource: SubscriptionPaymentSource;
   chargeInfo: { chargeDescription?: string; fromDate?: string; toDate?: string; chargeType: ChargeType };
-  processingInfo: { processingStatus: 'success' | 'pending' };
+  processingInfo: { processingStatus: 'success' | 'pending' | 'fail' | 'refunded' };
 }
 
 export interface SubscriptionBody {

@@ -160,7 +160,7 @@ function newMandateReference(): string {
  * The shopper's mandate for this IBAN, made on first use. Insert-or-nothing, then read: concurrent first
  * debits of one shopper and IBAN share one mandate without locking the shopper.
  */
-async function mandateFor(
+export async function mandateFor(
   ctx: MerchantContext,
   em: EntityManager,
   shopper: Shopper,
@@ -324,7 +324,7 @@ export function presentAltTransaction(debit: SepaDebitView): AltTransaction {
  * The IBAN a returning shopper pays from when the request names none: the stored SEPA account whose first
  * and last four characters the request gives, else the one the shopper accepted a mandate for last.
  */
-async function storedIban(
+export async function storedIban(
   ctx: MerchantContext,
   em: EntityManager,
   shopper: Shopper,

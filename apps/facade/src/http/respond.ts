@@ -3,7 +3,14 @@ import { fromXml, toXml, type XmlShape } from '@paywire/xml';
 import type { Context } from 'koa';
 import { type Format, requestFormat, responseFormat } from './format.ts';
 
-const moneyKeys = new Set(['amount', 'taxAmount']);
+const moneyKeys = new Set([
+  'amount',
+  'taxAmount',
+  'recurringChargeAmount',
+  'initialChargeAmount',
+  'overrideRecurringChargeAmount',
+  'overrideInitialChargeAmount',
+]);
 
 /** XML amounts carry the currency's decimals ("10.50", "1000" for JPY); JSON numbers cannot. */
 function formatNumber(key: string, value: number, parent: Record<string, unknown>): string {

@@ -1,0 +1,100 @@
+import {
+  amountInMinorUnits,
+  type createOndemandInput,
+  DomainError,
+  type ondemandChargeInput,
+  type SubscriptionBody,
+  type SubscriptionChargeBody,
+  toMinorUnits,
+} from '@paywire/contracts';
+import type { z } from 'zod';
+import { callNow } from '../clock/clock.ts';
+import type { MerchantContext } from '../context.ts';
+import { chargeSubscription } from './charge.ts';
+import { openSubscription } from './opening.ts';
+import { requireEuro } from './payment-source.ts';
+import { presentCharge, presentSubscription } from './present.ts';
+import { calendarDate } from './schedule.ts';
+import { findSubscription } from './subscriptions.ts';
+
+/**
+ * Merchant-managed subscriptions: no plan and no schedule; the merchant decides each charge. The first
+ * charge creates the subscription (POST /recurring/ondemand), later ones name it.
+ */
+
+export async function createOndemand(
+  ctx: MerchantContext,
+  input: z.output<typeof createOndemandInput>,
+): Promise<SubscriptionChargeBody> {
+  if (input.paymentSource?.sepaDirectDebitInfo) requireEuro(input.currency);
+  return openSubscription(
+    ctx,
+    {
+      plan: null,
+      currency: input.currency,
+      vaultedShopperId: input.vaultedShopperId,
+      payerInfo: input.payerInfo,
+      paymentSource: input.paymentSource,
+      quantity: 1,
+      softDescriptor: input.softDescriptor,
+      descriptorPhoneNumber: input.descriptorPhoneNumber,
+      firstChargeMinor: toMinorUnits(input.amount, input.currency),
+      trialDays: 0,
+      merchantTransactionId: input.merchantTransactionId,
+    },
+    async (_em, subscription, charge) => {
+      if (!charge) throw new Error('a merchant-managed subscription opens with its first charge');
+      return presentCharge(subscription, charge);
+    },
+  );
+}
+
+async function findOndemand(ctx: MerchantContext, subscriptionId: number) {
+  const subscription = await findSubscription(ctx.em, ctx.merchantId, subscriptionId);
+  if (subscription.plan) {
+    throw new DomainError(
+      'SUBSCRIPTION_NOT_FOUND',
+      `subscription ${subscriptionId} is plan-based, not merchant-managed`,
+      { name: 'subscriptionId', messageValue: String(subscriptionId) },
+    );
+  }
+  return subscription;
+}
+
+export async function getOndemand(ctx: MerchantContext, subscriptionId: number): Promise<SubscriptionBody> {
+  return presentSubscription(await findOndemand(ctx, subscriptionId));
+}
+
+/** A later charge of an ACTIVE merchant-managed subscription, in its currency, from its payment source. */
+export async function chargeOndemand(
+  ctx: MerchantContext,
+  input: z.output<typeof ondemandChargeInput>,
+): Promise<SubscriptionChargeBody> {
+  const subscription = await findOndemand(ctx, input.subscriptionId);
+  if (subscription.status !== 'ACTIVE') {
+    throw new DomainError('INVALID_STATUS', `subscription ${subscription.id} is ${subscription.status}`, {
+      name: 'subscriptionId',
+      messageValue: String(subscription.id),
+    });
+  }
+  if (input.currency !== subscription.currency) {
+    throw new DomainError(
+      'MISMATCH_SUBSCRIPTION_CURRENCY',
+      `currency: the subscription charges in ${subscription.currency}`,
+      { name: 'currency', messageValue: input.currency },
+    );
+  }
+  const now = await callNow(ctx, ctx.em);
+  const outcome = await chargeSubscription(ctx, {
+    subscriptionId: subscription.id,
+    period: null,
+    kind: 'MERCHANT',
+    amountMinor: amountInMinorUnits(input.amount, subscription.currency),
+    dueDate: calendarDate(now),
+    chargeInfo: input.chargeInfo,
+    merchantTransactionId: input.merchantTransactionId,
+    onCharged: async (_em, charge) => presentCharge(subscription, charge),
+  });
+  if (outcome.outcome === 'DECLINED') throw outcome.error;
+  return (outcome as { answer: SubscriptionChargeBody }).answer;
+}

@@ -1,0 +1,265 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { minorToDecimal, type payerInfoInput } from '@paywire/contracts';
+import type { z } from 'zod';
+import { createTransaction } from '../cards/service.ts';
+import { callNow } from '../clock/clock.ts';
+import type { MerchantContext } from '../context.ts';
+import { inTransaction } from '../db/transaction.ts';
+import { executeParameterized } from '../db/wire.ts';
+import { openSepaDebit } from '../sepa/service.ts';
+import { Shopper, StoredCard } from '../shoppers/entities.ts';
+import { findShopper, newShopper, pickFields } from '../shoppers/service.ts';
+import { type RecurringPlan, Subscription, SubscriptionCharge } from './entities.ts';
+import { type PaymentSourceInput, requireEuro, resolvePayer, storedPayer } from './payment-source.ts';
+import { addDays, addFrequency, calendarDate, periodDueDate } from './schedule.ts';
+
+type PayerInfo = z.output<typeof payerInfoInput>;
+
+/** A new subscription as its creation request describes it (plan-based, or merchant-managed with no plan). */
+export interface Opening {
+  plan: RecurringPlan | null;
+  currency: string;
+  vaultedShopperId?: number | undefined;
+  payerInfo?: PayerInfo | undefined;
+  paymentSource?: PaymentSourceInput | undefined;
+  quantity: number;
+  softDescriptor?: string | undefined;
+  descriptorPhoneNumber?: string | undefined;
+  overrideRecurringChargeMinor?: number | undefined;
+  overrideTrialPeriodDays?: number | undefined;
+  overrideInitialChargeMinor?: number | undefined;
+  /** What is charged at creation (0: nothing, e.g. during a trial). */
+  firstChargeMinor: number;
+  trialDays: number;
+  merchantTransactionId?: string | undefined;
+}
+
+/**
+ * Counts a charged scheduled period and moves the subscription to the next one, or to FINISHED when its
+ * plan's charges are done (ONCE: one charge; maxNumberOfCharges). Renewals call it in the charge's
+ * transaction (chargeSubscription's onCharged).
+ */
+export function advanceSchedule(subscription: Subscription, chargedPeriod: number): void {
+  const plan = subscription.plan as RecurringPlan;
+  subscription.chargesMade += 1;
+  subscription.nextPeriod = chargedPeriod + 1;
+  const limit = plan.chargeFrequency === 'ONCE' ? 1 : plan.maxNumberOfCharges;
+  if (limit != null && subscription.chargesMade >= limit) {
+    subscription.status = 'FINISHED';
+    subscription.nextChargeDate = null;
+    return;
+  }
+  subscription.nextChargeDate = periodDueDate(
+    {
+      anchorDate: subscription.anchorDate as string,
+      anchorPeriod: subscription.anchorPeriod,
+      frequency: plan.chargeFrequency,
+    },
+    subscription.nextPeriod,
+  );
+}
+
+async function allocateSubscriptionId(em: EntityManager): Promise<number> {
+  const [row] = await executeParameterized<{ id: string }>(
+    em,
+    `select nextval(pg_get_serial_sequence('subscription', 'id')) as id`,
+    [],
+  );
+  return Number(row?.id);
+}
+
+/** The subscription's row, its schedule placed from today: a trial first, else period 0 today. */
+function newSubscription(
+  em: EntityManager,
+  ctx: MerchantContext,
+  id: number,
+  opening: Opening,
+  shopper: Shopper,
+  payer: { card?: StoredCard | undefined; mandate?: Subscription['sepaMandate'] },
+  now: Date,
+): Subscription {
+  const today = calendarDate(now);
+  const { plan } = opening;
+  const anchorDate = plan
+    ? opening.trialDays > 0
+      ? addDays(today, opening.trialDays)
+      : addFrequency(today, plan.chargeFrequency, 1)
+    : null;
+  return em.create(Subscription, {
+    id,
+    merchantId: ctx.merchantId,
+    plan,
+    shopper,
+    status: 'ACTIVE',
+    currency: opening.currency,
+    quantity: opening.quantity,
+    overrideRecurringChargeMinor: opening.overrideRecurringChargeMinor ?? null,
+    overrideTrialPeriodDays: opening.overrideTrialPeriodDays ?? null,
+    overrideInitialChargeMinor: opening.overrideInitialChargeMinor ?? null,
+    softDescriptor: opening.softDescriptor ?? null,
+    descriptorPhoneNumber: opening.descriptorPhoneNumber ?? null,
+    autoRenew: true,
+    card: payer.card ?? null,
+    sepaMandate: payer.mandate ?? null,
+    anchorDate,
+    anchorPeriod: 1,
+    nextPeriod: 1,
+    nextChargeDate: anchorDate,
+    chargesMade: 0,
+    startedAt: now,
+    canceledAt: null,
+  });
+}
+
+function initialCharge(
+  em: EntityManager,
+  subscription: Subscription,
+  amountMinor: number,
+  payment: { cardTransactionId: number } | { sepaDebitId: number },
+  now: Date,
+): SubscriptionCharge {
+  const charge = em.create(SubscriptionCharge, {
+    merchantId: subscription.merchantId,
+    subscription,
+    period: 0,
+    kind: 'INITIAL',
+    status: 'CHARGED',
+    attempt: 1,
+    amountMinor,
+    currency: subscription.currency,
+    dueDate: calendarDate(now),
+    chargedAt: now,
+    cardTransactionId: 'cardTransactionId' in payment ? payment.cardTransactionId : null,
+    sepaDebitId: 'sepaDebitId' in payment ? payment.sepaDebitId : null,
+  });
+  if (subscription.plan) advanceSchedule(subscription, 0);
+  return charge;
+}
+
+/** The payer's contact as a card transaction's cardHolderInfo takes it. */
+function cardHolderOf(opening: Opening) {
+  const billing = opening.paymentSource?.creditCardInfo?.billingContactInfo;
+  const fields = {
+    firstName: billing?.firstName ?? opening.payerInfo?.firstName,
+    lastName: billing?.lastName ?? opening.payerInfo?.lastName,
+    zip: billing?.zip ?? opening.payerInfo?.zip,
+    email: opening.payerInfo?.email,
+    country: billing?.country ?? opening.payerInfo?.country,
+  };
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+}
+
+/**
+ * Creates a subscription and makes its first charge, or none (a trial, a first amount of 0). A card charge
+ * goes through createTransaction: the shopper, the vaulted card, the subscription and its charge row commit
+ * with the sale, or nothing does (a decline leaves no subscription). A SEPA debit, or no charge at all,
+ * commits in one transaction. `answer` builds the response in that transaction; a keyed call records it.
+ */
+export async function openSubscription<T>(
+  ctx: MerchantContext,
+  opening: Opening,
+  answer: (em: EntityManager, subscription: Subscription, charge: SubscriptionCharge | null) => Promise<T>,
+): Promise<T> {
+  const route = await inTransaction(ctx.em, async (em) => {
+    const known =
+      opening.vaultedShopperId === undefined
+        ? null
+        : await findShopper(em, ctx.merchantId, opening.vaultedShopperId);
+    const source = opening.paymentSource;
+    const stored =
+      known && !source?.creditCardInfo && !source?.sepaDirectDebitInfo ? await storedPayer(em, known) : null;
+    const byCard = Boolean(source?.creditCardInfo) || Boolean(stored?.card);
+    return { id: await allocateSubscriptionId(em), byCard, storedCardId: stored?.card?.id };
+  });
+  const { id } = route;
+
+  if (!route.byCard || opening.firstChargeMinor === 0) {
+    return inTransaction(ctx.em, async (em) => {
+      const now = await callNow(ctx, em);
+      const shopper = opening.vaultedShopperId
+        ? await findShopper(em, ctx.merchantId, opening.vaultedShopperId)
+        : newShopper(em, ctx.merchantId, opening.payerInfo ?? {});
+      const payer = await resolvePayer(ctx, em, shopper, opening.paymentSource, now);
+      if (payer.mandate) requireEuro(opening.currency);
+      const subscription = newSubscription(em, ctx, id, opening, shopper, payer, now);
+      let charge: SubscriptionCharge | null = null;
+      if (payer.mandate && opening.firstChargeMinor > 0) {
+        const debit = await openSepaDebit(
+          ctx,
+          em,
+          {
+            shopper,
+            iban: ctx.vault.open(payer.mandate.sealedIban),
+            payer: { firstName: shopper.firstName ?? '', lastName: shopper.lastName ?? '' },
+            amountMinor: opening.firstChargeMinor,
+            currency: 'EUR',
+            ...(opening.merchantTransactionId
+              ? { merchantTransactionId: opening.merchantTransactionId }
+              : {}),
+          },
+          now,
+        );
+        charge = initialCharge(
+          em,
+          subscription,
+          opening.firstChargeMinor,
+          { sepaDebitId: Number(debit.transactionId) },
+          now,
+        );
+      }
+      await em.flush();
+      const result = await answer(em, subscription, charge);
+      await ctx.keyed?.record(em, result);
+      return result;
+    });
+  }
+
+  const cardInfo = opening.paymentSource?.creditCardInfo;
+  let result: T | undefined;
+  await createTransaction(
+    ctx,
+    {
+      cardTransactionType: 'AUTH_CAPTURE',
+      amount: minorToDecimal(opening.firstChargeMinor, opening.currency),
+      currency: opening.currency,
+      ...(cardInfo?.creditCard ? { creditCard: cardInfo.creditCard } : {}),
+      ...(cardInfo?.pfToken ? { pfToken: cardInfo.pfToken } : {}),
+      ...(opening.vaultedShopperId ? { vaultedShopperId: opening.vaultedShopperId } : {}),
+      cardHolderInfo: cardHolderOf(opening),
+      ...(opening.softDescriptor ? { softDescriptor: opening.softDescriptor } : {}),
+      ...(opening.merchantTransactionId ? { merchantTransactionId: opening.merchantTransactionId } : {}),
+    },
+    {
+      ...(route.storedCardId ? { cardId: route.storedCardId } : {}),
+      eventParameters: {
+        subscriptionId: id,
+        ...(opening.plan ? { contractId: opening.plan.id, contractName: opening.plan.name } : {}),
+      },
+      withSale: async (em, sale) => {
+        const now = await callNow(ctx, em);
+        const [row] = await executeParameterized<{ card_id: string }>(
+          em,
+          'select card_id from card_transaction where id = $1',
+          [sale.transactionId],
+        );
+        const shopper = await em.findOneOrFail(Shopper, { id: sale.shopperId, merchantId: ctx.merchantId });
+        if (!opening.vaultedShopperId && opening.payerInfo)
+          Object.assign(shopper, pickFields(opening.payerInfo));
+        const card = await em.findOneOrFail(StoredCard, { id: Number(row?.card_id), shopper });
+        if (cardInfo?.billingContactInfo) card.billingContact = cardInfo.billingContactInfo;
+        const subscription = newSubscription(em, ctx, id, opening, shopper, { card }, now);
+        const charge = initialCharge(
+          em,
+          subscription,
+          opening.firstChargeMinor,
+          { cardTransactionId: sale.transactionId },
+          now,
+        );
+        await em.flush();
+        result = await answer(em, subscription, charge);
+        return result;
+      },
+    },
+  );
+  return result as T;
+}
