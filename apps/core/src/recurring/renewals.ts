@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ChargeFrequency } from '@paywire/contracts';
 import { fromKysely, type PgBoss } from 'pg-boss';
-import { callNow, nowWithOffset } from '../clock/clock.ts';
+import { nowWithOffset } from '../clock/clock.ts';
 import type { CoreServices, MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
@@ -241,13 +241,6 @@ const scheduleOf = (row: RenewalRow) => ({
   frequency: row.charge_frequency,
 });
 
-/** The first period after the current one that falls due after `at`: what follows a resumed charge. */
-function firstPeriodAfter(row: RenewalRow, at: Date): number {
-  let period = row.next_period + 1;
-  while (chargeDateStart(periodDueDate(scheduleOf(row), period)) <= at) period += 1;
-  return period;
-}
-
 /** Whether the period just charged was the last: ONCE plans charge once, maxNumberOfCharges caps the rest. */
 function lastCharge(row: RenewalRow): boolean {
   if (row.charge_frequency === 'ONCE') return true;
@@ -297,10 +290,8 @@ async function chargeStep(
   at: Date,
   walk: Walk,
 ): Promise<Moved | 'busy' | null> {
-  // A resumed subscription (resumeSubscription) has a retry due and no grace period running.
-  const resumed = row.retry_at !== null && row.failed_since === null;
   const finished = lastCharge(row);
-  const nextPeriod = resumed ? firstPeriodAfter(row, at) : row.next_period + 1;
+  const nextPeriod = row.next_period + 1;
   const ctx = workerContext(services, row.merchant_id);
   let moved: Moved | null = null;
   const result = await chargeSubscription(ctx, {
@@ -328,7 +319,7 @@ async function chargeStep(
   if (result.outcome !== 'DECLINED') return moved;
   const reason = result.error.errorName;
   return inTransaction(ctx.em, async (em) => {
-    const failedSince = (!resumed && row.failed_since) || at;
+    const failedSince = row.failed_since ?? at;
     const next = afterDecline(row.grace_period_days, failedSince, at);
     const change =
       next.kind === 'skip-period'
@@ -522,25 +513,4 @@ export async function startRenewalWorkers(
       throw error;
     }
   });
-}
-
-/**
- * The hook the API calls when a SUSPENDED subscription's payment source is updated (in its transaction):
- * the subscription is ACTIVE again and its unpaid period is charged at once, by the run this kicks; the
- * periods that fell due while it was suspended are not charged (it gave the shopper nothing meanwhile), the
- * schedule resumes with the first period due after that charge. A decline starts a new grace period.
- */
-export async function resumeSubscription(
-  ctx: MerchantContext,
-  em: EntityManager,
-  subscriptionId: number,
-): Promise<void> {
-  const now = await callNow(ctx, em);
-  const resumed = await executeParameterized(
-    em,
-    `update subscription set status = 'ACTIVE', retry_at = $3, failed_since = null, updated_at = now()
-     where id = $1 and merchant_id = $2 and status = 'SUSPENDED' returning id`,
-    [subscriptionId, ctx.merchantId, now],
-  );
-  if (resumed.length > 0) await kickRenewals(ctx.jobs, em);
 }

@@ -5,8 +5,7 @@ import { Migration } from '@mikro-orm/migrations';
  * - renewal_lease_until: a worker took the subscription's due work until then (real time); another core's
  *   worker leaves it alone meanwhile, and takes it over once the lease has run out (the first one died);
  * - retry_at: when the declined period is next retried (dunning, by the merchant's clock); failed_since:
- *   when that period's first attempt was declined (the grace period runs from it); a retry with no
- *   failed_since is the charge of a subscription just resumed from SUSPENDED;
+ *   when that period's first attempt was declined (the grace period runs from it); both null when none is;
  * - reminded_charge_date: the charge date whose SubscriptionReminder was last sent (SEPA subscriptions).
  * The due scan reads active subscriptions by merchant and due date.
  */
