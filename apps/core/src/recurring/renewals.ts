@@ -89,6 +89,12 @@ const rowJoins = `join recurring_plan p on p.id = s.plan_id
   join merchant m on m.id = s.merchant_id
   left join sepa_mandate ma on ma.id = s.sepa_mandate_id`;
 
+/** The driver answers timestamps as text: the row with its instants as Dates. */
+function withDates(row: RenewalRow): RenewalRow {
+  const instant = (value: Date | null) => (value === null ? null : new Date(value));
+  return { ...row, retry_at: instant(row.retry_at), failed_since: instant(row.failed_since) };
+}
+
 /** Reads the subscription and extends the worker's lease on it (the read sees the row as it was). */
 async function readRow(em: EntityManager, id: string, leaseSeconds: number): Promise<RenewalRow | undefined> {
   const [row] = await executeParameterized<RenewalRow>(
@@ -97,7 +103,7 @@ async function readRow(em: EntityManager, id: string, leaseSeconds: number): Pro
      select ${rowColumns} from subscription s ${rowJoins} where s.id = $1`,
     [id, leaseSeconds],
   );
-  return row;
+  return row && withDates(row);
 }
 
 /** What one renewal charges: the plan's amount or the subscription's override, times the quantity. */
