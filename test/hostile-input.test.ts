@@ -37,6 +37,9 @@ const ids = {
   debit: '',
   order: '',
   orderShopper: '',
+  plan: 0,
+  subscription: 0,
+  ondemand: 0,
 };
 
 const IBAN = 'DE89370400440532013000';
@@ -170,6 +173,43 @@ const bodyEndpoints: BodyEndpoint[] = [
     }),
   },
   {
+    method: 'POST',
+    path: () => '/recurring/plans',
+    shape: xmlShapes.plan,
+    merchant: true,
+    template: () => ({
+      name: 'Hostile',
+      currency: 'USD',
+      recurringChargeAmount: 5,
+      chargeFrequency: 'MONTHLY',
+    }),
+  },
+  {
+    method: 'POST',
+    path: () => '/recurring/subscriptions',
+    shape: xmlShapes.subscription,
+    merchant: true,
+    template: () => ({
+      planId: ids.plan,
+      payerInfo: { firstName: 'Ada', lastName: 'Lovelace' },
+      paymentSource: { creditCardInfo: { creditCard: card } },
+    }),
+  },
+  {
+    method: 'PUT',
+    path: () => `/recurring/subscriptions/${ids.subscription}`,
+    shape: xmlShapes.subscription,
+    merchant: true,
+    template: () => ({ quantity: 2, autoRenew: true, nextChargeDate: '2040-01-01' }),
+  },
+  {
+    method: 'POST',
+    path: () => `/recurring/ondemand/${ids.ondemand}`,
+    shape: xmlShapes.charge,
+    merchant: true,
+    template: () => ({ amount: 1, currency: 'USD', chargeInfo: { chargeDescription: 'hostile' } }),
+  },
+  {
     method: 'PUT',
     path: () => `/payment-fields-tokens/${ids.token}`,
     shape: xmlShapes.paymentFieldsToken,
@@ -196,6 +236,12 @@ const idRoutes: [string, string, () => string | number][] = [
   ['GET', '/transactions/{id},1', () => 'hostile-unknown'],
   ['POST', '/transactions/refund/merchant/{id}', () => 'hostile-unknown'],
   ['POST', '/notification-deliveries/{id}/redeliver', () => 1],
+  ['GET', '/recurring/plans/{id}', () => ids.plan],
+  ['GET', '/recurring/subscriptions/{id}', () => ids.subscription],
+  ['GET', '/recurring/subscriptions/{id}/charges?pagesize=2', () => ids.subscription],
+  ['GET', '/recurring/subscriptions/{id}/switch-charge-amount?newplanid=1', () => ids.subscription],
+  ['GET', '/recurring/ondemand/{id}', () => ids.ondemand],
+  ['POST', '/subscriptions/{id}/subscription-charges', () => ids.subscription],
   ['GET', '/docs/{id}', () => 'swagger-ui.css'],
 ];
 
@@ -207,6 +253,10 @@ const bodilessRoutes: [string, string][] = [
   ['GET', '/translations/sepa/prenotification?transactionid={debit}'],
   ['GET', '/translations/sepa/mandate?language=de'],
   ['GET', '/notification-deliveries?state=delivered&pagesize=5'],
+  ['GET', '/recurring/plans?pagesize=2&gettotal=true'],
+  ['GET', '/recurring/subscriptions?status=ACTIVE&fulldescription=false'],
+  ['GET', '/recurring/subscriptions/charges/resolve?transactionid={debit}'],
+  ['GET', '/recurring/ondemand?pagesize=1'],
   ['GET', '/openapi.json'],
   ['GET', '/docs'],
 ];
@@ -670,6 +720,20 @@ beforeAll(async () => {
   ).body;
   ids.order = String(batch.order.orderId);
   ids.orderShopper = String(batch.shopper.shopperId);
+  ids.plan = expectStatus(await api.post('/recurring/plans', bodyEndpoints[10]?.template()), 200).body.planId;
+  ids.subscription = expectStatus(
+    await api.post('/recurring/subscriptions', bodyEndpoints[11]?.template()),
+    200,
+  ).body.subscriptionId;
+  ids.ondemand = expectStatus(
+    await api.post('/recurring/ondemand', {
+      amount: 1,
+      currency: 'USD',
+      payerInfo: { firstName: 'Ada', lastName: 'Lovelace' },
+      paymentSource: { creditCardInfo: { creditCard: card } },
+    }),
+    200,
+  ).body.subscriptionId;
 });
 afterAll(() => stack?.close());
 

@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MerchantContext } from '../apps/core/src/context.ts';
+import { chargeReference, chargeSubscription } from '../apps/core/src/recurring/charge.ts';
 import { as, type CallOptions, client, expectStatus, type Reply, xmlDocument } from './support/http.ts';
+import { type IpnReceiver, startIpnReceiver } from './support/ipn-receiver.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
+import { waitFor } from './support/wait.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // Recurring billing's API (README, Recurring billing): plans, subscriptions, merchant-managed subscriptions
@@ -19,15 +23,17 @@ const planXml = xml('plan');
 let stack: Stack;
 let api: ReturnType<typeof client>;
 let db: pg.Pool;
+let receiver: IpnReceiver;
 
 beforeAll(async () => {
-  stack = await startStack();
+  [stack, receiver] = await Promise.all([startStack(), startIpnReceiver()]);
   api = client(stack);
   db = stack.db;
 });
 
 afterAll(async () => {
   await stack?.close();
+  await receiver?.close();
 });
 
 const keyed = (options: CallOptions = {}): CallOptions => ({
@@ -632,5 +638,495 @@ describe('subscriptions', () => {
     for (const query of ['status=PAUSED', 'planid=x', 'pagesize=501', 'vaultedshopperid=-2']) {
       expect((await api.get(`/recurring/subscriptions?${query}`, as(merchant))).status, query).toBe(400);
     }
+  });
+});
+
+/** A merchant whose IPNs for subscription events go to a fresh hook. */
+async function merchantWithHook() {
+  const merchant = await stack.newMerchant();
+  const hook = receiver.newHook();
+  const flags = ['sendCharge', 'sendCancellation', 'sendCancelOnRenewal', 'sendContractChange'];
+  const config = {
+    ipnDestinations: [{ ipnUrl: hook, ...Object.fromEntries(flags.map((flag) => [flag, true])) }],
+    ensureNotificationReceipt: false,
+    receiveAffiliateNotifications: false,
+  };
+  expectStatus(await api.post('/notification-config', config, as(merchant)), 200);
+  const arrival = (transactionType: string, subscriptionId: number) =>
+    waitFor(`${transactionType} of ${subscriptionId}`, () =>
+      receiver
+        .at(hook)
+        .find(
+          (ipn) =>
+            ipn.params.get('transactionType') === transactionType &&
+            ipn.params.get('subscriptionId') === String(subscriptionId),
+        ),
+    );
+  return { merchant, arrival };
+}
+
+describe('subscription updates', () => {
+  it('changes quantity, descriptor, override and next charge date; refuses a past date', async () => {
+    const planId = await newPlan();
+    const { body } = await subscribe({ planId, payerInfo, paymentSource: cardSource() });
+    const id = body.subscriptionId;
+    const next = plusDays(await today(), 40);
+    const updated = await api.put(`/recurring/subscriptions/${id}`, {
+      quantity: 3,
+      softDescriptor: 'GOLD CLUB',
+      descriptorPhoneNumber: '555-0100',
+      overrideRecurringChargeAmount: 25,
+      nextChargeDate: next,
+    });
+    expectStatus(updated, 200);
+    expect(updated.body).toMatchObject({
+      quantity: 3,
+      softDescriptor: 'GOLD CLUB',
+      descriptorPhoneNumber: '555-0100',
+      overrideRecurringChargeAmount: 25,
+      nextChargeDate: next,
+    });
+    for (const [change, property, errorName] of [
+      [{ nextChargeDate: await today() }, 'nextChargeDate', 'VALIDATION_GENERAL_FAILURE'],
+      [{ nextChargeDate: '2030-02-30' }, 'nextChargeDate', 'VALIDATION_GENERAL_FAILURE'],
+      [{ quantity: -1 }, 'quantity', 'VALIDATION_GENERAL_FAILURE'],
+      [{ status: 'SUSPENDED' }, 'status', 'VALIDATION_GENERAL_FAILURE'],
+      [{ vaultedShopperId: body.vaultedShopperId + 1 }, 'vaultedShopperId', 'NON_UPDATABLE_FIELD'],
+      [{ autoRenew: 'sometimes' }, 'autoRenew', 'VALIDATION_GENERAL_FAILURE'],
+    ] as const) {
+      const reply = await api.put(`/recurring/subscriptions/${id}`, change);
+      expect(failure(reply), JSON.stringify(change)).toMatchObject({ status: 400, errorName, property });
+    }
+    const xmlUpdate = await api.put(
+      `/recurring/subscriptions/${id}`,
+      xmlDocument('subscription', { quantity: 4 }),
+      xml('subscription'),
+    );
+    expect(xmlUpdate.body.quantity).toBe('4');
+  });
+
+  it('autoRenew false sends CancelOnRenewal; CANCELED ends it now with Cancellation, and then nothing changes', async () => {
+    const { merchant, arrival } = await merchantWithHook();
+    const planId = await newPlan({}, merchant);
+    const { body } = await subscribe({ planId, payerInfo, paymentSource: cardSource() }, as(merchant));
+    const id = body.subscriptionId;
+    const charged = await arrival('CHARGE', id);
+    expect(charged.params.get('contractId')).toBe(String(planId));
+    const atPeriodEnd = await api.put(`/recurring/subscriptions/${id}`, { autoRenew: false }, as(merchant));
+    expect(atPeriodEnd.body).toMatchObject({
+      autoRenew: false,
+      status: 'ACTIVE',
+      nextChargeDate: body.nextChargeDate,
+    });
+    const notice = await arrival('CANCEL_ON_RENEWAL', id);
+    expect(notice.params.get('untilDate')).toBe(body.nextChargeDate);
+    const canceled = await api.put(`/recurring/subscriptions/${id}`, { status: 'CANCELED' }, as(merchant));
+    expect(canceled.body).toMatchObject({ status: 'CANCELED' });
+    expect(canceled.body.nextChargeDate).toBeUndefined();
+    expect((await arrival('CANCELLATION', id)).params.get('contractId')).toBe(String(planId));
+    const again = await api.put(`/recurring/subscriptions/${id}`, { quantity: 2 }, as(merchant));
+    expect(failure(again)).toMatchObject({ status: 400, errorName: 'CANNOT_UPDATE_CANCELED_SUBSCRIPTION' });
+  });
+
+  it('a payment source update replaces the card, and resumes a SUSPENDED subscription', async () => {
+    const planId = await newPlan();
+    const { body } = await subscribe({ planId, payerInfo, paymentSource: cardSource() });
+    const id = body.subscriptionId;
+    await db.query(
+      "update subscription set status = 'SUSPENDED', next_charge_date = '2020-01-01' where id = $1",
+      [id],
+    );
+    const refused = await api.put(`/recurring/subscriptions/${id}`, { status: 'ACTIVE' });
+    expect(failure(refused)).toMatchObject({ status: 400, errorName: 'INVALID_STATUS' });
+    const resumed = await api.put(`/recurring/subscriptions/${id}`, {
+      paymentSource: cardSource({ cardNumber: '5425233430109903', securityCode: '123' }),
+    });
+    expectStatus(resumed, 200);
+    expect(resumed.body).toMatchObject({
+      status: 'ACTIVE',
+      nextChargeDate: await today(),
+      paymentSource: {
+        creditCardInfo: { creditCard: { cardLastFourDigits: '9903', cardType: 'MASTERCARD' } },
+      },
+    });
+    const wrong = await api.put(`/recurring/subscriptions/${id}`, {
+      paymentSource: { sepaDirectDebitInfo: { iban: IBAN } },
+      authorizedByShopper: true,
+    });
+    expect(failure(wrong)).toMatchObject({ status: 400, property: 'currency' });
+  });
+
+  it('a plan switch with chargeOnPlanSwitch charges what switch-charge-amount said and restarts the period', async () => {
+    const { merchant, arrival } = await merchantWithHook();
+    const basic = await newPlan({ recurringChargeAmount: 10 }, merchant);
+    const premium = await newPlan({ recurringChargeAmount: 30, chargeOnPlanSwitch: true }, merchant);
+    const quiet = await newPlan({ recurringChargeAmount: 50, chargeFrequency: 'ANNUALLY' }, merchant);
+    const euros = await newPlan({ currency: 'EUR' }, merchant);
+    const { body } = await subscribe({ planId: basic, payerInfo, paymentSource: cardSource() }, as(merchant));
+    const id = body.subscriptionId;
+    const quote = await api.get(
+      `/recurring/subscriptions/${id}/switch-charge-amount?newplanid=${premium}`,
+      as(merchant),
+    );
+    expectStatus(quote, 200);
+    // a whole period of basic is unused today: 30 less the 10 already paid
+    expect(quote.body).toEqual({ amount: 20, currency: 'USD' });
+    const doubled = await api.get(
+      `/recurring/subscriptions/${id}/switch-charge-amount?newplanid=${premium}&newquantity=2`,
+      as(merchant),
+    );
+    expect(doubled.body.amount).toBe(50);
+    const switched = await api.put(`/recurring/subscriptions/${id}`, { planId: premium }, as(merchant));
+    expectStatus(switched, 200);
+    expect(switched.body).toMatchObject({
+      planId: premium,
+      recurringChargeAmount: 30,
+      nextChargeDate: plusMonths(await today(), 1),
+      charge: { amount: 20, chargeInfo: { chargeType: 'RECURRING' } },
+    });
+    expect((await arrival('CONTRACT_CHANGE', id)).params.get('cancelledContractId')).toBe(String(basic));
+    const charges = await api.get(`/recurring/subscriptions/${id}/charges`, as(merchant));
+    expect(charges.body.charges.map((charge: { amount: number }) => charge.amount)).toEqual([20, 10]);
+
+    // no chargeOnPlanSwitch: nothing charged now, the next charge date stays
+    const calm = await api.put(`/recurring/subscriptions/${id}`, { planId: quiet }, as(merchant));
+    expect(calm.body).toMatchObject({
+      planId: quiet,
+      chargeFrequency: 'ANNUALLY',
+      nextChargeDate: switched.body.nextChargeDate,
+    });
+    expect(calm.body.charge).toBeUndefined();
+
+    for (const [change, errorName, status] of [
+      [{ planId: euros }, 'MISMATCH_SUBSCRIPTION_CURRENCY', 400],
+      [{ planId: 999999999 }, 'PLAN_NOT_FOUND', 404],
+    ] as const) {
+      expect(failure(await api.put(`/recurring/subscriptions/${id}`, change, as(merchant)))).toMatchObject({
+        status,
+        errorName,
+      });
+    }
+    const badQuote = await api.get(`/recurring/subscriptions/${id}/switch-charge-amount`, as(merchant));
+    expect(failure(badQuote)).toMatchObject({ status: 400, property: 'newplanid' });
+  });
+
+  it('a declined switch charge changes nothing', async () => {
+    const basic = await newPlan({ recurringChargeAmount: 10, trialPeriodDays: 7 });
+    // the sandbox declines amounts ending in .51; during a trial nothing was paid, so the whole period is due
+    const pricey = await newPlan({ recurringChargeAmount: 10.51, chargeOnPlanSwitch: true });
+    const { body } = await subscribe({ planId: basic, payerInfo, paymentSource: cardSource() });
+    const id = body.subscriptionId;
+    const quote = await api.get(`/recurring/subscriptions/${id}/switch-charge-amount?newplanid=${pricey}`);
+    expect(quote.body).toEqual({ amount: 10.51, currency: 'USD' });
+    const declined = await api.put(`/recurring/subscriptions/${id}`, { planId: pricey, quantity: 1 });
+    expect(failure(declined)).toMatchObject({ status: 400, errorName: 'INSUFFICIENT_FUNDS' });
+    const read = await api.get(`/recurring/subscriptions/${id}`);
+    expect(read.body).toEqual(body);
+    const { rows } = await db.query('select status from subscription_charge where subscription_id = $1', [
+      id,
+    ]);
+    expect(rows).toEqual([{ status: 'DECLINED' }]);
+  });
+});
+
+describe('charges', () => {
+  it('lists charged periods, resolves a charge by its transaction, and the Extended API adds one (201 + Location)', async () => {
+    const planId = await newPlan({ recurringChargeAmount: 8 });
+    const { body } = await subscribe({ planId, payerInfo, paymentSource: cardSource() });
+    const id = body.subscriptionId;
+    const extended = await api.post(
+      `/subscriptions/${id}/subscription-charges`,
+      {
+        chargeInfo: { chargeDescription: 'Extra seats', fromDate: '2030-01-01', toDate: '2030-01-31' },
+        skuChargePrice: { amount: 3.5, currency: 'USD' },
+        expectedTotalPrice: { amount: 3.5, currency: 'USD' },
+      },
+      keyed(),
+    );
+    expect(extended.status, extended.text).toBe(201);
+    expect(extended.text).toBe('');
+    const location = extended.headers.get('location') ?? '';
+    expect(location).toMatch(new RegExp(`^${stack.baseUrl}/subscriptions/${id}/subscription-charges/\\d+$`));
+    const charges = await api.get(`/recurring/subscriptions/${id}/charges?gettotal=true`);
+    expectStatus(charges, 200);
+    expect(charges.body).toMatchObject({ totalResults: 2, lastPage: true });
+    const [extra, initial] = charges.body.charges;
+    expect(extra).toMatchObject({
+      chargeId: Number(location.slice(location.lastIndexOf('/') + 1)),
+      amount: 3.5,
+      chargeInfo: {
+        chargeDescription: 'Extra seats',
+        fromDate: '2030-01-01',
+        toDate: '2030-01-31',
+        chargeType: 'RECURRING',
+      },
+    });
+    expect(initial).toMatchObject({
+      amount: 8,
+      chargeInfo: { chargeType: 'INITIAL' },
+      transactionId: body.charge.transactionId,
+    });
+    const resolved = await api.get(
+      `/recurring/subscriptions/charges/resolve?transactionid=${extra.transactionId}`,
+    );
+    expect(resolved.body).toEqual(extra);
+    const asXml = await api.get(`/recurring/subscriptions/${id}/charges`, xml('charges', 'charge'));
+    expect(asXml.text).toContain(
+      '<charges xmlns="http://ws.plimus.com"><last-page>true</last-page><charge><charge-id>',
+    );
+    const xmlExtended = await api.post(
+      `/subscriptions/${id}/subscription-charges`,
+      xmlDocument('subscription-charge', { chargeInfo: { chargeDescription: 'XML seats' } }),
+      keyed(xml('subscription-charge')),
+    );
+    expect(xmlExtended.status, xmlExtended.text).toBe(201);
+
+    for (const [bodyOut, errorName, property] of [
+      [{}, 'VALIDATION_GENERAL_FAILURE', 'chargeInfo'],
+      [
+        { chargeInfo: { chargeDescription: 'x' }, skuChargePrice: { amount: 1, currency: 'EUR' } },
+        'MISMATCH_SUBSCRIPTION_CURRENCY',
+        'skuChargePrice.currency',
+      ],
+      [
+        { chargeInfo: { chargeDescription: 'x' }, expectedTotalPrice: { amount: 1, currency: 'USD' } },
+        'VALIDATION_GENERAL_FAILURE',
+        'expectedTotalPrice',
+      ],
+    ] as const) {
+      const reply = await api.post(`/subscriptions/${id}/subscription-charges`, bodyOut, keyed());
+      expect(failure(reply), JSON.stringify(bodyOut)).toMatchObject({ status: 400, errorName, property });
+    }
+    for (const query of ['transactionid=999999999', 'transactionid=abc']) {
+      expect(failure(await api.get(`/recurring/subscriptions/charges/resolve?${query}`))).toMatchObject({
+        status: 404,
+        errorName: 'SUBSCRIPTION_CHARGE_NOT_FOUND',
+      });
+    }
+    expect(failure(await api.get('/recurring/subscriptions/charges/resolve'))).toMatchObject({
+      status: 400,
+      property: 'transactionid',
+    });
+    await api.put(`/recurring/subscriptions/${id}`, { status: 'CANCELED' });
+    const ended = await api.post(
+      `/subscriptions/${id}/subscription-charges`,
+      { chargeInfo: { chargeDescription: 'x' } },
+      keyed(),
+    );
+    expect(failure(ended)).toMatchObject({ status: 400, errorName: 'INVALID_STATUS' });
+  });
+});
+
+describe('merchant-managed subscriptions', () => {
+  it('the first charge creates it, later charges name it; retrieval and listing; JSON and XML', async () => {
+    const first = await api.post(
+      '/recurring/ondemand',
+      { amount: 11, currency: 'EUR', payerInfo, paymentSource: cardSource(), softDescriptor: 'ONDEMAND' },
+      keyed(),
+    );
+    expectStatus(first, 200);
+    const id = first.body.subscriptionId;
+    expect(first.body).toMatchObject({
+      amount: 11,
+      currency: 'EUR',
+      chargeInfo: { chargeType: 'INITIAL' },
+      processingInfo: { processingStatus: 'success' },
+    });
+    expect(first.body.planId).toBeUndefined();
+    const later = await api.post(
+      `/recurring/ondemand/${id}`,
+      { amount: '4.25', currency: 'EUR', chargeInfo: { chargeDescription: 'April usage' } },
+      keyed(),
+    );
+    expectStatus(later, 200);
+    expect(later.body).toMatchObject({
+      subscriptionId: id,
+      amount: 4.25,
+      chargeInfo: { chargeDescription: 'April usage' },
+    });
+    expect((await api.get(`/transactions/${later.body.transactionId}`)).body.amount).toBe(4.25);
+    const read = await api.get(`/recurring/ondemand/${id}`);
+    expect(read.body).toMatchObject({
+      subscriptionId: id,
+      status: 'ACTIVE',
+      currency: 'EUR',
+      softDescriptor: 'ONDEMAND',
+    });
+    expect(read.body.nextChargeDate).toBeUndefined();
+    const listed = await api.get('/recurring/ondemand');
+    expect(listed.body.subscriptions.map((s: { subscriptionId: number }) => s.subscriptionId)).toContain(id);
+    const plans = await api.get('/recurring/subscriptions?pagesize=500');
+    expect(plans.body.subscriptions.map((s: { subscriptionId: number }) => s.subscriptionId)).not.toContain(
+      id,
+    );
+
+    const xmlCharge = await api.post(
+      `/recurring/ondemand/${id}`,
+      xmlDocument('charge', { amount: '2', currency: 'EUR' }),
+      keyed(xml('charge')),
+    );
+    expectStatus(xmlCharge, 200);
+    expect(xmlCharge.text).toContain('<amount>2.00</amount>');
+
+    for (const [body, status, errorName, property] of [
+      [{ amount: 1, currency: 'USD' }, 400, 'MISMATCH_SUBSCRIPTION_CURRENCY', 'currency'],
+      [{ amount: 0, currency: 'EUR' }, 400, 'VALIDATION_GENERAL_FAILURE', 'amount'],
+      [{ currency: 'EUR' }, 400, 'VALIDATION_GENERAL_FAILURE', 'amount'],
+    ] as const) {
+      const reply = await api.post(`/recurring/ondemand/${id}`, body, keyed());
+      expect(failure(reply), JSON.stringify(body)).toMatchObject({ status, errorName, property });
+    }
+    const planId = await newPlan();
+    const planBased = await subscribe({ planId, payerInfo, paymentSource: cardSource() });
+    const wrongKind = await api.post(
+      `/recurring/ondemand/${planBased.body.subscriptionId}`,
+      { amount: 1, currency: 'USD' },
+      keyed(),
+    );
+    expect(failure(wrongKind)).toMatchObject({ status: 404, errorName: 'SUBSCRIPTION_NOT_FOUND' });
+    const declined = await api.post(`/recurring/ondemand/${id}`, { amount: 3.51, currency: 'EUR' }, keyed());
+    expect(failure(declined)).toMatchObject({ status: 400, errorName: 'INSUFFICIENT_FUNDS' });
+    const other = await stack.newMerchant();
+    expect(failure(await api.get(`/recurring/ondemand/${id}`, as(other)))).toMatchObject({ status: 404 });
+    expect(
+      failure(await api.post(`/recurring/ondemand/${id}`, { amount: 1, currency: 'EUR' }, keyed(as(other)))),
+    ).toMatchObject({
+      status: 404,
+    });
+    const notOndemand = await api.put(`/recurring/ondemand/${planBased.body.subscriptionId}`, {
+      status: 'CANCELED',
+    });
+    expect(failure(notOndemand)).toMatchObject({ status: 404, errorName: 'SUBSCRIPTION_NOT_FOUND' });
+    const canceled = await api.put(`/recurring/ondemand/${id}`, { status: 'CANCELED' });
+    expect(canceled.body.status).toBe('CANCELED');
+    const afterCancel = await api.post(`/recurring/ondemand/${id}`, { amount: 1, currency: 'EUR' }, keyed());
+    expect(failure(afterCancel)).toMatchObject({ status: 400, errorName: 'INVALID_STATUS' });
+  });
+
+  it('refuses a first charge without a payer or with a bad amount, writing nothing', async () => {
+    const before = await rowCount('subscription');
+    for (const [body, property] of [
+      [{ amount: 5, currency: 'EUR' }, 'payerInfo'],
+      [{ amount: 5, currency: 'EUR', payerInfo }, 'paymentSource'],
+      [{ amount: '5.001', currency: 'EUR', payerInfo, paymentSource: cardSource() }, 'amount'],
+      [
+        {
+          amount: 5,
+          currency: 'USD',
+          payerInfo,
+          paymentSource: { sepaDirectDebitInfo: { iban: IBAN } },
+          authorizedByShopper: true,
+        },
+        'currency',
+      ],
+    ] as const) {
+      const reply = await api.post('/recurring/ondemand', body, keyed());
+      expect(failure(reply), JSON.stringify(body)).toMatchObject({ status: 400, property });
+    }
+    expect(await rowCount('subscription')).toBe(before);
+  });
+});
+
+describe('chargeSubscription (what renewals call)', () => {
+  /** A worker's context for the stack's merchant, as core's jobs build theirs. */
+  const workerContext = (): MerchantContext => {
+    const { services } = stack.core;
+    return {
+      ...services,
+      em: services.orm.em.fork(),
+      merchantId: stack.merchant.id,
+      idempotency: null,
+      memo: {},
+    };
+  };
+
+  it('charges a period once whatever the concurrent callers; a declined period is retried under a new reference', async () => {
+    const planId = await newPlan({ recurringChargeAmount: 6 });
+    const { body } = await subscribe({ planId, payerInfo, paymentSource: cardSource() });
+    const sales = await rowCount('card_transaction');
+    const period = {
+      subscriptionId: body.subscriptionId,
+      period: 1,
+      kind: 'RECURRING' as const,
+      amountMinor: 600,
+      dueDate: body.nextChargeDate,
+      event: 'Recurring' as const,
+    };
+    const outcomes = await Promise.all(
+      Array.from({ length: 6 }, () => chargeSubscription(workerContext(), period)),
+    );
+    const charged = outcomes.filter((outcome) => outcome.outcome === 'CHARGED');
+    expect(charged).toHaveLength(1);
+    for (const outcome of outcomes)
+      expect(['CHARGED', 'ALREADY_CHARGED', 'IN_FLIGHT']).toContain(outcome.outcome);
+    expect(await rowCount('card_transaction')).toBe(sales + 1);
+    expect((await chargeSubscription(workerContext(), period)).outcome).toBe('ALREADY_CHARGED');
+    const listed = await api.get(`/recurring/subscriptions/${body.subscriptionId}/charges`);
+    expect(listed.body.charges[0]).toMatchObject({
+      amount: 6,
+      transactionDate: body.nextChargeDate,
+      chargeInfo: { chargeType: 'RECURRING' },
+    });
+
+    // the sandbox declines amounts ending in .51
+    const second = { ...period, period: 2, amountMinor: 651 };
+    const declined = await chargeSubscription(workerContext(), second);
+    expect(declined).toMatchObject({ outcome: 'DECLINED', charge: { status: 'DECLINED', attempt: 1 } });
+    const retried = await chargeSubscription(workerContext(), { ...second, amountMinor: 600 });
+    expect(retried).toMatchObject({
+      outcome: 'CHARGED',
+      charge: { status: 'CHARGED', attempt: 2, amountMinor: 600 },
+    });
+    const { rows } = await db.query<{ reference: string; state: string }>(
+      'select reference::text, state from payment_attempt where reference = any($1::uuid[]) order by id',
+      [[chargeReference(retried.charge.id, 1), chargeReference(retried.charge.id, 2)]],
+    );
+    expect(rows.map((row) => row.state)).toEqual(['DECLINED', 'DONE']);
+    expect(await rowCount('card_transaction')).toBe(sales + 2);
+
+    // a claim whose caller died before asking the acquirer: in flight while young, retried once stale
+    const third = { ...period, period: 3 };
+    await db.query(
+      `insert into subscription_charge (merchant_id, subscription_id, period, kind, status, attempt, amount_minor,
+         currency, due_date, created_at, updated_at)
+       values ($1, $2, 3, 'RECURRING', 'PENDING', 1, 600, 'USD', $3, now(), now())`,
+      [stack.merchant.id, body.subscriptionId, body.nextChargeDate],
+    );
+    expect((await chargeSubscription(workerContext(), third)).outcome).toBe('IN_FLIGHT');
+    await db.query(
+      "update subscription_charge set updated_at = now() - interval '1 hour' where subscription_id = $1 and period = 3",
+      [body.subscriptionId],
+    );
+    expect(await chargeSubscription(workerContext(), third)).toMatchObject({
+      outcome: 'CHARGED',
+      charge: { attempt: 2 },
+    });
+    expect(await rowCount('card_transaction')).toBe(sales + 3);
+  });
+
+  it("a SEPA subscription's period is a debit opened once", async () => {
+    const planId = await newPlan({ currency: 'EUR', recurringChargeAmount: 4 });
+    const { body } = await subscribe({
+      planId,
+      payerInfo,
+      paymentSource: { sepaDirectDebitInfo: { iban: IBAN } },
+      authorizedByShopper: true,
+    });
+    const period = {
+      subscriptionId: body.subscriptionId,
+      period: 1,
+      kind: 'RECURRING' as const,
+      amountMinor: 400,
+      dueDate: body.nextChargeDate,
+    };
+    const [first, second] = await Promise.all([
+      chargeSubscription(workerContext(), period),
+      chargeSubscription(workerContext(), period),
+    ]);
+    expect([first?.outcome, second?.outcome].sort()).toEqual(['ALREADY_CHARGED', 'CHARGED'].sort());
+    const { rows } = await db.query('select count(*)::int as n from sepa_debit where shopper_id = $1', [
+      body.vaultedShopperId,
+    ]);
+    expect(rows[0].n).toBe(2);
   });
 });

@@ -65,6 +65,9 @@ describe('Content-Encoding', () => {
       ['POST', '/batch/order-placement'],
       ['POST', '/notification-config'],
       ['POST', '/catalog/products'],
+      ['POST', '/recurring/plans'],
+      ['POST', '/recurring/subscriptions'],
+      ['POST', '/recurring/ondemand'],
       ['PUT', '/sandbox/clock'],
       ['PUT', '/payment-fields-tokens/abcdefghijklmnopqrstuvwxyz'],
     ] as const) {

@@ -198,6 +198,8 @@ export const listSubscriptionsInput = z
       .optional(),
     planid: positiveIntegerInput.optional(),
     vaultedshopperid: positiveIntegerInput.optional(),
+    /** The published Node SDK's name for the same filter. */
+    shopperid: positiveIntegerInput.optional(),
   })
   .superRefine(checkPaging);
 

@@ -13,6 +13,18 @@ import {
   sendFlags,
 } from './ipn.ts';
 import type { BatchOrder, BatchShopper, Order } from './orders.ts';
+import {
+  type ChargePage,
+  chargeFrequencies,
+  type Plan,
+  type PlanPage,
+  planStatuses,
+  type SubscriptionBody,
+  type SubscriptionChargeBody,
+  type SubscriptionPage,
+  type SwitchChargeAmount,
+  subscriptionStatuses,
+} from './recurring.ts';
 import { type AltTransaction, type SepaTranslations, sepaLanguages } from './sepa.ts';
 import { billingContactFields, shopperFieldNames, type VaultedShopper } from './shoppers.ts';
 import type { BoundToken } from './tokens.ts';
@@ -320,6 +332,112 @@ export const orderBody = describes<Order>()(
 
 export const batchOrderBody = describes<BatchOrder>()(
   z.object({ shopper: batchShopperBody, order: orderBody }),
+);
+
+export const planBody = describes<Plan>()(
+  z.object({
+    planId: z.number(),
+    name: z.string(),
+    currency: z.string(),
+    recurringChargeAmount: amount,
+    chargeFrequency: z.enum(chargeFrequencies),
+    trialPeriodDays: z.number().optional(),
+    initialChargeAmount: amount.optional(),
+    maxNumberOfCharges: z.number().optional(),
+    gracePeriodDays: z.number().optional(),
+    chargeOnPlanSwitch: z.boolean(),
+    status: z.enum(planStatuses),
+  }),
+);
+
+const page = {
+  totalResults: z.number().optional().meta({ description: 'With gettotal=true' }),
+  lastPage: z.boolean(),
+};
+
+export const planPageBody = describes<PlanPage>()(
+  z.object({
+    ...page,
+    plans: z.array(
+      z.union([planBody, z.object({ planId: z.number(), name: z.string() })]).meta({
+        description: 'Each plan in full, or with fulldescription=false its id and name',
+      }),
+    ),
+  }),
+);
+
+const subscriptionPaymentSource = z.object({
+  creditCardInfo: z
+    .object({ billingContactInfo: billingContact.optional(), creditCard: cardResponse })
+    .optional(),
+  sepaDirectDebitInfo: z.object(mandate).optional(),
+});
+
+export const subscriptionChargeBody = describes<SubscriptionChargeBody>()(
+  z.object({
+    chargeId: z.number(),
+    subscriptionId: z.number(),
+    planId: z.number().optional(),
+    vaultedShopperId: z.number(),
+    transactionId: z.string(),
+    transactionDate: z.string().meta({ description: "yyyy-mm-dd, the merchant's day the charge fell due" }),
+    amount,
+    currency: z.string(),
+    softDescriptor: z.string().optional(),
+    merchantTransactionId: z.string().optional(),
+    paymentSource: subscriptionPaymentSource,
+    chargeInfo: z.object({
+      chargeDescription: z.string().optional(),
+      fromDate: z.string().optional(),
+      toDate: z.string().optional(),
+      chargeType: z.enum(['INITIAL', 'RECURRING']),
+    }),
+    processingInfo: z.object({ processingStatus: z.enum(['success', 'pending', 'fail', 'refunded']) }),
+  }),
+);
+
+export const subscriptionBody = describes<SubscriptionBody>()(
+  z.object({
+    subscriptionId: z.number(),
+    planId: z.number().optional().meta({ description: 'Absent for a merchant-managed subscription' }),
+    vaultedShopperId: z.number(),
+    status: z.enum(subscriptionStatuses),
+    quantity: z.number(),
+    softDescriptor: z.string().optional(),
+    descriptorPhoneNumber: z.string().optional(),
+    chargeFrequency: z.enum(chargeFrequencies).optional(),
+    trialPeriodDays: z.number().optional(),
+    overrideTrialPeriodDays: z.number().optional(),
+    recurringChargeAmount: amount.optional(),
+    overrideRecurringChargeAmount: amount.optional(),
+    currency: z.string(),
+    initialChargeAmount: amount.optional(),
+    overrideInitialChargeAmount: amount.optional(),
+    autoRenew: z.boolean(),
+    nextChargeDate: z.string().optional().meta({ description: "yyyy-mm-dd by the merchant's clock" }),
+    paymentSource: subscriptionPaymentSource,
+    charge: subscriptionChargeBody.optional().meta({ description: 'The charge this request made, if any' }),
+  }),
+);
+
+export const subscriptionPageBody = describes<SubscriptionPage>()(
+  z.object({
+    ...page,
+    subscriptions: z.array(
+      z.union([
+        subscriptionBody,
+        z.object({ subscriptionId: z.number(), status: z.enum(subscriptionStatuses) }),
+      ]),
+    ),
+  }),
+);
+
+export const chargePageBody = describes<ChargePage>()(
+  z.object({ ...page, charges: z.array(subscriptionChargeBody) }),
+);
+
+export const switchChargeAmountBody = describes<SwitchChargeAmount>()(
+  z.object({ amount, currency: z.string() }),
 );
 
 export const errorBodySchema = describes<ErrorBody>()(

@@ -91,6 +91,34 @@ async function claimCharge(
   return row ? { id: Number(row.id), attempt: row.attempt } : null;
 }
 
+/**
+ * A PENDING row whose attempt never reached the acquirer (core died between the claim and the attempt) or
+ * was resolved without a sale (the recovery worker voided it) is claimed again as one more attempt, once it
+ * is older than the recovery delay, so a live caller's attempt is never taken over. An attempt still
+ * unresolved stays in flight: the recovery worker settles it first.
+ */
+async function reclaimStale(
+  em: EntityManager,
+  charge: SubscriptionCharge,
+  staleAfterSeconds: number,
+): Promise<{ id: number; attempt: number } | null> {
+  if (charge.status !== 'PENDING') return null;
+  const rows = await executeParameterized<{ attempt: number }>(
+    em,
+    `update subscription_charge c set attempt = attempt + 1, updated_at = now()
+     where c.id = $1 and c.attempt = $2 and c.status = 'PENDING'
+       and c.updated_at < now() - make_interval(secs => $3)
+       and not exists (select 1 from payment_attempt a where a.reference = $4::uuid
+         and a.state in ('PENDING', 'VOIDING', 'DONE'))
+     returning attempt`,
+    [charge.id, charge.attempt, staleAfterSeconds, chargeReference(charge.id, charge.attempt)],
+  );
+  const [row] = rows;
+  if (!row) return null;
+  charge.attempt = row.attempt; // the entity this unit of work holds follows the row
+  return { id: charge.id, attempt: row.attempt };
+}
+
 async function settle(
   em: EntityManager,
   chargeId: number,
@@ -115,7 +143,8 @@ async function settle(
  * flight and does nothing. A decline leaves the row DECLINED (the caller decides on dunning); an approval
  * and the row's CHARGED state, with `onCharged`'s writes, commit in one transaction. An unknown outcome
  * (acquirer silent, core killed) leaves the row PENDING and the payment attempt to the recovery worker,
- * which voids it: the shopper is not charged, and the period is retried only by an explicit new attempt.
+ * which voids it: the shopper is not charged, and a later call retries the period as a new attempt once the
+ * row is older than the recovery delay (reclaimStale).
  *
  * The subscription must be the context merchant's; its status is the caller's to check.
  */
@@ -135,14 +164,17 @@ export async function chargeSubscription(
     if (!subscription) {
       throw new DomainError('SUBSCRIPTION_NOT_FOUND', `subscription ${request.subscriptionId} was not found`);
     }
-    const claim = await claimCharge(em, ctx.merchantId, request, subscription.currency);
+    let claim = await claimCharge(em, ctx.merchantId, request, subscription.currency);
     if (!claim) {
       const charge = await em.findOneOrFail(SubscriptionCharge, {
         subscription: request.subscriptionId,
         period: request.period,
       });
-      const outcome = charge.status === 'CHARGED' ? 'ALREADY_CHARGED' : 'IN_FLIGHT';
-      return { done: { outcome, charge } };
+      claim = await reclaimStale(em, charge, ctx.payments.recoveryAfterSeconds);
+      if (!claim) {
+        const outcome = charge.status === 'CHARGED' ? 'ALREADY_CHARGED' : 'IN_FLIGHT';
+        return { done: { outcome, charge } };
+      }
     }
     if (!subscription.sepaMandate) return { subscription, claim };
     // SEPA: the debit is opened in this transaction; the bank answers later through settlement.

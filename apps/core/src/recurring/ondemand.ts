@@ -6,6 +6,7 @@ import {
   type SubscriptionBody,
   type SubscriptionChargeBody,
   toMinorUnits,
+  type updateSubscriptionInput,
 } from '@paywire/contracts';
 import type { z } from 'zod';
 import { callNow } from '../clock/clock.ts';
@@ -15,7 +16,7 @@ import { openSubscription } from './opening.ts';
 import { requireEuro } from './payment-source.ts';
 import { presentCharge, presentSubscription } from './present.ts';
 import { calendarDate } from './schedule.ts';
-import { findSubscription } from './subscriptions.ts';
+import { findSubscription, updateSubscription } from './subscriptions.ts';
 
 /**
  * Merchant-managed subscriptions: no plan and no schedule; the merchant decides each charge. The first
@@ -97,4 +98,13 @@ export async function chargeOndemand(
   });
   if (outcome.outcome === 'DECLINED') throw outcome.error;
   return (outcome as { answer: SubscriptionChargeBody }).answer;
+}
+
+/** PUT /recurring/ondemand/{id}: the subscription update, for merchant-managed subscriptions only. */
+export async function updateOndemand(
+  ctx: MerchantContext,
+  input: z.output<typeof updateSubscriptionInput>,
+): Promise<SubscriptionBody> {
+  await findOndemand(ctx, input.subscriptionId);
+  return updateSubscription(ctx, input);
 }

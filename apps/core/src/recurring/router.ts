@@ -15,7 +15,7 @@ import {
   updateSubscriptionInput,
 } from '@paywire/contracts';
 import { merchantProcedure, router } from '../trpc.ts';
-import { chargeOndemand, createOndemand, getOndemand } from './ondemand.ts';
+import { chargeOndemand, createOndemand, getOndemand, updateOndemand } from './ondemand.ts';
 import { createPlan, getPlan, listPlans, updatePlan } from './plans.ts';
 import {
   createSubscription,
@@ -66,6 +66,9 @@ export const recurringRouter = router({
   chargeOndemand: charging
     .input(ondemandChargeInput)
     .mutation(({ ctx, input }) => chargeOndemand(ctx, input)),
+  updateOndemand: charging
+    .input(updateSubscriptionInput)
+    .mutation(({ ctx, input }) => updateOndemand(ctx, input)),
   getOndemand: merchantProcedure
     .input(subscriptionIdInput)
     .query(({ ctx, input }) => getOndemand(ctx, input.subscriptionId)),

@@ -129,6 +129,7 @@ export async function listSubscriptions(
   input: z.output<typeof listSubscriptionsInput>,
   merchantManaged = false,
 ): Promise<SubscriptionPage> {
+  const shopper = input.vaultedshopperid ?? input.shopperid;
   const page = await pageOf(
     ctx.em,
     Subscription,
@@ -137,7 +138,7 @@ export async function listSubscriptions(
       plan: merchantManaged ? null : { $ne: null },
       ...(input.status ? { status: input.status } : {}),
       ...(input.planid ? { plan: input.planid } : {}),
-      ...(input.vaultedshopperid ? { shopper: input.vaultedshopperid } : {}),
+      ...(shopper ? { shopper } : {}),
     },
     input,
   );

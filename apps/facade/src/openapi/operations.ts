@@ -9,31 +9,51 @@ import {
   bindTokenInput,
   boundTokenBody,
   cardTransactionBody,
+  chargePageBody,
   createAltTransactionInput,
+  createOndemandInput,
+  createPlanInput,
   createProductInput,
   createShopperInput,
+  createSubscriptionInput,
   createTransactionInput,
   deliveryIdInput,
   deliveryLogQuery,
+  extendedSubscriptionChargeInput,
   formOpeningInput,
+  listPlansInput,
+  listSubscriptionsInput,
   mandateTextInput,
   merchantShopperIdInput,
   notificationConfigBody,
   notificationConfigInput,
   notificationDeliveryBody,
   notificationDeliveryPageBody,
+  ondemandChargeInput,
   orderBody,
   orderIdInput,
+  planBody,
+  planIdInput,
+  planPageBody,
   preNotificationInput,
   productBody,
   productIdInput,
   refundBody,
   refundInput,
+  resolveChargeInput,
   sandboxClockBody,
   sepaTranslationsBody,
   shopperIdInput,
+  subscriptionBody,
+  subscriptionChargeBody,
+  subscriptionIdInput,
+  subscriptionPageBody,
+  switchChargeAmountBody,
+  switchChargeAmountInput,
   transactionIdInput,
+  updatePlanInput,
   updateShopperInput,
+  updateSubscriptionInput,
   updateTransactionInput,
   vaultedShopperBody,
 } from '@paywire/contracts';
@@ -94,6 +114,20 @@ const product = body('Product', productBody, xmlShapes.product);
 const sandboxClock = body('SandboxClock', sandboxClockBody, xmlShapes.sandboxClock);
 const notificationConfig = body('NotificationConfig', notificationConfigBody, xmlShapes.notificationConfig);
 const refund = body('Refund', refundBody, xmlShapes.refund);
+const plan = body('Plan', planBody, xmlShapes.plan);
+const subscription = body('Subscription', subscriptionBody, xmlShapes.subscription);
+const subscriptionCharge = body('SubscriptionCharge', subscriptionChargeBody, xmlShapes.charge);
+const subscriptionPage = body('SubscriptionPage', subscriptionPageBody, xmlShapes.subscriptions);
+const { planId } = planIdInput.shape;
+const { subscriptionId } = subscriptionIdInput.shape;
+const paging = (() => {
+  const { pagesize, after, before, gettotal, fulldescription } = listPlansInput.shape;
+  return { pagesize, after, before, gettotal, fulldescription };
+})();
+const subscriptionFilters = (() => {
+  const { status, planid, vaultedshopperid, shopperid } = listSubscriptionsInput.shape;
+  return { ...paging, status, planid, vaultedshopperid, shopperid };
+})();
 
 /**
  * Every route of the facade, keyed as app.ts registers it (`METHOD /path/:param` under /services/2). The
@@ -326,6 +360,137 @@ export const operations: Record<Route, Operation> = {
     summary: 'Retrieve a shopper created by an order',
     params: { shopperId: batchShopperIdInput.shape.shopperId },
     answers: [ok('The shopper', body('Shopper', batchShopperBody, xmlShapes.shopper))],
+  },
+  'POST /recurring/plans': {
+    tag: 'Recurring billing',
+    summary: 'Create a plan',
+    request: body('CreatePlan', createPlanInput, xmlShapes.plan),
+    answers: [ok('The plan', plan)],
+  },
+  'GET /recurring/plans': {
+    tag: 'Recurring billing',
+    summary: "The merchant's plans, newest first, a page at a time",
+    query: { ...paging, status: listPlansInput.shape.status },
+    answers: [ok('A page of plans', body('PlanPage', planPageBody, xmlShapes.plans))],
+  },
+  'GET /recurring/plans/:planId': {
+    tag: 'Recurring billing',
+    summary: 'Retrieve a plan',
+    params: { planId },
+    answers: [ok('The plan', plan)],
+  },
+  'PUT /recurring/plans/:planId': {
+    tag: 'Recurring billing',
+    summary: 'Update a plan (currency and frequency are fixed; a trial or initial charge cannot be added)',
+    params: { planId },
+    request: body('UpdatePlan', updatePlanInput, xmlShapes.plan),
+    answers: [ok('The plan', plan)],
+  },
+  'POST /recurring/subscriptions': {
+    tag: 'Recurring billing',
+    summary: 'Create a subscription to a plan, making its initial charge (none during a trial)',
+    request: body('CreateSubscription', createSubscriptionInput, xmlShapes.subscription),
+    answers: [
+      {
+        status: 200,
+        description: 'The subscription, with the charge made',
+        body: subscription,
+        headers: { Location: 'The subscription URL (when a card pays)' },
+      },
+    ],
+  },
+  'GET /recurring/subscriptions': {
+    tag: 'Recurring billing',
+    summary: "The merchant's plan-based subscriptions, newest first, by status, plan or shopper",
+    query: subscriptionFilters,
+    answers: [ok('A page of subscriptions', subscriptionPage)],
+  },
+  'GET /recurring/subscriptions/charges/resolve': {
+    tag: 'Recurring billing',
+    summary: 'The subscription charge of a transaction',
+    query: resolveChargeInput.shape,
+    answers: [ok('The charge', subscriptionCharge)],
+  },
+  'GET /recurring/subscriptions/:subscriptionId': {
+    tag: 'Recurring billing',
+    summary: 'Retrieve a subscription',
+    params: { subscriptionId },
+    answers: [ok('The subscription', subscription)],
+  },
+  'PUT /recurring/subscriptions/:subscriptionId': {
+    tag: 'Recurring billing',
+    summary: 'Update a subscription: quantity, overrides, plan switch, payment source, autoRenew, CANCELED',
+    params: { subscriptionId },
+    request: body('UpdateSubscription', updateSubscriptionInput, xmlShapes.subscription),
+    answers: [ok('The subscription, with the plan switch charge if one was made', subscription)],
+  },
+  'GET /recurring/subscriptions/:subscriptionId/charges': {
+    tag: 'Recurring billing',
+    summary: "A subscription's charges, newest first",
+    params: { subscriptionId },
+    query: paging,
+    answers: [ok('A page of charges', body('ChargePage', chargePageBody, xmlShapes.charges))],
+  },
+  'GET /recurring/subscriptions/:subscriptionId/switch-charge-amount': {
+    tag: 'Recurring billing',
+    summary: 'What switching to another plan would charge now',
+    params: { subscriptionId },
+    query: {
+      newplanid: switchChargeAmountInput.shape.newplanid,
+      newquantity: switchChargeAmountInput.shape.newquantity,
+    },
+    answers: [
+      ok('The amount', body('SwitchChargeAmount', switchChargeAmountBody, xmlShapes.switchChargeAmount)),
+    ],
+  },
+  'POST /subscriptions/:subscriptionId/subscription-charges': {
+    tag: 'Recurring billing',
+    summary: 'Extended API: charge a subscription outside its schedule',
+    params: { subscriptionId },
+    request: body(
+      'ExtendedSubscriptionCharge',
+      extendedSubscriptionChargeInput,
+      xmlShapes.subscriptionCharge,
+    ),
+    answers: [
+      {
+        status: 201,
+        description: 'Charged; no body',
+        headers: { Location: 'The charge URL; its last segment is the chargeId' },
+      },
+    ],
+  },
+  'POST /recurring/ondemand': {
+    tag: 'Recurring billing',
+    summary: 'Create a merchant-managed subscription with its first charge',
+    request: body('CreateMerchantManagedSubscription', createOndemandInput, xmlShapes.charge),
+    answers: [ok('The charge, naming its subscription', subscriptionCharge)],
+  },
+  'GET /recurring/ondemand': {
+    tag: 'Recurring billing',
+    summary: "The merchant's merchant-managed subscriptions, newest first",
+    query: subscriptionFilters,
+    answers: [ok('A page of subscriptions', subscriptionPage)],
+  },
+  'POST /recurring/ondemand/:subscriptionId': {
+    tag: 'Recurring billing',
+    summary: 'Charge a merchant-managed subscription',
+    params: { subscriptionId },
+    request: body('MerchantManagedCharge', ondemandChargeInput, xmlShapes.charge),
+    answers: [ok('The charge', subscriptionCharge)],
+  },
+  'GET /recurring/ondemand/:subscriptionId': {
+    tag: 'Recurring billing',
+    summary: 'Retrieve a merchant-managed subscription',
+    params: { subscriptionId },
+    answers: [ok('The subscription', subscription)],
+  },
+  'PUT /recurring/ondemand/:subscriptionId': {
+    tag: 'Recurring billing',
+    summary: 'Update a merchant-managed subscription: payment source, descriptor, CANCELED',
+    params: { subscriptionId },
+    request: body('UpdateMerchantManagedSubscription', updateSubscriptionInput, xmlShapes.subscription),
+    answers: [ok('The subscription', subscription)],
   },
   'GET /openapi.json': {
     tag: 'API description',

@@ -145,6 +145,6 @@ export function recurringRoutes(router: Router<MerchantState>, core: CoreClient)
       ...readBody(ctx, subscription),
       subscriptionId: ctx.params.subscriptionId,
     });
-    respond(ctx, 200, await recurring.updateSubscription.mutate(input, asMerchant(ctx.state)), subscription);
+    respond(ctx, 200, await recurring.updateOndemand.mutate(input, asMerchant(ctx.state)), subscription);
   });
 }
