@@ -6,7 +6,8 @@ import type { CoreServices, MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
 import { type EventParameters, ReportedFailure } from '../ipn/events.ts';
-import { chargeReference, chargeSubscription } from './charge.ts';
+import { renewalSteps } from '../metrics.ts';
+import { chargeSubscription } from './charge.ts';
 import { afterDecline } from './dunning.ts';
 import {
   recordSubscriptionEvent,
@@ -262,33 +263,9 @@ function afterCharge(row: RenewalRow, nextPeriod: number, finished: boolean): Su
 }
 
 /**
- * An attempt left without an outcome (its core died between the charge row and the acquirer's answer): once
- * the payment attempt is resolved without a sale (voided by the recovery worker, or never opened), the
- * charge row is given back (DECLINED, reason INTERRUPTED: not the shopper's decline, no dunning), so the
- * next step attempts the period again under a new reference. True when it was given back.
- */
-async function releaseInterrupted(
-  services: CoreServices,
-  chargeId: number,
-  attempt: number,
-): Promise<boolean> {
-  const released = await executeParameterized(
-    services.orm.em.fork(),
-    `update subscription_charge c set status = 'DECLINED', decline_reason = 'INTERRUPTED', updated_at = now()
-     where c.id = $1 and c.attempt = $2 and c.status = 'PENDING'
-       and not exists (select 1 from payment_attempt a where a.reference = $3 and a.state not in ('VOIDED', 'DECLINED'))
-       and (exists (select 1 from payment_attempt a where a.reference = $3)
-         or c.updated_at < now() - make_interval(secs => $4))
-     returning c.id`,
-    [chargeId, attempt, chargeReference(chargeId, attempt), services.payments.recoveryAfterSeconds],
-  );
-  return released.length === 1;
-}
-
-/**
  * Charges the due period; an approval moves the schedule in the charge's own transaction, a decline goes
- * to dunning. 'busy' when the period is in flight elsewhere (its walk stops until a later run); null when
- * the state must be read again (a charge found made, or an interrupted attempt given back).
+ * to dunning. 'busy' when the period is in flight (its walk stops until a later run); null when the state
+ * must be read again (the charge was found made).
  */
 async function chargeStep(
   services: CoreServices,
@@ -318,13 +295,15 @@ async function chargeStep(
       if (!moved) throw new Error(`subscription ${row.id} changed during its renewal`);
     },
   });
-  if (result.outcome === 'IN_FLIGHT') {
-    const given = await releaseInterrupted(services, result.charge.id, result.charge.attempt);
-    return given ? null : 'busy';
+  // An attempt without an outcome yet: chargeSubscription retries it once the recovery delay has passed,
+  // which is when this walk's lease runs out for a later run.
+  if (result.outcome === 'IN_FLIGHT') return 'busy';
+  if (result.outcome !== 'DECLINED') {
+    if (moved) renewalSteps.inc({ outcome: finished ? 'finished' : 'charged' }); // counted once committed
+    return moved;
   }
-  if (result.outcome !== 'DECLINED') return moved;
   const reason = result.error.errorName;
-  return inTransaction(ctx.em, async (em) => {
+  const declined = await inTransaction(ctx.em, async (em) => {
     const failedSince = row.failed_since ?? at;
     const next = afterDecline(row.grace_period_days, failedSince, at);
     const change =
@@ -347,6 +326,8 @@ async function chargeStep(
     );
     return declined;
   });
+  renewalSteps.inc({ outcome: declined?.row.status === 'SUSPENDED' ? 'suspended' : 'declined' });
+  return declined;
 }
 
 /**
@@ -381,6 +362,7 @@ async function renewSubscription(services: CoreServices, id: string): Promise<Wa
       next = await inTransaction(em, (tx) =>
         moveSchedule(tx, current, walk, { status: 'CANCELED', canceledAt: step.at }),
       );
+      if (next) renewalSteps.inc({ outcome: 'ended' });
     } else {
       next = { row: await remind(services, row, step.chargeDate, step.at), released: false };
     }
@@ -412,6 +394,7 @@ async function remind(
     ibanLastFour: row.iban_last_four ?? '',
   };
   await inTransaction(ctx.em, (em) => sendReminder(ctx, em, subscriptionFacts(row), debit, at));
+  renewalSteps.inc({ outcome: 'reminded' });
   return { ...row, reminded_charge_date: chargeDate };
 }
 
