@@ -344,12 +344,13 @@ type WalkEnd = 'done' | 'waiting' | 'busy';
  */
 const maxSteps = 400;
 
-async function renewSubscription(services: CoreServices, id: string): Promise<WalkEnd> {
+async function renewSubscription(services: CoreServices, leased: RenewalRow): Promise<WalkEnd> {
   const em = services.orm.em.fork();
   const leaseSeconds = services.payments.recoveryAfterSeconds;
-  let row = await readRow(em, id, leaseSeconds);
+  const { id } = leased;
+  let row: RenewalRow | undefined = leased;
   for (let steps = 0; row && steps < maxSteps; steps++) {
-    const walk = { now: nowWithOffset(services.mode, row.clock_offset_seconds), leaseSeconds };
+    const walk: Walk = { now: nowWithOffset(services.mode, row.clock_offset_seconds), leaseSeconds };
     const step = nextStep(row, walk.now);
     if (step === null) {
       await giveBack(em, id);
@@ -358,9 +359,11 @@ async function renewSubscription(services: CoreServices, id: string): Promise<Wa
     let next: Moved | 'busy' | null;
     if (step.kind === 'charge') next = await chargeStep(services, row, step.at, walk);
     else if (step.kind === 'end') {
-      const current = row;
-      next = await inTransaction(em, (tx) =>
-        moveSchedule(tx, current, walk, { status: 'CANCELED', canceledAt: step.at }),
+      const current: RenewalRow = row;
+      next = await inTransaction(
+        em,
+        (tx): Promise<Moved | null> =>
+          moveSchedule(tx, current, walk, { status: 'CANCELED', canceledAt: step.at }),
       );
       if (next) renewalSteps.inc({ outcome: 'ended' });
     } else {
@@ -399,7 +402,7 @@ async function remind(
 }
 
 /**
- * Leases up to `limit` subscriptions with something due by their merchant's clock: a charge or retry, an
+ * Leases up to `limit` subscriptions with something due (and reads them, as a walk starts from them) by their merchant's clock: a charge or retry, an
  * end at period end, or (SEPA) a reminder, whose window opens at most 14 days before the charge date (6
  * business days never span more; nextStep decides exactly). Merchants are visited in turn, each one's
  * subscriptions read through the partial index on (merchant_id, next_charge_date).
@@ -409,12 +412,12 @@ async function leaseDue(
   limit: number,
   leaseSeconds: number,
   passed: string[],
-): Promise<string[]> {
+): Promise<RenewalRow[]> {
   const em = services.orm.em.fork();
   const rows = await em.transactional((tx) =>
-    executeParameterized<{ id: string }>(
+    executeParameterized<RenewalRow>(
       tx,
-      `update subscription s set renewal_lease_until = now() + make_interval(secs => $4)
+      `with leased as (update subscription s set renewal_lease_until = now() + make_interval(secs => $4)
        from (
          select d.id from
            (select id, ($1::timestamptz + make_interval(secs => case when $2::boolean then 0 else clock_offset_seconds end))
@@ -433,15 +436,15 @@ async function leaseDue(
            for update of s skip locked) d
          limit $3) due
        where s.id = due.id
-       returning s.id`,
+       returning s.id)
+       select ${rowColumns} from leased join subscription s on s.id = leased.id ${rowJoins}`,
       // Core's clock, as everywhere in the domain, not the database's.
       [new Date(), services.mode === 'live', limit, leaseSeconds, JSON.stringify(passed)],
     ),
   );
-  return rows.map((row) => row.id);
+  return rows.map(withDates);
 }
 
-/** Renews everything due: many subscriptions in flight, bounded. Returns how many were worked. */
 /**
  * Renews everything due: many subscriptions in flight, bounded. A lease lasts the payments' recovery window
  * (PAYMENT_RECOVERY_AFTER_SECONDS: longer than an acquirer call may take, and refreshed at each step of a
@@ -458,11 +461,11 @@ export async function renewDue(
   const waiting: string[] = []; // not taken again by this run
   return inLanes(
     () => leaseDue(services, options.batchSize ?? 200, leaseSeconds, waiting),
-    async (id) => {
-      const end = await renewSubscription(services, id).catch((error: unknown) => onError(error));
-      if (end === 'waiting') waiting.push(id);
+    async (row) => {
+      const end = await renewSubscription(services, row).catch((error: unknown) => onError(error));
+      if (end === 'waiting') waiting.push(row.id);
     },
-    options.concurrency ?? 64,
+    options.concurrency ?? 256,
   );
 }
 
