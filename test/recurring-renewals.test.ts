@@ -436,6 +436,31 @@ describe('SEPA subscriptions', () => {
     expect(
       translations.translations.find((t: { language: string }) => t.language === 'en').translationText,
     ).toBe(params.preNotificationText);
+    const german = expectStatus(
+      await api.get(`/translations/sepa/prenotification?subscriptionid=${id}&language=de`, {
+        ...as(m.merchant),
+        accept: 'application/xml',
+        shape: { root: 'sepa-pre-notification', repeated: ['translation'] },
+      }),
+      200,
+    ).body;
+    expect(german.translations.translation[0]).toMatchObject({ language: 'de' });
+    expect(german.translations.translation[0].translationText).toContain('12,50');
+    // Another merchant's subscription is not found; a transaction and a subscription at once is refused.
+    const other = await newMerchant();
+    const unknown = await api.get(
+      `/translations/sepa/prenotification?subscriptionid=${id}`,
+      as(other.merchant),
+    );
+    expect(expectStatus(unknown, 404).body.message[0]).toMatchObject({ errorName: 'SUBSCRIPTION_NOT_FOUND' });
+    const both = await api.get(
+      `/translations/sepa/prenotification?subscriptionid=${id}&transactionid=1`,
+      as(m.merchant),
+    );
+    expect(expectStatus(both, 400).body.message[0]).toMatchObject({
+      errorName: 'VALIDATION_GENERAL_FAILURE',
+      invalidProperty: { name: 'subscriptionId' },
+    });
     expect(await charges(id)).toEqual([]);
 
     await advance(m, 'P2D'); // the debit is submitted on its date and settles
