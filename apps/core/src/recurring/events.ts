@@ -48,17 +48,10 @@ export function subscriptionFactsOf(subscription: Subscription): SubscriptionFac
   };
 }
 
-const pad = (value: number) => String(value).padStart(2, '0');
-
 /** yyyy-mm-dd -> MM/dd/yyyy, the original's date without a time. */
-export function ipnDay(isoDay: string): string {
-  const [year, month, day] = isoDay.split('-');
+export function ipnDay(date: string): string {
+  const [year, month, day] = date.split('-');
   return `${month}/${day}/${year}`;
-}
-
-/** A Date's UTC day as yyyy-mm-dd. */
-export function isoDay(date: Date): string {
-  return `${date.getUTCFullYear()}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())}`;
 }
 
 function subscriptionParameters(subscription: SubscriptionFacts, now: Date): EventParameters {

@@ -58,7 +58,6 @@ interface RenewalRow {
   currency: string;
   quantity: number;
   override_recurring_charge_minor: string | null;
-  card_id: string | null;
   sepa_mandate_id: string | null;
   retry_at: Date | null;
   failed_since: Date | null;
@@ -79,7 +78,7 @@ interface RenewalRow {
 
 const rowColumns = `s.id, s.merchant_id, s.status, s.auto_renew, s.next_period, s.next_charge_date::text,
   s.anchor_date::text, s.anchor_period, s.charges_made, s.currency, s.quantity, s.override_recurring_charge_minor,
-  s.card_id, s.sepa_mandate_id, s.retry_at, s.failed_since, s.reminded_charge_date::text, s.shopper_id,
+  s.sepa_mandate_id, s.retry_at, s.failed_since, s.reminded_charge_date::text, s.shopper_id,
   sh.first_name, sh.last_name, p.id as plan_id, p.name as plan_name, p.charge_frequency,
   p.recurring_charge_minor, p.max_number_of_charges, p.grace_period_days,
   ma.reference as mandate_reference, ma.iban_last_four, m.clock_offset_seconds`;
@@ -111,7 +110,7 @@ async function readRow(em: EntityManager, id: string, leaseSeconds: number): Pro
 const periodAmountMinor = (row: RenewalRow) =>
   Number(row.override_recurring_charge_minor ?? row.recurring_charge_minor) * row.quantity;
 
-export function subscriptionFacts(row: RenewalRow): SubscriptionFacts {
+function subscriptionFacts(row: RenewalRow): SubscriptionFacts {
   return {
     id: Number(row.id),
     planId: Number(row.plan_id),
