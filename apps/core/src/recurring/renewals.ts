@@ -187,9 +187,10 @@ interface Moved {
 }
 
 /**
- * Moves the schedule on from `row.next_period`, only if it is still there: the period paid (or skipped, or
- * the subscription ended or suspended). The same write gives the lease back when nothing else is due, or
- * extends it. Null when the subscription changed meanwhile (canceled through the API, say).
+ * Moves the schedule on from `row.next_period`, only if the schedule is still the one read (same period,
+ * date, plan and anchor: not canceled, moved to another date or switched to another plan through the API
+ * meanwhile): the period paid (or skipped, or the subscription ended or suspended). The same write gives the
+ * lease back when nothing else is due, or extends it. Null when the subscription changed meanwhile.
  */
 async function moveSchedule(
   em: EntityManager,
@@ -223,7 +224,9 @@ async function moveSchedule(
        charges_made = $6, retry_at = $7, failed_since = $8, canceled_at = coalesce($9, canceled_at),
        renewal_lease_until = case when $10::boolean then null else now() + make_interval(secs => $11) end,
        updated_at = now()
-     where id = $1 and next_period = $2 and status = 'ACTIVE' returning id`,
+     where id = $1 and next_period = $2 and status = 'ACTIVE' and next_charge_date = $12::date
+       and plan_id = $13 and anchor_date = $14::date and anchor_period = $15
+     returning id`,
     [
       row.id,
       row.next_period,
@@ -236,6 +239,10 @@ async function moveSchedule(
       change.canceledAt ?? null,
       released,
       walk.leaseSeconds,
+      row.next_charge_date,
+      row.plan_id,
+      row.anchor_date,
+      row.anchor_period,
     ],
   );
   return moved.length === 1 ? { row: after, released } : null;
@@ -290,7 +297,8 @@ async function chargeStep(
         charged: true,
         ...(finished ? { status: 'FINISHED' } : {}),
       });
-      // Canceled or moved meanwhile: the sale rolls back (its authorization is voided), nothing is charged.
+      // Canceled, moved or switched meanwhile: the sale rolls back (its authorization is voided) and the
+      // next run charges the subscription as it is now, if anything is due.
       if (!moved) throw new Error(`subscription ${row.id} changed during its renewal`);
     },
   });
