@@ -200,6 +200,9 @@ function settledWhen(subscriptionId: number, done: (row: ScheduleRow) => boolean
 const received = (m: Merchant, event: string, count: number) =>
   waitFor(`${count} ${event} IPNs`, () => (m.ipns(event).length >= count ? m.ipns(event) : undefined));
 
+/** The IPN transactionDate of midnight UTC of a day (yyyy-mm-dd): when a period dated that day fell due. */
+const midnightOf = (day: string) => `${day.replace(/^(\d{4})-(\d{2})-(\d{2})$/, '$2/$3/$1')} 12:00:00 AM`;
+
 const addMonths = (date: string, months: number) => {
   const start = new Date(`${date}T00:00:00Z`);
   const target = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + months, 1));
@@ -270,7 +273,10 @@ describe('renewals by the merchant clock', () => {
       [3, 'CHARGED', day(14)],
     ]);
     expect(new Set(rows.map((row) => row.card_transaction_id)).size).toBe(3);
-    await received(m, 'Recurring', 3);
+    const recurring = await received(m, 'Recurring', 3);
+    expect(recurring.map((ipn) => ipn.params.get('transactionDate')).sort()).toEqual(
+      [day(0), day(7), day(14)].map(midnightOf).sort(),
+    );
 
     // A second advance that makes nothing due charges nothing more: proven after the run it kicked.
     await advance(m, 'PT1H');
@@ -351,7 +357,13 @@ describe('dunning', () => {
     await advance(m, 'P10D'); // days 3 and 5 (the grace period's last day) decline too: SUSPENDED
     row = await settledWhen(id, (r) => r.status === 'SUSPENDED');
     expect(row).toMatchObject({ next_period: 1, next_charge_date: dueDate, retry_at: null });
-    await received(m, 'SubCcFailure', 4);
+    // Attempts on the due day, then days 1, 3 and 5 (the grace period's last): each dated when it fell due.
+    const failures = await received(m, 'SubCcFailure', 4);
+    const dueDay = (offset: number) =>
+      new Date(Date.parse(`${dueDate}T00:00:00Z`) + offset * 86_400_000).toISOString().slice(0, 10);
+    expect(failures.map((ipn) => ipn.params.get('transactionDate')).sort()).toEqual(
+      [0, 1, 3, 5].map((offset) => midnightOf(dueDay(offset))).sort(),
+    );
     expect(Object.fromEntries(m.ipns('SubCcFailure')[0]?.params ?? [])).toMatchObject({
       subscriptionId: String(id),
       contractId: String(planId),
@@ -655,6 +667,8 @@ describe('plan switches and cancellations (the events the API emits through even
       contractId: String(silver),
       contractName: 'Silver',
       cancelledContractId: String(gold),
+      cancelledContractName: 'Gold',
+      contractChargePrice: '4.99',
     });
     expectStatus(
       await api.put(`/recurring/subscriptions/${id}`, { status: 'CANCELED' }, as(m.merchant)),
