@@ -1133,3 +1133,43 @@ describe('chargeSubscription (what renewals call)', () => {
     expect(rows[0].n).toBe(2);
   });
 });
+
+describe('XML on every remaining route', () => {
+  it('ondemand create and read, switch-charge-amount, resolve and errors answer XML', async () => {
+    const created = await api.post(
+      '/recurring/ondemand',
+      xmlDocument('charge', {
+        amount: '6',
+        currency: 'USD',
+        payerInfo: { firstName: 'Ada', lastName: 'Lovelace' },
+        paymentSource: { creditCardInfo: { creditCard: card } },
+      }),
+      keyed(xml('charge')),
+    );
+    expectStatus(created, 200);
+    expect(created.text).toContain('<charge xmlns="http://ws.plimus.com"><charge-id>');
+    expect(created.body).toMatchObject({ amount: '6.00', chargeInfo: { chargeType: 'INITIAL' } });
+    const ondemand = await api.get(`/recurring/ondemand/${created.body.subscriptionId}`, xml('subscription'));
+    expect(ondemand.body).toMatchObject({ status: 'ACTIVE', currency: 'USD' });
+    const listed = await api.get('/recurring/ondemand?pagesize=1', xml('subscriptions', 'subscription'));
+    expect(listed.text).toContain('<subscriptions xmlns="http://ws.plimus.com">');
+
+    const resolved = await api.get(
+      `/recurring/subscriptions/charges/resolve?transactionid=${created.body.transactionId}`,
+      xml('charge'),
+    );
+    expect(resolved.body).toMatchObject({ chargeId: created.body.chargeId, amount: '6.00' });
+
+    const basic = await newPlan({ recurringChargeAmount: 10 });
+    const premium = await newPlan({ recurringChargeAmount: 12, chargeOnPlanSwitch: true });
+    const { body } = await subscribe({ planId: basic, payerInfo, paymentSource: cardSource() });
+    const quote = await api.get(
+      `/recurring/subscriptions/${body.subscriptionId}/switch-charge-amount?newplanid=${premium}`,
+      xml('switch-charge-amount'),
+    );
+    expect(quote.text).toContain('<switch-charge-amount xmlns="http://ws.plimus.com"><amount>2.00</amount>');
+    const missing = await api.get('/recurring/subscriptions/999999999', xml('subscription'));
+    expect(missing.status).toBe(404);
+    expect(missing.text).toContain('<error-name>SUBSCRIPTION_NOT_FOUND</error-name><code>20040</code>');
+  });
+});
