@@ -3,7 +3,7 @@ import { scheduleRecovery } from './cards/recovery.ts';
 import type { CoreServices } from './context.ts';
 import { scheduleSweep } from './idempotency/sweep.ts';
 import { startDeliveryWorkers } from './ipn/delivery.ts';
-import { sepaRunFailures } from './metrics.ts';
+import { renewalFailures, sepaRunFailures } from './metrics.ts';
 import { startRenewalWorkers } from './recurring/renewals.ts';
 import { startSettlementWorkers } from './sepa/settlement.ts';
 
@@ -40,10 +40,11 @@ export const workerStarters: WorkerStarter[] = [
     return undefined;
   },
   async (services, log) => {
-    await startRenewalWorkers(
-      services,
-      failureLogger(log, 'recurring-renewal', 'subscription renewal failed'),
-    );
+    const logFailure = failureLogger(log, 'recurring-renewal', 'subscription renewal failed');
+    await startRenewalWorkers(services, (error) => {
+      renewalFailures.inc();
+      logFailure(error);
+    });
     return undefined;
   },
   async (services, log) => {

@@ -105,7 +105,7 @@ export async function nextSubscriptionDebit(
   );
   if (!row) {
     throw new DomainError('SUBSCRIPTION_NOT_FOUND', `subscription ${subscriptionId} was not found`, {
-      name: 'subscriptionid',
+      name: 'subscriptionId',
       messageValue: String(subscriptionId),
     });
   }
@@ -117,8 +117,8 @@ export async function nextSubscriptionDebit(
   ) {
     throw new DomainError(
       'VALIDATION_GENERAL_FAILURE',
-      `subscriptionid: subscription ${subscriptionId} has no SEPA debit coming`,
-      { name: 'subscriptionid', messageValue: String(subscriptionId) },
+      `subscriptionId: subscription ${subscriptionId} has no SEPA debit coming`,
+      { name: 'subscriptionId', messageValue: String(subscriptionId) },
     );
   }
   return nextDebitNotification(ctx, {
