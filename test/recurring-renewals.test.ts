@@ -473,6 +473,15 @@ describe('SEPA subscriptions', () => {
       errorName: 'VALIDATION_GENERAL_FAILURE',
       invalidProperty: { name: 'subscriptionId' },
     });
+    const card = Number((await subscribe(m, await createPlan(m))).subscriptionId);
+    const noDebit = await api.get(
+      `/translations/sepa/prenotification?subscriptionid=${card}`,
+      as(m.merchant),
+    );
+    expect(expectStatus(noDebit, 400).body.message[0]).toMatchObject({
+      errorName: 'VALIDATION_GENERAL_FAILURE',
+      invalidProperty: { name: 'subscriptionId' },
+    });
     expect(await charges(id)).toEqual([]);
 
     await advance(m, 'P2D'); // the debit is submitted on its date and settles
