@@ -346,8 +346,8 @@ type WalkEnd = 'done' | 'waiting' | 'busy';
 
 /**
  * Walks one leased subscription's timeline up to its merchant's now, from the state each step's write
- * leaves (read again only when a step cannot tell it). Bounded: at most `maxSteps` things
- * due per run (a DAILY subscription after a years-long advance finishes over the following runs).
+ * leaves (read again only when a step cannot tell it). Bounded: at most `maxSteps` things due per run (a
+ * DAILY subscription after a years-long advance finishes over the following runs).
  */
 const maxSteps = 400;
 
@@ -409,10 +409,11 @@ async function remind(
 }
 
 /**
- * Leases up to `limit` subscriptions with something due (and reads them, as a walk starts from them) by their merchant's clock: a charge or retry, an
- * end at period end, or (SEPA) a reminder, whose window opens at most 14 days before the charge date (6
- * business days never span more; nextStep decides exactly). Merchants are visited in turn, each one's
- * subscriptions read through the partial index on (merchant_id, next_charge_date).
+ * Leases up to `limit` subscriptions with something due by their merchant's clock, and reads them (a walk
+ * starts from them): a charge or retry, an end at period end, or (SEPA) a reminder, whose window opens at
+ * most 14 days before the charge date (6 business days never span more; nextStep decides exactly).
+ * Merchants are visited in turn, each one's subscriptions read through the partial index on
+ * (merchant_id, next_charge_date).
  */
 async function leaseDue(
   services: CoreServices,
