@@ -346,8 +346,8 @@ type WalkEnd = 'done' | 'waiting' | 'busy';
 
 /**
  * Walks one leased subscription's timeline up to its merchant's now, from the state each step's write
- * leaves (read again only when a step cannot tell it). Bounded: at most `maxSteps` things due per run (a
- * DAILY subscription after a years-long advance finishes over the following runs).
+ * leaves (read again only when a step cannot tell it). Bounded: at most `maxSteps` steps per lease (a DAILY
+ * subscription after a years-long advance is leased again by a later batch), so lanes take turns.
  */
 const maxSteps = 400;
 
