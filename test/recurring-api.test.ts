@@ -719,7 +719,10 @@ describe('subscription updates', () => {
       nextChargeDate: body.nextChargeDate,
     });
     const notice = await arrival('CANCEL_ON_RENEWAL', id);
-    expect(notice.params.get('untilDate')).toBe(body.nextChargeDate);
+    // MM/dd/yyyy, as every date of the original's IPNs (recurring/events.ts)
+    expect(notice.params.get('untilDate')).toBe(
+      body.nextChargeDate.replace(/^(\d{4})-(\d{2})-(\d{2})$/, '$2/$3/$1'),
+    );
     const canceled = await api.put(`/recurring/subscriptions/${id}`, { status: 'CANCELED' }, as(merchant));
     expect(canceled.body).toMatchObject({ status: 'CANCELED' });
     expect(canceled.body.nextChargeDate).toBeUndefined();

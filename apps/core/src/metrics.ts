@@ -58,6 +58,19 @@ export const sepaRunFailures = new Counter({
   registers,
 });
 
+export const renewalSteps = new Counter({
+  name: 'paywire_renewals_total',
+  help: 'Subscription renewal steps written by renewal runs, by outcome',
+  labelNames: ['outcome'] as const,
+  registers,
+});
+
+export const renewalFailures = new Counter({
+  name: 'paywire_renewal_failures_total',
+  help: 'Subscription renewals that failed, left to a later run',
+  registers,
+});
+
 const pools = new Set<Pool>();
 
 /** The database pool, watched from its creation (db/wire.ts) until it ends. */

@@ -3,7 +3,8 @@ import { scheduleRecovery } from './cards/recovery.ts';
 import type { CoreServices } from './context.ts';
 import { scheduleSweep } from './idempotency/sweep.ts';
 import { startDeliveryWorkers } from './ipn/delivery.ts';
-import { sepaRunFailures } from './metrics.ts';
+import { renewalFailures, sepaRunFailures } from './metrics.ts';
+import { startRenewalWorkers } from './recurring/renewals.ts';
 import { startSettlementWorkers } from './sepa/settlement.ts';
 
 /** What a starter leaves running beyond its pg-boss workers (those stop with pg-boss itself). */
@@ -34,6 +35,14 @@ export const workerStarters: WorkerStarter[] = [
     const logFailure = failureLogger(log, 'sepa-settlement', 'SEPA settlement failed');
     await startSettlementWorkers(services, (error) => {
       sepaRunFailures.inc();
+      logFailure(error);
+    });
+    return undefined;
+  },
+  async (services, log) => {
+    const logFailure = failureLogger(log, 'recurring-renewal', 'subscription renewal failed');
+    await startRenewalWorkers(services, (error) => {
+      renewalFailures.inc();
       logFailure(error);
     });
     return undefined;

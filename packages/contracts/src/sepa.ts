@@ -178,11 +178,24 @@ const languageInput = z
     `must be one of ${sepaLanguages.join(', ')}`,
   );
 
-/** Without a transaction id the original answers the template, placeholders and all. */
-export const preNotificationInput = z.object({
-  transactionId: text(50).optional(),
-  language: languageInput.optional(),
-});
+/**
+ * Without a transaction id the original answers the template, placeholders and all. Ours: with a
+ * subscription id, the pre-notification of that SEPA subscription's next debit.
+ */
+export const preNotificationInput = z
+  .object({
+    transactionId: text(50).optional(),
+    subscriptionId: positiveIntegerInput.optional(),
+    language: languageInput.optional(),
+  })
+  .superRefine((input, ctx) => {
+    if (input.transactionId !== undefined && input.subscriptionId !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['subscriptionId'],
+        message: 'send transactionid or subscriptionid, not both',
+      });
+  });
 
 export const mandateTextInput = z.object({ language: languageInput.optional() });
 
@@ -221,6 +234,10 @@ export interface SepaDebitDetails {
 /** Where a debit's pre-notification texts are (decisions.md), under the public base URL. */
 export const preNotificationPath = (transactionId: string) =>
   `/services/2/translations/sepa/prenotification?transactionid=${encodeURIComponent(transactionId)}`;
+
+/** Where the pre-notification of a SEPA subscription's next debit is, under the public base URL. */
+export const subscriptionPreNotificationPath = (subscriptionId: number) =>
+  `/services/2/translations/sepa/prenotification?subscriptionid=${subscriptionId}`;
 
 /** What the vaulted shopper shows of each SEPA mandate. */
 export interface SepaDirectDebitInfo {

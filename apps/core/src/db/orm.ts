@@ -29,6 +29,7 @@ import { TransactionDetails } from './migrations/0013-transaction-details.ts';
 import { PaymentAttempts } from './migrations/0014-payment-attempts.ts';
 import { DeliveryRequestId } from './migrations/0015-delivery-request-id.ts';
 import { Recurring } from './migrations/0016-recurring.ts';
+import { Renewals } from './migrations/0017-renewals.ts';
 import { wireOptions } from './wire.ts';
 
 export const entities = [
@@ -73,6 +74,7 @@ const migrationsList = [
   { name: '0014-payment-attempts', class: PaymentAttempts },
   { name: '0015-delivery-request-id', class: DeliveryRequestId },
   { name: '0016-recurring', class: Recurring },
+  { name: '0017-renewals', class: Renewals },
 ];
 
 export async function openDatabase(databaseUrl: string, poolSize: number): Promise<MikroORM> {

@@ -16,15 +16,26 @@ export const settlementQueue = 'sepa-settlement';
  */
 export const settlementRun = { heartbeatSeconds: 10 };
 
+/** Subscription renewal runs (recurring/renewals.ts works them). */
+export const renewalQueue = 'recurring-renewal';
+
 /**
- * Asks for a settlement run now (a sandbox clock moved). Sent through the caller's transaction when there
- * is one, so the run sees what that transaction wrote; a run already queued makes this one unneeded.
+ * A run's worker heartbeats: one that died is failed within about 20 s and the next run starts (the
+ * leases it held run out on their own).
  */
-export async function kickSettlement(jobs: PgBoss, em?: EntityManager): Promise<void> {
+export const renewalRun = { heartbeatSeconds: 10 };
+
+/**
+ * Asks for a run of a queue now (a sandbox clock moved, a subscription resumed). Sent through the caller's
+ * transaction when there is one, so the run sees what that transaction wrote; a run already queued makes
+ * this one unneeded.
+ */
+async function kick(jobs: PgBoss, queue: string, run: object, em?: EntityManager): Promise<void> {
   const transaction = em?.getTransactionContext();
-  await jobs.send(
-    settlementQueue,
-    {},
-    { ...settlementRun, ...(transaction ? { db: fromKysely(transaction) } : {}) },
-  );
+  await jobs.send(queue, {}, { ...run, ...(transaction ? { db: fromKysely(transaction) } : {}) });
 }
+
+export const kickSettlement = (jobs: PgBoss, em?: EntityManager) =>
+  kick(jobs, settlementQueue, settlementRun, em);
+
+export const kickRenewals = (jobs: PgBoss, em?: EntityManager) => kick(jobs, renewalQueue, renewalRun, em);

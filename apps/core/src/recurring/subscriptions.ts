@@ -5,7 +5,6 @@ import {
   type createSubscriptionInput,
   DomainError,
   type extendedSubscriptionChargeInput,
-  type IpnEvent,
   type listChargesInput,
   type listSubscriptionsInput,
   minorToAmount,
@@ -22,9 +21,16 @@ import type { z } from 'zod';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
-import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
+import { kickRenewals } from '../jobs/queues.ts';
 import { chargeSubscription } from './charge.ts';
 import { type RecurringPlan, Subscription, SubscriptionCharge } from './entities.ts';
+import {
+  cancellationParameters,
+  cancelOnRenewalParameters,
+  contractChangeParameters,
+  recordSubscriptionEvent,
+  subscriptionFactsOf,
+} from './events.ts';
 import { openSubscription } from './opening.ts';
 import { pageOf } from './paging.ts';
 import { requireEuro, resolvePayer } from './payment-source.ts';
@@ -64,33 +70,6 @@ function requireActivePlan(plan: RecurringPlan, property: string): void {
       messageValue: String(plan.id),
     });
   }
-}
-
-/**
- * A subscription's own IPN (Cancellation, CancelOnRenewal, ContractChange) with its parameters, in the
- * transaction of the change. recurring/events.ts (renewals) owns the full parameter lists; until merged,
- * this is the one place these events are built.
- */
-export async function recordSubscriptionEvent(
-  ctx: MerchantContext,
-  em: EntityManager,
-  event: IpnEvent,
-  subscription: Subscription,
-  now: Date,
-  extra: EventParameters = {},
-): Promise<void> {
-  const { plan, shopper } = subscription;
-  await recordEvent(ctx, em, event, {
-    referenceNumber: String(subscription.id),
-    subscriptionId: subscription.id,
-    accountId: shopper.id,
-    firstName: shopper.firstName ?? '',
-    lastName: shopper.lastName ?? '',
-    currency: subscription.currency,
-    ...(plan ? { contractId: plan.id, contractName: plan.name } : {}),
-    transactionDate: ipnDate(now),
-    ...extra,
-  });
 }
 
 export async function createSubscription(
@@ -297,15 +276,13 @@ function reanchor(subscription: Subscription, date: string): void {
 }
 
 /**
- * A SUSPENDED subscription whose payment source was updated resumes: ACTIVE, and due at once if its next
- * charge date has passed. The dunning developer's hook (recurring/dunning.ts): anything dunning must reset
- * or retry when a subscription resumes belongs in this call.
+ * A SUSPENDED subscription whose payment source was updated resumes (dunning.ts): ACTIVE, its unpaid period
+ * due today, and the following ones placed from today: those that fell due while it was suspended are not
+ * charged.
  */
 export function resumeSuspended(subscription: Subscription, today: string): void {
   subscription.status = 'ACTIVE';
-  if (subscription.nextChargeDate && subscription.nextChargeDate < today) {
-    subscription.nextChargeDate = today;
-  }
+  if (subscription.nextChargeDate && subscription.nextChargeDate < today) reanchor(subscription, today);
 }
 
 function refuseEnded(subscription: Subscription): void {
@@ -341,9 +318,12 @@ async function applyUpdate(
     subscription.canceledAt = now;
     subscription.nextChargeDate = null;
     await em.flush();
-    await recordSubscriptionEvent(ctx, em, 'Cancellation', subscription, now, {
-      cancelReason: 'MERCHANT_REQUEST',
-    });
+    await recordSubscriptionEvent(
+      ctx,
+      em,
+      'Cancellation',
+      cancellationParameters(subscriptionFactsOf(subscription), now, 'MERCHANT_REQUEST'),
+    );
     return subscription;
   }
   if (input.status === 'ACTIVE' && subscription.status === 'SUSPENDED' && !input.paymentSource) {
@@ -361,7 +341,10 @@ async function applyUpdate(
     if (payer.mandate) requireEuro(currency);
     subscription.card = payer.card ?? null;
     subscription.sepaMandate = payer.mandate ?? null;
-    if (subscription.status === 'SUSPENDED') resumeSuspended(subscription, today);
+    if (subscription.status === 'SUSPENDED') {
+      resumeSuspended(subscription, today);
+      await kickRenewals(ctx.jobs, em); // charged in seconds, not at the next minute's run
+    }
   }
   if (input.quantity !== undefined) subscription.quantity = input.quantity;
   if (input.softDescriptor !== undefined) subscription.softDescriptor = input.softDescriptor;
@@ -400,16 +383,26 @@ async function applyUpdate(
     if (switchCharged) reanchor(subscription, addFrequency(today, newPlan.chargeFrequency, 1));
     else if (subscription.nextChargeDate) reanchor(subscription, subscription.nextChargeDate);
     await em.flush();
-    await recordSubscriptionEvent(ctx, em, 'ContractChange', subscription, now, {
-      cancelledContractId: old.id,
-    });
+    await recordSubscriptionEvent(
+      ctx,
+      em,
+      'ContractChange',
+      contractChangeParameters(subscriptionFactsOf(subscription), old, now),
+    );
   }
   if (input.autoRenew !== undefined && input.autoRenew !== subscription.autoRenew) {
     subscription.autoRenew = input.autoRenew;
     if (!input.autoRenew) {
-      await recordSubscriptionEvent(ctx, em, 'CancelOnRenewal', subscription, now, {
-        untilDate: subscription.nextChargeDate ?? '',
-      });
+      await recordSubscriptionEvent(
+        ctx,
+        em,
+        'CancelOnRenewal',
+        cancelOnRenewalParameters(
+          subscriptionFactsOf(subscription),
+          subscription.nextChargeDate ?? today,
+          now,
+        ),
+      );
     }
   }
   await em.flush();

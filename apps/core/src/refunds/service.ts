@@ -1,7 +1,12 @@
+import { LockMode } from '@mikro-orm/postgresql';
 import type { Refund, refundInput } from '@paywire/contracts';
 import type { z } from 'zod';
 import { isCardTransaction, refundTransaction } from '../cards/lifecycle.ts';
+import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
+import { inTransaction } from '../db/transaction.ts';
+import { Subscription, SubscriptionCharge } from '../recurring/entities.ts';
+import { cancellationParameters, recordSubscriptionEvent, subscriptionFactsOf } from '../recurring/events.ts';
 import { refundSepaDebit } from '../sepa/service.ts';
 
 /**
@@ -9,10 +14,44 @@ import { refundSepaDebit } from '../sepa/service.ts';
  * and merchantTransactionIds are unique across both, so either id names one or the other. A card
  * transaction is refunded as one; anything else is tried as a debit (which answers TRANSACTION_NOT_FOUND
  * when it is not one either). Cards and SEPA know nothing of each other; only this module knows both.
+ * A refund of a subscription's charge cancels the subscription unless `cancelSubscriptions` is false
+ * (the reference's default is true).
  */
 export async function refundPayment(
   ctx: MerchantContext,
   input: z.output<typeof refundInput>,
 ): Promise<Refund> {
-  return (await isCardTransaction(ctx, input)) ? refundTransaction(ctx, input) : refundSepaDebit(ctx, input);
+  const refund = (await isCardTransaction(ctx, input))
+    ? await refundTransaction(ctx, input)
+    : await refundSepaDebit(ctx, input);
+  if (input.cancelSubscriptions !== false) await cancelChargedSubscription(ctx, Number(refund.transactionId));
+  return refund;
+}
+
+/**
+ * Cancels the active or suspended subscription the payment was a charge of, with its Cancellation event
+ * (cancelReason REFUND). Runs once the refund committed: a crash in between leaves the subscription
+ * active, for the merchant to cancel (README, Renewals, dunning and reminders).
+ */
+async function cancelChargedSubscription(ctx: MerchantContext, paymentId: number): Promise<void> {
+  await inTransaction(ctx.em, async (em) => {
+    const charge = await em.findOne(SubscriptionCharge, {
+      merchantId: ctx.merchantId,
+      $or: [{ cardTransactionId: paymentId }, { sepaDebitId: paymentId }],
+    });
+    if (!charge) return;
+    const subscription = await em.findOne(
+      Subscription,
+      { id: charge.subscription.id, merchantId: ctx.merchantId, status: { $in: ['ACTIVE', 'SUSPENDED'] } },
+      { populate: ['plan', 'shopper'], lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
+    if (!subscription) return;
+    const now = await callNow(ctx, em);
+    const facts = subscriptionFactsOf(subscription);
+    subscription.status = 'CANCELED';
+    subscription.canceledAt = now;
+    subscription.nextChargeDate = null;
+    await em.flush();
+    await recordSubscriptionEvent(ctx, em, 'Cancellation', cancellationParameters(facts, now, 'REFUND'));
+  });
 }

@@ -65,4 +65,10 @@ describe('TARGET business days', () => {
     // 2025: Wed 24 Dec -> (25, 26 closed, 27/28 weekend) 29, 30, 31, (1 Jan closed) 2 Jan, 5 Jan.
     expect(dateOf(addBusinessDays(day('2025-12-24'), 5))).toBe('2026-01-05');
   });
+
+  it('counts backwards for a negative count (a SEPA pre-notification before its debit)', () => {
+    expect(dateOf(addBusinessDays(day('2026-03-16'), -5))).toBe('2026-03-09'); // Mon -> Mon
+    // 2026: Mon 13 Apr; Mon 6 and Fri 3 closed -> 10, 9, 8, 7, 2 Apr.
+    expect(dateOf(addBusinessDays(day('2026-04-13'), -5))).toBe('2026-04-02');
+  });
 });

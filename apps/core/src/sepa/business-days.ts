@@ -47,11 +47,15 @@ export function isTargetBusinessDay(date: Date): boolean {
   return midnight !== easter - 2 * dayMs && midnight !== easter + dayMs;
 }
 
-/** The same time of day, `count` TARGET business days later (the start day itself never counts). */
+/**
+ * The same time of day, `count` TARGET business days later, or earlier for a negative count (the start day
+ * itself never counts).
+ */
 export function addBusinessDays(start: Date, count: number): Date {
+  const step = count < 0 ? -dayMs : dayMs;
   let date = start;
-  for (let counted = 0; counted < count; ) {
-    date = new Date(date.getTime() + dayMs);
+  for (let counted = 0; counted < Math.abs(count); ) {
+    date = new Date(date.getTime() + step);
     if (isTargetBusinessDay(date)) counted += 1;
   }
   return date;

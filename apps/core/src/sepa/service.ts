@@ -33,6 +33,7 @@ import { duplicateMerchantTransactionId, transactionNotFound } from '../errors.t
 import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
 import { claimMerchantTransactionId } from '../payments/queries.ts';
 import { refundAnswer, refundColumns } from '../payments/refund-answer.ts';
+import { nextSubscriptionDebit } from '../recurring/reminders.ts';
 import type { Shopper } from '../shoppers/entities.ts';
 import { findShopper, newShopper } from '../shoppers/service.ts';
 import { liveCollectionBusinessDays, type SepaSettings } from './bank.ts';
@@ -375,14 +376,16 @@ export async function getAltTransaction(
 const languagesOf = (language: SepaLanguage | undefined) => (language ? [language] : sepaLanguages);
 
 /**
- * A debit's pre-notification text in every supported language, or in the one asked for; without a
- * transaction, the template with its placeholders (the original's Tools API).
+ * A debit's pre-notification text in every supported language, or in the one asked for; a SEPA
+ * subscription's next debit's; without either, the template with its placeholders (the original's Tools API).
  */
 export async function getPreNotification(
   ctx: MerchantContext,
   input: z.output<typeof preNotificationInput>,
 ): Promise<SepaTranslations> {
   let notification: PreNotification | undefined;
+  if (input.subscriptionId !== undefined)
+    notification = await nextSubscriptionDebit(ctx, input.subscriptionId);
   if (input.transactionId !== undefined) {
     const debit = await loadDebit(ctx.em, ctx.merchantId, { transactionId: input.transactionId });
     if (!debit) throw transactionNotFound(input);

@@ -6,6 +6,7 @@ import type { StoredDestination } from '../ipn/entities.ts';
 import { recordEvent } from '../ipn/events.ts';
 import { kickSettlement, settlementQueue, settlementRun } from '../jobs/queues.ts';
 import { sepaSettlements } from '../metrics.ts';
+import { renewalDebitParameters } from '../recurring/renewals.ts';
 import type { BankOutcome } from './entities.ts';
 import { applyTransitions, dueDebits, insertReturns, ipnDestinationsOf } from './queries.ts';
 import { mandateEventParameters, nextStepAt, sepaEventParameters } from './service.ts';
@@ -162,8 +163,18 @@ export async function settleBatch(services: CoreServices, limit: number): Promis
       ]);
     }
     const listening = await eventsListenedTo(tx, transitions);
+    // A subscription's renewal debit reports Recurring, with its subscription's parameters, not Charge.
+    const renewals = await renewalDebitParameters(
+      tx,
+      transitions
+        .filter((t) => t.event === 'Charge')
+        .map((t) => ({ id: String(t.row.id), settledAt: new Date(t.row.merchant_now) })),
+    );
     const contexts = new Map<number, MerchantContext>();
-    for (const { row, event, eventAmountMinor } of transitions) {
+    for (const transition of transitions) {
+      const { row, eventAmountMinor } = transition;
+      const renewal = renewals.get(String(row.id));
+      const event = renewal ? 'Recurring' : transition.event;
       if (event === null || !listening.get(row.merchant_id)?.has(sendFlagOf(event))) continue;
       const ctx = contexts.get(row.merchant_id) ?? workerContext(services, tx, row.merchant_id);
       contexts.set(row.merchant_id, ctx);
@@ -183,7 +194,8 @@ export async function settleBatch(services: CoreServices, limit: number): Promis
       };
       await recordEvent(ctx, tx, event, {
         ...sepaEventParameters(debit, mandate, eventAmountMinor, new Date(row.merchant_now)),
-        ...(event === 'Charge' ? mandateEventParameters(mandate) : {}),
+        ...(transition.event === 'Charge' ? mandateEventParameters(mandate) : {}),
+        ...renewal,
       });
     }
     reached.push(...transitions.filter((t) => t.status !== t.row.status).map((t) => t.status));

@@ -329,9 +329,10 @@ export const operations: Record<Route, Operation> = {
   'GET /translations/sepa/prenotification': {
     tag: 'SEPA direct debit',
     summary:
-      "A debit's pre-notification text, or without transactionid the template, in every language or one",
+      "A debit's pre-notification text, a SEPA subscription's next debit's (subscriptionid), or without either the template, in every language or one",
     query: {
       transactionid: preNotificationInput.shape.transactionId,
+      subscriptionid: preNotificationInput.shape.subscriptionId,
       language: preNotificationInput.shape.language,
     },
     answers: [ok('The texts', body('PreNotificationTexts', sepaTranslationsBody, xmlShapes.preNotification))],

@@ -40,11 +40,13 @@ export function altTransactionRoutes(router: Router<MerchantState>, core: CoreCl
     respond(ctx, 200, withPublicLinks(ctx, await core.sepa.get.query(input, asMerchant(ctx.state))), shape);
   });
 
-  // The original's Tools API: lower-case query parameters; without transactionid, the template.
+  // The original's Tools API: lower-case query parameters; without transactionid, the template (ours:
+  // subscriptionid, a SEPA subscription's next debit).
   router.get('/translations/sepa/prenotification', async (ctx) => {
-    const { transactionid, language } = ctx.query;
+    const { transactionid, subscriptionid, language } = ctx.query;
     const input = validate(preNotificationInput, {
       ...(transactionid === undefined ? {} : { transactionId: transactionid }),
+      ...(subscriptionid === undefined ? {} : { subscriptionId: subscriptionid }),
       ...(language === undefined ? {} : { language }),
     });
     const translations = await core.sepa.preNotification.query(input, asMerchant(ctx.state));

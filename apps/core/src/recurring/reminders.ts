@@ -1,0 +1,131 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { DomainError, type SepaLanguage, subscriptionPreNotificationPath } from '@paywire/contracts';
+import type { MerchantContext } from '../context.ts';
+import { executeParameterized } from '../db/wire.ts';
+import { addBusinessDays } from '../sepa/business-days.ts';
+import { nextStepAt } from '../sepa/service.ts';
+import { type PreNotification, preNotificationText } from '../sepa/texts.ts';
+import { recordSubscriptionEvent, type SubscriptionFacts, subscriptionReminderParameters } from './events.ts';
+
+/**
+ * SEPA subscriptions: the shopper is told of each debit before it is submitted (interface.md, Limits: at
+ * least 5 days). The pre-notification of the next debit (amount, collection date, mandate, in every
+ * language of the one-time debits) can be read at any time, and a SubscriptionReminder IPN carrying it is
+ * sent 6 TARGET business days before the debit is submitted on its charge date: one more than the 5 asked,
+ * so a worker that polls each minute is never late. A clock advance past the reminder's time sends it
+ * dated when it fell due, before the debit it announces.
+ */
+export const reminderLeadBusinessDays = 6;
+
+/** Midnight UTC of a charge date (yyyy-mm-dd): when that date's charge falls due. */
+export const chargeDateStart = (chargeDate: string) => new Date(`${chargeDate}T00:00:00.000Z`);
+
+/** When the reminder of the debit submitted on `chargeDate` falls due. */
+export function reminderAt(chargeDate: string): Date {
+  return addBusinessDays(chargeDateStart(chargeDate), -reminderLeadBusinessDays);
+}
+
+/** The next debit of a SEPA subscription, as its pre-notification tells it. */
+export interface NextDebit {
+  amountMinor: number;
+  currency: string;
+  chargeDate: string;
+  mandateId: string;
+  ibanLastFour: string;
+}
+
+/** The pre-notification of a debit submitted on its charge date, collected when the bank answers. */
+export function nextDebitNotification(
+  settings: Pick<MerchantContext, 'mode' | 'sepa'>,
+  debit: NextDebit,
+): PreNotification {
+  return {
+    amountMinor: debit.amountMinor,
+    currency: debit.currency,
+    collectionDate: nextStepAt(settings, chargeDateStart(debit.chargeDate)),
+    mandateId: debit.mandateId,
+    ibanLastFour: debit.ibanLastFour,
+  };
+}
+
+/**
+ * Sends the reminder of the debit on `debit.chargeDate`, dated `at`, once: the subscription's
+ * reminded_charge_date moves to that date in the same transaction as the event, only if it was not there.
+ */
+export async function sendReminder(
+  ctx: MerchantContext,
+  em: EntityManager,
+  subscription: SubscriptionFacts,
+  debit: NextDebit,
+  at: Date,
+  language: SepaLanguage = 'en',
+): Promise<void> {
+  const claimed = await executeParameterized(
+    em,
+    `update subscription set reminded_charge_date = $3::date
+     where id = $1 and merchant_id = $2 and reminded_charge_date is distinct from $3::date returning id`,
+    [subscription.id, ctx.merchantId, debit.chargeDate],
+  );
+  if (claimed.length === 0) return;
+  await recordSubscriptionEvent(
+    ctx,
+    em,
+    'SubscriptionReminder',
+    subscriptionReminderParameters(subscription, debit.chargeDate, at, {
+      text: preNotificationText(language, nextDebitNotification(ctx, debit)),
+      translationRef: subscriptionPreNotificationPath(subscription.id),
+      mandateId: debit.mandateId,
+    }),
+  );
+}
+
+/**
+ * The pre-notification of a SEPA subscription's next debit (GET /translations/sepa/prenotification with
+ * subscriptionid): the merchant's subscription, ACTIVE, paying by mandate, with a charge coming.
+ */
+export async function nextSubscriptionDebit(
+  ctx: MerchantContext,
+  subscriptionId: number,
+): Promise<PreNotification> {
+  const [row] = await executeParameterized<{
+    status: string;
+    next_charge_date: string | null;
+    amount_minor: string;
+    currency: string;
+    reference: string | null;
+    iban_last_four: string | null;
+  }>(
+    ctx.em,
+    `select s.status, s.next_charge_date::text, s.currency, ma.reference, ma.iban_last_four,
+       coalesce(s.override_recurring_charge_minor, p.recurring_charge_minor) * s.quantity as amount_minor
+     from subscription s left join recurring_plan p on p.id = s.plan_id
+       left join sepa_mandate ma on ma.id = s.sepa_mandate_id
+     where s.id = $1 and s.merchant_id = $2`,
+    [subscriptionId, ctx.merchantId],
+  );
+  if (!row) {
+    throw new DomainError('SUBSCRIPTION_NOT_FOUND', `subscription ${subscriptionId} was not found`, {
+      name: 'subscriptionId',
+      messageValue: String(subscriptionId),
+    });
+  }
+  if (
+    row.reference === null ||
+    row.iban_last_four === null ||
+    row.next_charge_date === null ||
+    row.status !== 'ACTIVE'
+  ) {
+    throw new DomainError(
+      'VALIDATION_GENERAL_FAILURE',
+      `subscriptionId: subscription ${subscriptionId} has no SEPA debit coming`,
+      { name: 'subscriptionId', messageValue: String(subscriptionId) },
+    );
+  }
+  return nextDebitNotification(ctx, {
+    amountMinor: Number(row.amount_minor),
+    currency: row.currency,
+    chargeDate: row.next_charge_date,
+    mandateId: row.reference,
+    ibanLastFour: row.iban_last_four,
+  });
+}

@@ -1,0 +1,495 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ChargeFrequency } from '@paywire/contracts';
+import { nowWithOffset } from '../clock/clock.ts';
+import type { CoreServices, MerchantContext } from '../context.ts';
+import { inTransaction } from '../db/transaction.ts';
+import { executeParameterized } from '../db/wire.ts';
+import { type EventParameters, ReportedFailure } from '../ipn/events.ts';
+import { kickRenewals, renewalQueue, renewalRun } from '../jobs/queues.ts';
+import { renewalSteps } from '../metrics.ts';
+import { chargeSubscription } from './charge.ts';
+import { afterDecline } from './dunning.ts';
+import {
+  recordSubscriptionEvent,
+  recurringParameters,
+  type SubscriptionFacts,
+  subCcFailureParameters,
+} from './events.ts';
+import { inLanes } from './lanes.ts';
+import { chargeDateStart, reminderAt, sendReminder } from './reminders.ts';
+import { periodDueDate } from './schedule.ts';
+
+/**
+ * Renewals: every due period of every active plan-based subscription is charged by its merchant's clock,
+ * exactly once whatever the number of cores, crashes or clock jumps:
+ * - one pg-boss run at a time per database (a `stately` queue), every minute and at once when a sandbox
+ *   clock moves (clock/service.ts) or a suspended subscription resumes;
+ * - a run takes due subscriptions in batches, each batch one short transaction that leases them
+ *   (renewal_lease_until, FOR UPDATE SKIP LOCKED), so a second core's run, or a run after a crash, never
+ *   works a subscription another worker holds; a lease that ran out (its worker died) is taken over;
+ * - each leased subscription is worked by one of many lanes (bounded), which walks its timeline up to the
+ *   merchant's now: a SEPA reminder, then the charge of each due period in order, each dated when it fell
+ *   due (a clock advance across several periods charges each once); no transaction or connection is held
+ *   across the acquirer's answer (charge.ts goes through the phased createTransaction);
+ * - a period's charge is the subscription charge row unique per (subscription, period) (charge.ts), and the
+ *   schedule moves on only from the period it was read at (a conditional update), so a period is never
+ *   charged twice even by a worker whose lease ran out under it.
+ */
+export interface RenewalOptions {
+  /** Subscriptions leased per transaction. */
+  batchSize?: number;
+  /** Subscriptions worked at once (acquirer calls in flight). */
+  concurrency?: number;
+}
+
+/** A subscription's state as its renewal reads it, with its merchant's clock offset. */
+interface RenewalRow {
+  id: string;
+  merchant_id: number;
+  status: string;
+  auto_renew: boolean;
+  next_period: number;
+  next_charge_date: string | null;
+  anchor_date: string;
+  anchor_period: number;
+  charges_made: number;
+  currency: string;
+  quantity: number;
+  override_recurring_charge_minor: string | null;
+  sepa_mandate_id: string | null;
+  retry_at: Date | null;
+  failed_since: Date | null;
+  reminded_charge_date: string | null;
+  shopper_id: number;
+  first_name: string | null;
+  last_name: string | null;
+  plan_id: string;
+  plan_name: string;
+  charge_frequency: ChargeFrequency;
+  recurring_charge_minor: string;
+  max_number_of_charges: number | null;
+  grace_period_days: number | null;
+  mandate_reference: string | null;
+  iban_last_four: string | null;
+  clock_offset_seconds: number;
+}
+
+const rowColumns = `s.id, s.merchant_id, s.status, s.auto_renew, s.next_period, s.next_charge_date::text,
+  s.anchor_date::text, s.anchor_period, s.charges_made, s.currency, s.quantity, s.override_recurring_charge_minor,
+  s.sepa_mandate_id, s.retry_at, s.failed_since, s.reminded_charge_date::text, s.shopper_id,
+  sh.first_name, sh.last_name, p.id as plan_id, p.name as plan_name, p.charge_frequency,
+  p.recurring_charge_minor, p.max_number_of_charges, p.grace_period_days,
+  ma.reference as mandate_reference, ma.iban_last_four, m.clock_offset_seconds`;
+
+/** The tables a renewal row joins to its subscription `s`. */
+const rowJoins = `join recurring_plan p on p.id = s.plan_id
+  join shopper sh on sh.id = s.shopper_id
+  join merchant m on m.id = s.merchant_id
+  left join sepa_mandate ma on ma.id = s.sepa_mandate_id`;
+
+/** The driver answers timestamps as text: the row with its instants as Dates. */
+function withDates(row: RenewalRow): RenewalRow {
+  const instant = (value: Date | null) => (value === null ? null : new Date(value));
+  return { ...row, retry_at: instant(row.retry_at), failed_since: instant(row.failed_since) };
+}
+
+/** Reads the subscription and extends the worker's lease on it (the read sees the row as it was). */
+async function readRow(em: EntityManager, id: string, leaseSeconds: number): Promise<RenewalRow | undefined> {
+  const [row] = await executeParameterized<RenewalRow>(
+    em,
+    `with lease as (update subscription set renewal_lease_until = now() + make_interval(secs => $2) where id = $1)
+     select ${rowColumns} from subscription s ${rowJoins} where s.id = $1`,
+    [id, leaseSeconds],
+  );
+  return row && withDates(row);
+}
+
+/** What one renewal charges: the plan's amount or the subscription's override, times the quantity. */
+const periodAmountMinor = (row: RenewalRow) =>
+  Number(row.override_recurring_charge_minor ?? row.recurring_charge_minor) * row.quantity;
+
+function subscriptionFacts(row: RenewalRow): SubscriptionFacts {
+  return {
+    id: Number(row.id),
+    planId: Number(row.plan_id),
+    planName: row.plan_name,
+    shopperId: row.shopper_id,
+    firstName: row.first_name ?? '',
+    lastName: row.last_name ?? '',
+    currency: row.currency,
+    recurringAmountMinor: periodAmountMinor(row),
+    chargeFrequency: row.charge_frequency,
+    nextChargeDate: row.next_charge_date,
+    autoRenew: row.auto_renew,
+  };
+}
+
+/**
+ * The Recurring parameters of SEPA renewal debits the bank collected (sepa/settlement.ts sends Recurring
+ * for them instead of Charge), by debit id; dated at settlement. One query for a settlement batch.
+ */
+export async function renewalDebitParameters(
+  em: EntityManager,
+  debits: { id: string; settledAt: Date }[],
+): Promise<Map<string, EventParameters>> {
+  if (debits.length === 0) return new Map();
+  const settledAt = new Map(debits.map((debit) => [debit.id, debit.settledAt]));
+  const rows = await executeParameterized<RenewalRow & { sepa_debit_id: string }>(
+    em,
+    `select c.sepa_debit_id, ${rowColumns} from subscription_charge c
+       join subscription s on s.id = c.subscription_id ${rowJoins}
+     where c.sepa_debit_id in (select value::bigint from jsonb_array_elements_text($1::jsonb)) and c.period > 0`,
+    [JSON.stringify(debits.map((debit) => debit.id))],
+  );
+  return new Map(
+    rows.map((row) => {
+      const id = String(row.sepa_debit_id);
+      return [id, recurringParameters(subscriptionFacts(row), settledAt.get(id) as Date)];
+    }),
+  );
+}
+
+/** The next thing due on a subscription's timeline, or null when nothing is due by `now`. */
+type Step =
+  | { kind: 'remind'; at: Date; chargeDate: string }
+  | { kind: 'end'; at: Date }
+  | { kind: 'charge'; at: Date };
+
+function nextStep(row: RenewalRow, now: Date): Step | null {
+  if (row.status !== 'ACTIVE' || row.next_charge_date === null) return null;
+  const chargeDate = row.next_charge_date;
+  if (row.sepa_mandate_id !== null && row.auto_renew && row.reminded_charge_date !== chargeDate) {
+    const at = reminderAt(chargeDate);
+    if (at <= now) return { kind: 'remind', at, chargeDate };
+  }
+  const dueAt = chargeDateStart(chargeDate);
+  if (!row.auto_renew) return dueAt <= now ? { kind: 'end', at: dueAt } : null;
+  const at = row.retry_at ?? dueAt;
+  return at <= now ? { kind: 'charge', at } : null;
+}
+
+function workerContext(services: CoreServices, merchantId: number): MerchantContext {
+  return { ...services, em: services.orm.em.fork(), merchantId, idempotency: null, memo: {} };
+}
+
+/** Where a walk is: its merchant's now, and how long its lease is extended by each write. */
+interface Walk {
+  now: Date;
+  leaseSeconds: number;
+}
+
+/** What a step left: the subscription as it is now, and whether its lease was given back with it. */
+interface Moved {
+  row: RenewalRow;
+  released: boolean;
+}
+
+/**
+ * Moves the schedule on from `row.next_period`, only if the schedule is still the one read (same period,
+ * date, plan and anchor: not canceled, moved to another date or switched to another plan through the API
+ * meanwhile): the period paid (or skipped, or the subscription ended or suspended). The same write gives the
+ * lease back when nothing else is due, or extends it. Null when the subscription changed meanwhile.
+ */
+async function moveSchedule(
+  em: EntityManager,
+  row: RenewalRow,
+  walk: Walk,
+  change: {
+    status?: 'ACTIVE' | 'CANCELED' | 'SUSPENDED' | 'FINISHED';
+    nextPeriod?: number;
+    charged?: boolean;
+    retryAt?: Date | null;
+    failedSince?: Date | null;
+    canceledAt?: Date;
+  },
+): Promise<Moved | null> {
+  const nextPeriod = change.nextPeriod ?? row.next_period;
+  const status = change.status ?? 'ACTIVE';
+  const after: RenewalRow = {
+    ...row,
+    status,
+    next_period: nextPeriod,
+    next_charge_date:
+      status === 'ACTIVE' || status === 'SUSPENDED' ? periodDueDate(scheduleOf(row), nextPeriod) : null,
+    charges_made: row.charges_made + (change.charged ? 1 : 0),
+    retry_at: change.retryAt ?? null,
+    failed_since: change.failedSince ?? null,
+  };
+  const released = nextStep(after, walk.now) === null;
+  const moved = await executeParameterized(
+    em,
+    `update subscription set status = $3, next_period = $4, next_charge_date = $5::date,
+       charges_made = $6, retry_at = $7, failed_since = $8, canceled_at = coalesce($9, canceled_at),
+       renewal_lease_until = case when $10::boolean then null else now() + make_interval(secs => $11) end,
+       updated_at = now()
+     where id = $1 and next_period = $2 and status = 'ACTIVE' and next_charge_date = $12::date
+       and plan_id = $13 and anchor_date = $14::date and anchor_period = $15
+     returning id`,
+    [
+      row.id,
+      row.next_period,
+      status,
+      nextPeriod,
+      after.next_charge_date,
+      after.charges_made,
+      after.retry_at,
+      after.failed_since,
+      change.canceledAt ?? null,
+      released,
+      walk.leaseSeconds,
+      row.next_charge_date,
+      row.plan_id,
+      row.anchor_date,
+      row.anchor_period,
+    ],
+  );
+  return moved.length === 1 ? { row: after, released } : null;
+}
+
+const scheduleOf = (row: RenewalRow) => ({
+  anchorDate: row.anchor_date,
+  anchorPeriod: row.anchor_period,
+  frequency: row.charge_frequency,
+});
+
+/** Whether the period just charged was the last: ONCE plans charge once, maxNumberOfCharges caps the rest. */
+function lastCharge(row: RenewalRow): boolean {
+  if (row.charge_frequency === 'ONCE') return true;
+  return row.max_number_of_charges !== null && row.charges_made + 1 >= row.max_number_of_charges;
+}
+
+/** The subscription as it will be once the period is charged: what the Recurring event tells. */
+function afterCharge(row: RenewalRow, nextPeriod: number, finished: boolean): SubscriptionFacts {
+  return {
+    ...subscriptionFacts(row),
+    nextChargeDate: finished ? null : periodDueDate(scheduleOf(row), nextPeriod),
+  };
+}
+
+/**
+ * Charges the due period; an approval moves the schedule in the charge's own transaction, a decline goes
+ * to dunning. 'busy' when the period is in flight (its walk stops until a later run); null when the state
+ * must be read again (the charge was found made).
+ */
+async function chargeStep(
+  services: CoreServices,
+  row: RenewalRow,
+  at: Date,
+  walk: Walk,
+): Promise<Moved | 'busy' | null> {
+  const finished = lastCharge(row);
+  const nextPeriod = row.next_period + 1;
+  const ctx = workerContext(services, row.merchant_id);
+  let moved: Moved | null = null;
+  const result = await chargeSubscription(ctx, {
+    subscriptionId: Number(row.id),
+    period: row.next_period,
+    kind: 'RECURRING',
+    amountMinor: periodAmountMinor(row),
+    dueDate: row.next_charge_date as string,
+    event: 'Recurring',
+    eventParameters: recurringParameters(afterCharge(row, nextPeriod, finished), at),
+    onCharged: async (em) => {
+      moved = await moveSchedule(em, row, walk, {
+        nextPeriod,
+        charged: true,
+        ...(finished ? { status: 'FINISHED' } : {}),
+      });
+      // Canceled, moved or switched meanwhile: the sale rolls back (its authorization is voided) and the
+      // next run charges the subscription as it is now, if anything is due.
+      if (!moved) throw new Error(`subscription ${row.id} changed during its renewal`);
+    },
+  });
+  // An attempt without an outcome yet: chargeSubscription retries it once the recovery delay has passed,
+  // which is when this walk's lease runs out for a later run.
+  if (result.outcome === 'IN_FLIGHT') return 'busy';
+  if (result.outcome !== 'DECLINED') {
+    if (moved) renewalSteps.inc({ outcome: finished ? 'finished' : 'charged' }); // counted once committed
+    return moved;
+  }
+  const reason = result.error.errorName;
+  const declined = await inTransaction(ctx.em, async (em) => {
+    const failedSince = row.failed_since ?? at;
+    const next = afterDecline(row.grace_period_days, failedSince, at);
+    const change =
+      next.kind === 'skip-period'
+        ? { nextPeriod: row.next_period + 1 }
+        : next.kind === 'retry'
+          ? { retryAt: next.at, failedSince }
+          : { status: 'SUSPENDED' as const };
+    const declined = await moveSchedule(em, row, walk, change);
+    await recordSubscriptionEvent(
+      ctx,
+      em,
+      'SubCcFailure',
+      subCcFailureParameters(
+        result.error instanceof ReportedFailure ? result.error.parameters : {},
+        subscriptionFacts(row),
+        at,
+        reason,
+      ),
+    );
+    return declined;
+  });
+  renewalSteps.inc({ outcome: declined?.row.status === 'SUSPENDED' ? 'suspended' : 'declined' });
+  return declined;
+}
+
+/**
+ * What a walk left: nothing due any more (its lease given back); a SEPA reminder's window open but its
+ * time not come (lease given back, the run does not take it again); a period in flight elsewhere (the lease
+ * is kept until it runs out, so no run spins on it).
+ */
+type WalkEnd = 'done' | 'waiting' | 'busy';
+
+/**
+ * Walks one leased subscription's timeline up to its merchant's now, from the state each step's write
+ * leaves (read again only when a step cannot tell it). Bounded: at most `maxSteps` steps per lease (a DAILY
+ * subscription after a years-long advance is leased again by a later batch), so lanes take turns.
+ */
+const maxSteps = 400;
+
+async function renewSubscription(services: CoreServices, leased: RenewalRow): Promise<WalkEnd> {
+  const em = services.orm.em.fork();
+  const leaseSeconds = services.payments.recoveryAfterSeconds;
+  const { id } = leased;
+  let row: RenewalRow | undefined = leased;
+  for (let steps = 0; row && steps < maxSteps; steps++) {
+    const walk: Walk = { now: nowWithOffset(services.mode, row.clock_offset_seconds), leaseSeconds };
+    const step = nextStep(row, walk.now);
+    if (step === null) {
+      await giveBack(em, id);
+      return steps === 0 ? 'waiting' : 'done';
+    }
+    let next: Moved | 'busy' | null;
+    if (step.kind === 'charge') next = await chargeStep(services, row, step.at, walk);
+    else if (step.kind === 'end') {
+      const current: RenewalRow = row;
+      next = await inTransaction(
+        em,
+        (tx): Promise<Moved | null> =>
+          moveSchedule(tx, current, walk, { status: 'CANCELED', canceledAt: step.at }),
+      );
+      if (next) renewalSteps.inc({ outcome: 'ended' });
+    } else {
+      next = { row: await remind(services, row, step.chargeDate, step.at), released: false };
+    }
+    if (next === 'busy') return 'busy';
+    if (next?.released) return 'done';
+    row = next ? next.row : await readRow(em, id, leaseSeconds);
+  }
+  if (row) await giveBack(em, id);
+  return 'done';
+}
+
+function giveBack(em: EntityManager, id: string): Promise<unknown> {
+  return executeParameterized(em, 'update subscription set renewal_lease_until = null where id = $1', [id]);
+}
+
+/** Sends the SEPA reminder of the debit on `chargeDate`; the subscription as it is after. */
+async function remind(
+  services: CoreServices,
+  row: RenewalRow,
+  chargeDate: string,
+  at: Date,
+): Promise<RenewalRow> {
+  const ctx = workerContext(services, row.merchant_id);
+  const debit = {
+    amountMinor: periodAmountMinor(row),
+    currency: row.currency,
+    chargeDate,
+    mandateId: row.mandate_reference ?? '',
+    ibanLastFour: row.iban_last_four ?? '',
+  };
+  await inTransaction(ctx.em, (em) => sendReminder(ctx, em, subscriptionFacts(row), debit, at));
+  renewalSteps.inc({ outcome: 'reminded' });
+  return { ...row, reminded_charge_date: chargeDate };
+}
+
+/**
+ * Leases up to `limit` subscriptions with something due by their merchant's clock, and reads them (a walk
+ * starts from them): a charge or retry, an end at period end, or (SEPA) a reminder, whose window opens at
+ * most 14 days before the charge date (6 business days never span more; nextStep decides exactly).
+ * Merchants are visited in turn, each one's subscriptions read through the partial index on
+ * (merchant_id, next_charge_date).
+ */
+async function leaseDue(
+  services: CoreServices,
+  limit: number,
+  leaseSeconds: number,
+  passed: string[],
+): Promise<RenewalRow[]> {
+  const em = services.orm.em.fork();
+  const rows = await em.transactional((tx) =>
+    executeParameterized<RenewalRow>(
+      tx,
+      `with leased as (update subscription s set renewal_lease_until = now() + make_interval(secs => $4)
+       from (
+         select d.id from
+           (select id, ($1::timestamptz + make_interval(secs => case when $2::boolean then 0 else clock_offset_seconds end))
+              as merchant_now from merchant) m
+         cross join lateral (
+           select s.id from subscription s
+           where s.merchant_id = m.id and s.status = 'ACTIVE' and s.next_charge_date is not null
+             and s.next_charge_date <= (m.merchant_now at time zone 'UTC')::date + 14
+             and (s.renewal_lease_until is null or s.renewal_lease_until < now())
+             and s.id not in (select value::bigint from jsonb_array_elements_text($5::jsonb))
+             and (coalesce(s.retry_at, s.next_charge_date::timestamp at time zone 'UTC') <= m.merchant_now
+               or (s.sepa_mandate_id is not null and s.auto_renew
+                 and s.reminded_charge_date is distinct from s.next_charge_date))
+           order by s.next_charge_date
+           limit $3
+           for update of s skip locked) d
+         limit $3) due
+       where s.id = due.id
+       returning s.id)
+       select ${rowColumns} from leased join subscription s on s.id = leased.id ${rowJoins}`,
+      // Core's clock, as everywhere in the domain, not the database's.
+      [new Date(), services.mode === 'live', limit, leaseSeconds, JSON.stringify(passed)],
+    ),
+  );
+  return rows.map(withDates);
+}
+
+/**
+ * Renews everything due: many subscriptions in flight, bounded. A lease lasts the payments' recovery window
+ * (PAYMENT_RECOVERY_AFTER_SECONDS: longer than an acquirer call may take, and refreshed at each step of a
+ * walk), so a dead worker's subscriptions are taken over as soon as its payment attempts are resolved. One
+ * subscription's failure is reported and leaves it to a later run; it does not stop the others. Returns
+ * how many were worked.
+ */
+export async function renewDue(
+  services: CoreServices,
+  onError: (error: unknown) => void,
+  options: RenewalOptions = {},
+): Promise<number> {
+  const leaseSeconds = services.payments.recoveryAfterSeconds;
+  const waiting: string[] = []; // not taken again by this run
+  return inLanes(
+    () => leaseDue(services, options.batchSize ?? 200, leaseSeconds, waiting),
+    async (row) => {
+      const end = await renewSubscription(services, row).catch((error: unknown) => onError(error));
+      if (end === 'waiting') waiting.push(row.id);
+    },
+    options.concurrency ?? 256,
+  );
+}
+
+export async function startRenewalWorkers(
+  services: CoreServices,
+  onError: (error: unknown) => void,
+  options: RenewalOptions = {},
+): Promise<void> {
+  const { jobs } = services;
+  await jobs.createQueue(renewalQueue, { policy: 'stately', expireInSeconds: 900, retryLimit: 0 });
+  await jobs.schedule(renewalQueue, '* * * * *', {}, renewalRun);
+  await kickRenewals(jobs); // at once: catches up what a stopped core left due
+  await jobs.work(renewalQueue, { pollingIntervalSeconds: 1 }, async () => {
+    try {
+      await renewDue(services, onError, options);
+    } catch (error) {
+      onError(error);
+      throw error;
+    }
+  });
+}
