@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serviceNodeOptions } from '../../infra/node-options.ts';
@@ -7,6 +7,35 @@ import { serviceNodeOptions } from '../../infra/node-options.ts';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 /** Extra node flags for every process a benchmark starts, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
 const extraFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
+
+/** CPU time (user and system) of a process in ms, from /proc (Linux; ticks of 10 ms); 0 once it is gone. */
+async function cpuMsOf(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // after the command name, from field 3
+  return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) * 10;
+}
+
+/**
+ * CPU time in ms of the PostgreSQL server whose data directory is dataDir: its postmaster and every process
+ * it forked (backends, WAL writer, checkpointer...), the ones alive at the time of reading.
+ */
+export async function postgresCpuMs(dataDir: string): Promise<number> {
+  const pids = (await readdir('/proc')).filter((entry) => /^\d+$/.test(entry)).map(Number);
+  const commands = await Promise.all(
+    pids.map((pid) => readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')),
+  );
+  const postmaster = pids.find((_, i) => commands[i]?.includes(dataDir) && commands[i]?.includes('postgres'));
+  if (postmaster === undefined) return 0;
+  const parents = await Promise.all(
+    pids.map(async (pid) => {
+      const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    }),
+  );
+  const family = pids.filter((pid, i) => pid === postmaster || parents[i] === postmaster);
+  const times = await Promise.all(family.map(cpuMsOf));
+  return times.reduce((sum, ms) => sum + ms, 0);
+}
 
 /** The service's processes a benchmark starts, as npm start runs them (node options included); each resolves once listening. */
 export function benchProcesses() {
@@ -25,6 +54,8 @@ export function benchProcesses() {
         child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
       });
     },
+    /** A process's CPU time so far in ms (Linux). */
+    cpuMs: (child: ChildProcess): Promise<number> => cpuMsOf(child.pid as number),
     /** A process's resident memory in MB (Linux). */
     async rssMb(child: ChildProcess): Promise<number> {
       const status = await readFile(`/proc/${child.pid}/status`, 'utf8');

@@ -1,9 +1,10 @@
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import autocannon, { type Result } from 'autocannon';
 import { saleBody } from '../support/http.ts';
 import { freePort } from '../support/ports.ts';
 import { startBenchDatabase } from './bench-database.ts';
-import { benchProcesses } from './processes.ts';
+import { benchProcesses, postgresCpuMs } from './processes.ts';
 
 /**
  * AUTH_CAPTURE sales, JSON, 256 connections, 10 s: the full service (facade and core as two processes,
@@ -24,9 +25,30 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const ports = { bare: await freePort(), core: await freePort(), facade: await freePort() };
 
 const database = await startBenchDatabase('sale-bench');
-const { start, stop, rssMb } = benchProcesses();
+const { start, stop, rssMb, cpuMs } = benchProcesses();
 
-async function load(url: string, authorization?: string, keyed = false): Promise<Result> {
+/** A run's figures, and the CPU time each process spent per request it answered, in ms. */
+type Run = Result & { cpu: Record<string, number> };
+
+/** What each process (the load generator, the ones given, PostgreSQL) has used of the CPU so far, in ms. */
+async function cpuNow(processes: Record<string, ChildProcess>): Promise<Record<string, number>> {
+  const { user, system } = process.cpuUsage();
+  const named = await Promise.all(
+    Object.entries(processes).map(async ([name, child]) => [name, await cpuMs(child)] as const),
+  );
+  return {
+    'load generator': (user + system) / 1000,
+    ...Object.fromEntries(named),
+    postgres: await postgresCpuMs(database.dataDir),
+  };
+}
+
+async function load(
+  url: string,
+  processes: Record<string, ChildProcess>,
+  authorization?: string,
+  keyed = false,
+): Promise<Run> {
   const body = JSON.stringify(saleBody());
   const headers: Record<string, string> = {
     'content-type': 'application/json',
@@ -46,7 +68,14 @@ async function load(url: string, authorization?: string, keyed = false): Promise
   ];
   const options = { url, connections, method: 'POST', headers, body, requests };
   await autocannon({ ...options, duration: 2 }); // warm-up
-  return autocannon({ ...options, duration: seconds });
+  const before = await cpuNow(processes);
+  const result = await autocannon({ ...options, duration: seconds });
+  const after = await cpuNow(processes);
+  const answered = Math.max(1, result.requests.total ?? 0);
+  const cpu = Object.fromEntries(
+    Object.entries(after).map(([name, ms]) => [name, (ms - (before[name] ?? 0)) / answered]),
+  );
+  return { ...result, cpu };
 }
 
 interface Figures {
@@ -54,6 +83,7 @@ interface Figures {
   p50: number;
   p99: number;
   errors: number;
+  cpu: Record<string, number>;
 }
 
 const median = (values: number[]) => {
@@ -63,7 +93,10 @@ const median = (values: number[]) => {
     ? (sorted[middle] as number)
     : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 };
-const summarise = (results: Result[]): Figures => ({
+const summarise = (results: Run[]): Figures => ({
+  cpu: Object.fromEntries(
+    Object.keys(results[0]?.cpu ?? {}).map((name) => [name, median(results.map((r) => r.cpu[name] ?? 0))]),
+  ),
   rps: median(results.map((r) => r.requests.average)),
   p50: median(results.map((r) => r.latency.p50)),
   p99: median(results.map((r) => r.latency.p99)),
@@ -71,6 +104,13 @@ const summarise = (results: Result[]): Figures => ({
 });
 const row = (name: string, f: Figures) =>
   `| ${name} | ${Math.round(f.rps)} | ${Math.round(f.p50)} | ${Math.round(f.p99)} | ${f.errors} |`;
+/** CPU per request: where the machine's time goes, which on shared cores is steadier than throughput. */
+const cpuRow = (name: string, f: Figures) =>
+  `CPU ms per request, ${name}: ${Object.entries(f.cpu)
+    .map(([process, ms]) => `${process} ${ms.toFixed(2)}`)
+    .join(', ')}; total ${Object.values(f.cpu)
+    .reduce((sum, ms) => sum + ms, 0)
+    .toFixed(2)}`;
 
 /** A core and its facade on the bench database. */
 async function startService(corePort: number, facadePort: number, env: Record<string, string> = {}) {
@@ -88,7 +128,12 @@ async function startService(corePort: number, facadePort: number, env: Record<st
     CORE_CREDENTIAL: facadeCredential,
     LOG_REQUESTS: 'false',
   });
-  return { core, facade, url: `http://127.0.0.1:${facadePort}/services/2/transactions` };
+  return {
+    core,
+    facade,
+    processes: { facade, core },
+    url: `http://127.0.0.1:${facadePort}/services/2/transactions`,
+  };
 }
 
 const header = `AUTH_CAPTURE sale, JSON, ${connections} connections, ${seconds} s per run, median of ${rounds} alternating rounds, durable PostgreSQL (embedded), ${new Date().toISOString()}`;
@@ -99,10 +144,10 @@ async function latencyBench(authorization: string): Promise<string[]> {
   const latent = await startService(await freePort(), await freePort(), {
     SANDBOX_ACQUIRER_LATENCY_MS: String(acquirerLatencyMs),
   });
-  const runs = { instant: [] as Result[], latent: [] as Result[] };
+  const runs = { instant: [] as Run[], latent: [] as Run[] };
   for (let round = 0; round < rounds; round++) {
-    runs.instant.push(await load(instant.url, authorization, true));
-    runs.latent.push(await load(latent.url, authorization, true));
+    runs.instant.push(await load(instant.url, instant.processes, authorization, true));
+    runs.latent.push(await load(latent.url, latent.processes, authorization, true));
   }
   const [fast, slow] = [summarise(runs.instant), summarise(runs.latent)];
   const memory = await Promise.all(
@@ -114,6 +159,8 @@ async function latencyBench(authorization: string): Promise<string[]> {
     row('instant', fast),
     row(`${acquirerLatencyMs} ms`, slow),
     `${acquirerLatencyMs} ms / instant throughput: ${(slow.rps / fast.rps).toFixed(2)}`,
+    cpuRow('instant', fast),
+    cpuRow(`${acquirerLatencyMs} ms`, slow),
     `RSS after the runs, MB: core ${memory[0]?.toFixed(0)} and facade ${memory[1]?.toFixed(0)} (instant), core ${memory[2]?.toFixed(0)} and facade ${memory[3]?.toFixed(0)} (${acquirerLatencyMs} ms)`,
   ];
 }
@@ -125,13 +172,17 @@ try {
   if (latencyMode) {
     process.stdout.write([header, ...(await latencyBench(authorization)), ''].join('\n'));
   } else {
-    await start('test/bench/bare-server.ts', [databaseUrl, String(ports.bare), String(merchantId)]);
+    const bareServer = await start('test/bench/bare-server.ts', [
+      databaseUrl,
+      String(ports.bare),
+      String(merchantId),
+    ]);
     const service = await startService(ports.core, ports.facade);
-    const runs = { bare: [] as Result[], full: [] as Result[], keyed: [] as Result[] };
+    const runs = { bare: [] as Run[], full: [] as Run[], keyed: [] as Run[] };
     for (let round = 0; round < rounds; round++) {
-      runs.bare.push(await load(`http://127.0.0.1:${ports.bare}/sale`));
-      runs.full.push(await load(service.url, authorization));
-      runs.keyed.push(await load(service.url, authorization, true));
+      runs.bare.push(await load(`http://127.0.0.1:${ports.bare}/sale`, { bare: bareServer }));
+      runs.full.push(await load(service.url, service.processes, authorization));
+      runs.keyed.push(await load(service.url, service.processes, authorization, true));
     }
     const [bare, full, keyed] = [summarise(runs.bare), summarise(runs.full), summarise(runs.keyed)];
     const memory = [await rssMb(service.core), await rssMb(service.facade)];
@@ -145,6 +196,9 @@ try {
         row('Paywire full path, fresh Idempotency-Key per request', keyed),
         `plain / bare throughput: ${(full.rps / bare.rps).toFixed(2)} (target 0.60 or more)`,
         `keyed / bare throughput: ${(keyed.rps / bare.rps).toFixed(2)} (target 0.60 or more)`,
+        cpuRow('bare', bare),
+        cpuRow('plain', full),
+        cpuRow('keyed', keyed),
         `RSS after the runs, MB: core ${memory[0]?.toFixed(0)}, facade ${memory[1]?.toFixed(0)}`,
         '',
       ].join('\n'),
