@@ -148,4 +148,16 @@ describe('statements travelling with the next one', () => {
     );
     expect(await probeIds()).toEqual([]);
   });
+
+  it('parses a marked statement once per connection: later calls run its prepared statement', async () => {
+    const text = 'select count(*)::int as n from wire_probe where id > $1';
+    for (const floor of [0, 1, 2]) await executePrepared(orm.em.fork(), text, [floor]);
+    const prepared = await executePrepared<{ statement: string }>(
+      orm.em.fork(),
+      "select statement from pg_prepared_statements where name like 'pw\\_%'",
+      [],
+    );
+    expect(prepared.map((row) => row.statement)).toContain(`/* prepared */ ${text}`);
+    expect(prepared.filter((row) => row.statement.endsWith(text))).toHaveLength(1);
+  });
 });
