@@ -16,16 +16,18 @@ async function cpuMsOf(pid: number): Promise<number> {
 }
 
 /**
- * CPU time in ms of the PostgreSQL server whose data directory is dataDir: its postmaster and every process
- * it forked (backends, WAL writer, checkpointer...), the ones alive at the time of reading.
+ * CPU time in ms of each process of the PostgreSQL server whose data directory is dataDir, by pid: its
+ * postmaster and every process it forked (backends, WAL writer, checkpointer...) alive at the time of reading.
+ * By pid, so that a backend that exits between two readings (an idle pool connection closing) takes its
+ * time with it instead of subtracting it from the others'.
  */
-export async function postgresCpuMs(dataDir: string): Promise<number> {
+export async function postgresCpuMs(dataDir: string): Promise<Map<number, number>> {
   const pids = (await readdir('/proc')).filter((entry) => /^\d+$/.test(entry)).map(Number);
   const commands = await Promise.all(
     pids.map((pid) => readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')),
   );
   const postmaster = pids.find((_, i) => commands[i]?.includes(dataDir) && commands[i]?.includes('postgres'));
-  if (postmaster === undefined) return 0;
+  if (postmaster === undefined) return new Map();
   const parents = await Promise.all(
     pids.map(async (pid) => {
       const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
@@ -33,8 +35,7 @@ export async function postgresCpuMs(dataDir: string): Promise<number> {
     }),
   );
   const family = pids.filter((pid, i) => pid === postmaster || parents[i] === postmaster);
-  const times = await Promise.all(family.map(cpuMsOf));
-  return times.reduce((sum, ms) => sum + ms, 0);
+  return new Map(await Promise.all(family.map(async (pid) => [pid, await cpuMsOf(pid)] as const)));
 }
 
 /** The service's processes a benchmark starts, as npm start runs them (node options included); each resolves once listening. */

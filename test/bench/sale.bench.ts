@@ -30,16 +30,17 @@ const { start, stop, rssMb, cpuMs } = benchProcesses();
 /** A run's figures, and the CPU time each process spent per request it answered, in ms. */
 type Run = Result & { cpu: Record<string, number> };
 
-/** What each process (the load generator, the ones given, PostgreSQL) has used of the CPU so far, in ms. */
+/** What each process (the load generator, the ones given, each of PostgreSQL's) has used of the CPU, in ms. */
 async function cpuNow(processes: Record<string, ChildProcess>): Promise<Record<string, number>> {
   const { user, system } = process.cpuUsage();
   const named = await Promise.all(
     Object.entries(processes).map(async ([name, child]) => [name, await cpuMs(child)] as const),
   );
+  const postgres = await postgresCpuMs(database.dataDir);
   return {
     'load generator': (user + system) / 1000,
     ...Object.fromEntries(named),
-    postgres: await postgresCpuMs(database.dataDir),
+    ...Object.fromEntries([...postgres].map(([pid, ms]) => [`postgres ${pid}`, ms])),
   };
 }
 
@@ -72,9 +73,12 @@ async function load(
   const result = await autocannon({ ...options, duration: seconds });
   const after = await cpuNow(processes);
   const answered = Math.max(1, result.requests.total ?? 0);
-  const cpu = Object.fromEntries(
-    Object.entries(after).map(([name, ms]) => [name, (ms - (before[name] ?? 0)) / answered]),
-  );
+  // PostgreSQL's processes summed, each one's time since the first reading (or since it started)
+  const cpu: Record<string, number> = {};
+  for (const [name, ms] of Object.entries(after)) {
+    const key = name.startsWith('postgres ') ? 'postgres' : name;
+    cpu[key] = (cpu[key] ?? 0) + (ms - (before[name] ?? 0)) / answered;
+  }
   return { ...result, cpu };
 }
 
