@@ -102,6 +102,7 @@ class WireConnection implements DatabaseConnection {
 
   async commit(): Promise<void> {
     this.#inTransaction = false;
+    if (this.#sentNothing()) return;
     const result = await this.#send({ text: 'commit' });
     if (result.command === 'ROLLBACK')
       throw new Error('the transaction was rolled back: a statement in it failed');
@@ -109,11 +110,7 @@ class WireConnection implements DatabaseConnection {
 
   async rollback(): Promise<void> {
     this.#inTransaction = false;
-    // A transaction that sent nothing has nothing to undo: its begin never leaves.
-    if (this.#riders.length === 1 && this.#riders[0]?.text === 'begin') {
-      this.#riders = [];
-      return;
-    }
+    if (this.#sentNothing()) return;
     try {
       await this.#send({ text: 'rollback' });
     } catch (error) {
@@ -130,6 +127,13 @@ class WireConnection implements DatabaseConnection {
     this.#riders = []; // nothing pending reaches the connection's next user
     this.#inTransaction = false;
     this.#client.release(error);
+  }
+
+  /** A transaction that sent nothing has nothing to commit or undo: its pending begin is dropped, unsent. */
+  #sentNothing(): boolean {
+    if (this.#riders.length !== 1 || this.#riders[0]?.text !== 'begin') return false;
+    this.#riders = [];
+    return true;
   }
 
   async #send(config: pg.QueryConfig): Promise<pg.QueryResult> {
