@@ -5,6 +5,7 @@ import { createLogger } from '@paywire/observability';
 import { cardEncryptionKey } from './card-key.ts';
 import { provideDatabase } from './database.ts';
 import { loadLauncherEnv } from './launcher-env.ts';
+import { serviceNodeOptions } from './node-options.ts';
 
 /**
  * npm start: PostgreSQL (embedded unless DATABASE_URL is set); then prepare.ts in a child process
@@ -39,7 +40,7 @@ let stopping = false;
 function launch(app: string, extraEnv: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, [appPath(app)], {
     stdio: 'inherit',
-    env: { ...process.env, ...extraEnv },
+    env: { NODE_OPTIONS: serviceNodeOptions, ...process.env, ...extraEnv },
   });
   child.on('exit', (code) => {
     if (!stopping) {

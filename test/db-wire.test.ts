@@ -1,7 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import pg, { type Pool, type PoolClient } from 'pg';
+import pg, { type PoolClient } from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../apps/core/src/db/orm.ts';
+import { openDatabase, poolOf } from '../apps/core/src/db/orm.ts';
 import { executePrepared, sendWithNext } from '../apps/core/src/db/wire.ts';
 import { newDatabase } from './support/stack.ts';
 
@@ -11,22 +11,30 @@ import { newDatabase } from './support/stack.ts';
  */
 let orm: MikroORM;
 let databaseUrl: string;
-/** Socket writes of the pool's connection since the test began. */
-let writes = 0;
+/**
+ * Round trips of the pool's connection since the test began: bursts of socket writes, each ended by an answer
+ * read. Statements written one after another without waiting for an answer count once.
+ */
+let roundTrips = 0;
 
 beforeAll(async () => {
   databaseUrl = await newDatabase('wire');
   orm = await openDatabase(databaseUrl, 1);
-  const pool = (await orm.em.getConnection().getNativeClient()) as Pool;
-  pool.on('connect', (client: PoolClient) => {
+  poolOf(orm).on('connect', (client: PoolClient) => {
     const socket = client.connection.stream as unknown as Record<
       '_write' | '_writev',
       (...a: unknown[]) => void
-    >;
+    > &
+      NodeJS.ReadableStream;
+    let answered = true;
+    socket.on('data', () => {
+      answered = true;
+    });
     for (const method of ['_write', '_writev'] as const) {
       const original = socket[method].bind(socket);
       socket[method] = (...args) => {
-        writes++;
+        if (answered) roundTrips++;
+        answered = false;
         original(...args);
       };
     }
@@ -36,7 +44,7 @@ beforeAll(async () => {
 afterAll(() => orm.close());
 beforeEach(async () => {
   await orm.em.fork().execute('truncate wire_probe');
-  writes = 0;
+  roundTrips = 0;
 });
 
 const probeIds = async () =>
@@ -47,12 +55,12 @@ const insertProbe = (em: EntityManager, id: number) =>
   sendWithNext(em, 'insert into wire_probe (id) values ($1)', [id]);
 
 describe('statements travelling with the next one', () => {
-  it('sends begin, the transaction first statement, a queued insert and the commit in two writes', async () => {
+  it('sends begin, the transaction first statement, a queued insert and the commit in two round trips', async () => {
     await orm.em.fork().transactional(async (em) => {
       await executePrepared(em, 'select 1', []);
       await insertProbe(em, 1);
     });
-    expect(writes).toBe(2);
+    expect(roundTrips).toBe(2);
     expect(await probeIds()).toEqual([1]);
   });
 
@@ -98,17 +106,19 @@ describe('statements travelling with the next one', () => {
     expect(await probeIds()).toEqual([12]);
   });
 
-  it('a transaction that sends nothing leaves the connection ready for the next one', async () => {
+  it('a transaction that sends nothing costs no round trip and leaves the connection ready', async () => {
     await orm.em.fork().transactional(async () => {});
+    expect(roundTrips).toBe(0);
     await orm.em.fork().transactional(async (em) => insertProbe(em, 4));
     expect(await probeIds()).toEqual([4]);
   });
 
-  it('a begin left pending by a released connection does not reach its next user', async () => {
-    const pool = (await orm.em.getConnection().getNativeClient()) as Pool;
-    const client = await pool.connect();
-    await client.query('begin');
-    client.release();
+  it('a transaction that fails before its first statement sends nothing, and its connection autocommits next', async () => {
+    const transaction = orm.em.fork().transactional(async () => {
+      throw new Error('refused before any statement');
+    });
+    await expect(transaction).rejects.toThrow('refused before any statement');
+    expect(roundTrips).toBe(0); // neither its begin nor a rollback left
     await executePrepared(orm.em.fork(), 'insert into wire_probe (id) values ($1)', [13]);
     // Seen from another connection: committed, not held in a transaction nobody will end.
     const outsider = new pg.Client({ connectionString: databaseUrl });
@@ -138,5 +148,17 @@ describe('statements travelling with the next one', () => {
       /only travel with the next one in a transaction/,
     );
     expect(await probeIds()).toEqual([]);
+  });
+
+  it('parses a marked statement once per connection: later calls run its prepared statement', async () => {
+    const text = 'select count(*)::int as n from wire_probe where id > $1';
+    for (const floor of [0, 1, 2]) await executePrepared(orm.em.fork(), text, [floor]);
+    const prepared = await executePrepared<{ statement: string }>(
+      orm.em.fork(),
+      "select statement from pg_prepared_statements where name like 'pw\\_%'",
+      [],
+    );
+    expect(prepared.map((row) => row.statement)).toContain(`/* prepared */ ${text}`);
+    expect(prepared.filter((row) => row.statement.endsWith(text))).toHaveLength(1);
   });
 });

@@ -10,6 +10,8 @@ import { freePort } from '../support/ports.ts';
 
 export interface BenchDatabase {
   databaseUrl: string;
+  /** PostgreSQL's data directory (its processes' command lines name it). */
+  dataDir: string;
   merchant: { id: number; username: string; password: string };
   /** A caller credential acting for any merchant, as the facade's. */
   facadeCredential: string;
@@ -22,11 +24,12 @@ export interface BenchDatabase {
  * directory of its own, a migrated database, one merchant and a facade credential.
  */
 export async function startBenchDatabase(name: string): Promise<BenchDatabase> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), `paywire-${name}-`));
-  chmodSync(dataDir, 0o755); // PostgreSQL runs as its own OS user when we are root
-  const removeDir = () => rmSync(dataDir, { recursive: true, force: true });
+  const baseDir = mkdtempSync(path.join(tmpdir(), `paywire-${name}-`));
+  chmodSync(baseDir, 0o755); // PostgreSQL runs as its own OS user when we are root
+  const removeDir = () => rmSync(baseDir, { recursive: true, force: true });
+  const dataDir = path.join(baseDir, 'pg');
   const postgres = await startEmbeddedPostgres({
-    dataDir: path.join(dataDir, 'pg'),
+    dataDir,
     port: await freePort(),
     durable: true,
   }).catch((error: unknown) => {
@@ -44,7 +47,7 @@ export async function startBenchDatabase(name: string): Promise<BenchDatabase> {
     const password = randomBytes(12).toString('base64url');
     const id = await saveMerchant(databaseUrl, 'bench', password);
     const facadeCredential = await issueCaller(databaseUrl, { name: 'bench-facade', scope: 'any-merchant' });
-    return { databaseUrl, merchant: { id, username: 'bench', password }, facadeCredential, stop };
+    return { databaseUrl, dataDir, merchant: { id, username: 'bench', password }, facadeCredential, stop };
   } catch (error) {
     await stop();
     throw error;

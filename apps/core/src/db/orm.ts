@@ -30,7 +30,7 @@ import { PaymentAttempts } from './migrations/0014-payment-attempts.ts';
 import { DeliveryRequestId } from './migrations/0015-delivery-request-id.ts';
 import { Recurring } from './migrations/0016-recurring.ts';
 import { Renewals } from './migrations/0017-renewals.ts';
-import { wireOptions } from './wire.ts';
+import { wireDialect } from './wire.ts';
 
 export const entities = [
   Merchant,
@@ -77,17 +77,28 @@ const migrationsList = [
   { name: '0017-renewals', class: Renewals },
 ];
 
+/** Each open database's pool (wire.ts), for what needs a connection of its own (tests). */
+const pools = new WeakMap<MikroORM, pg.Pool>();
+
 export async function openDatabase(databaseUrl: string, poolSize: number): Promise<MikroORM> {
-  return MikroORM.init({
+  const { dialect, pool } = wireDialect(databaseUrl, poolSize);
+  const orm = await MikroORM.init({
     clientUrl: databaseUrl,
     entities,
-    pool: { min: 0, max: poolSize },
     debug: false,
-    driverOptions: wireOptions,
+    driverOptions: dialect,
     ensureDatabase: false,
     extensions: [Migrator],
     migrations: { migrationsList, snapshot: false, silent: true, transactional: true, allOrNothing: true },
   });
+  pools.set(orm, pool);
+  return orm;
+}
+
+export function poolOf(orm: MikroORM): pg.Pool {
+  const pool = pools.get(orm);
+  if (!pool) throw new Error('not a database opened by openDatabase');
+  return pool;
 }
 
 /** An arbitrary constant: the advisory lock every migration run holds, so concurrent runs apply in turn. */

@@ -1,16 +1,24 @@
 import { createHash } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { createPostgreSqlTypeParsers, type EntityManager } from '@mikro-orm/postgresql';
 import { inSpan, SpanKind, tracingEnabled } from '@paywire/observability';
-import { CompiledQuery } from 'kysely';
-import type { Pool, PoolClient, QueryConfig, QueryResult } from 'pg';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type QueryResult,
+  type TransactionSettings,
+} from 'kysely';
+import pg from 'pg';
 import { observePool } from '../metrics.ts';
 
 /** Marks the statements the hot path sends on every call. */
 const preparedMarker = '/* prepared */ ';
 /** Marks a statement whose answer nobody waits for: it travels with the next one. */
 const riderMarker = '/* with next */ ';
-
-type Send = (config: QueryConfig) => Promise<QueryResult>;
 
 /** Prepared statements' names, by text: hashed once per text, not on every call. The texts are ours, few. */
 const statementNames = new Map<string, string>();
@@ -23,61 +31,118 @@ function statementName(text: string): string {
   return name;
 }
 
-/**
- * How statements travel to PostgreSQL. A round trip costs more than most statements (a write and a wakeup
- * on both sides), so the pool's connections pipeline (pg's `pipeline` mode) and two rules cut round trips:
- * - a marked statement is a named prepared statement of its connection: parsed and planned once per
- *   connection, not on every call (MikroORM's own `execute` inlines parameters into the text);
- * - `begin`, and a statement sent with `sendWithNext`, are answered at once and written to the socket
- *   together with the connection's next statement, in one write. That next statement fails if one of them
- *   did (with an error of its own whose cause is theirs), except a rollback, which undoes them anyway.
- * A commit that PostgreSQL answers with a rollback fails too: nothing a caller swallowed commits silently.
- */
-export const wireOptions = {
-  pipeline: true,
-  onPoolCreated: (pool: Pool) => {
-    observePool(pool);
-    const wires = new WeakMap<PoolClient, { reset(): void }>();
-    pool.on('connect', (client) => {
-      wires.set(client, carryRiders(client));
-      if (tracingEnabled()) traceStatements(client);
-    });
-    // A transaction that sent nothing leaves nothing to undo: its pending begin must not reach the next user.
-    pool.on('release', (_error, client) => wires.get(client)?.reset());
-  },
-};
-
-/**
- * With tracing on: a client span per statement, named by its command, with its text (which carries no
- * values: they travel as parameters).
- */
-function traceStatements(client: PoolClient): void {
-  const query = client.query;
-  client.query = ((text: unknown, ...rest: unknown[]) => {
-    const call = () => (query as (...args: unknown[]) => Promise<unknown>).call(client, text, ...rest);
-    if (typeof text !== 'string' || typeof rest.at(-1) === 'function') return call();
-    const statement = text.replace(/^\/\*[^*]*\*\/ /g, '');
-    const command = /^\w+/.exec(statement)?.[0]?.toLowerCase() ?? 'statement';
-    const attributes = { 'db.system.name': 'postgresql', 'db.query.text': statement.slice(0, 2000) };
-    return inSpan('paywire-core', `pg ${command}`, { kind: SpanKind.CLIENT, attributes }, call);
-  }) as typeof client.query;
+/** Kept as PostgreSQL sends them, as MikroORM's own pool does (its entities' dates expect that). */
+function typeParsers(): pg.CustomTypesConfig {
+  const types = new pg.TypeOverrides();
+  const textArray = pg.types.getTypeParser(1009 as Parameters<typeof pg.types.getTypeParser>[0]); // text[]
+  for (const [oid, parse] of Object.entries(createPostgreSqlTypeParsers((value) => textArray(value)))) {
+    types.setTypeParser(Number(oid), parse as (value: string) => unknown);
+  }
+  return types;
 }
 
-function carryRiders(client: PoolClient): { reset(): void } {
-  const query = client.query;
-  const send = query.bind(client) as Send;
-  let riders: QueryConfig[] = [];
-  let inTransaction = false;
+const affectingCommands = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
-  const flush = async (config: QueryConfig): Promise<QueryResult> => {
-    const stream = client.connection.stream as NodeJS.WritableStream & { cork(): void; uncork(): void };
-    const statements = [...riders, config];
-    riders = [];
-    stream.cork();
-    const answers = statements.map((statement) => send(statement));
-    stream.uncork();
-    const settled = await Promise.allSettled(answers);
-    const carried = settled.pop() as PromiseSettledResult<QueryResult>;
+/**
+ * One pooled connection as Kysely (and so MikroORM) sees it. A round trip costs more than most statements (a
+ * write and a wakeup on both sides, on a machine whose cores PostgreSQL shares), so:
+ * - a marked statement is a named prepared statement of its connection: parsed and planned once per
+ *   connection, not on every call (MikroORM's own `execute` inlines parameters into the text);
+ * - `begin`, and a statement sent with `sendWithNext`, are answered at once and sent with the connection's
+ *   next statement, without waiting between them (pg's pipeline mode): one round trip. That next statement
+ *   fails if one of them did (with an error of its own whose cause is theirs), except a rollback, which
+ *   undoes them anyway.
+ * A commit that PostgreSQL answers with a rollback fails too: nothing a caller swallowed commits silently.
+ */
+class WireConnection implements DatabaseConnection {
+  readonly #client: pg.PoolClient;
+  #riders: pg.QueryConfig[] = [];
+  #inTransaction = false;
+  #released = false;
+
+  constructor(client: pg.PoolClient) {
+    this.#client = client;
+  }
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const text = query.sql;
+    const rider = text.startsWith(riderMarker);
+    const config: pg.QueryConfig = { text, values: [...query.parameters] };
+    if ((rider ? text.slice(riderMarker.length) : text).startsWith(preparedMarker))
+      config.name = statementName(text);
+    if (rider) {
+      if (!this.#inTransaction)
+        throw new Error('a statement can only travel with the next one in a transaction');
+      this.#riders.push(config);
+      return { rows: [] };
+    }
+    const result = await this.#send(config);
+    return {
+      rows: result.rows as R[],
+      ...(affectingCommands.has(result.command) ? { numAffectedRows: BigInt(result.rowCount ?? 0) } : {}),
+    };
+  }
+
+  streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streaming is not supported on pipelined connections');
+  }
+
+  begin(settings: TransactionSettings): Promise<unknown> | undefined {
+    this.#inTransaction = true;
+    if (!settings.isolationLevel && !settings.accessMode) {
+      this.#riders.push({ text: 'begin' }); // travels with the transaction's first statement
+      return undefined;
+    }
+    const mode = [
+      settings.isolationLevel && `isolation level ${settings.isolationLevel}`,
+      settings.accessMode,
+    ];
+    return this.#send({ text: `start transaction ${mode.filter(Boolean).join(' ')}` });
+  }
+
+  async commit(): Promise<void> {
+    this.#inTransaction = false;
+    if (this.#sentNothing()) return;
+    const result = await this.#send({ text: 'commit' });
+    if (result.command === 'ROLLBACK')
+      throw new Error('the transaction was rolled back: a statement in it failed');
+  }
+
+  async rollback(): Promise<void> {
+    this.#inTransaction = false;
+    if (this.#sentNothing()) return;
+    try {
+      await this.#send({ text: 'rollback' });
+    } catch (error) {
+      // Kysely releases a connection only after its rollback succeeded; one that cannot roll back (the server
+      // went away) would keep its pool slot for good. Released with the error, the pool drops it.
+      this.release(error as Error);
+      throw error;
+    }
+  }
+
+  release(error?: Error): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.#riders = []; // nothing pending reaches the connection's next user
+    this.#inTransaction = false;
+    this.#client.release(error);
+  }
+
+  /** A transaction that sent nothing has nothing to commit or undo: its pending begin is dropped, unsent. */
+  #sentNothing(): boolean {
+    if (this.#riders.length !== 1 || this.#riders[0]?.text !== 'begin') return false;
+    this.#riders = [];
+    return true;
+  }
+
+  async #send(config: pg.QueryConfig): Promise<pg.QueryResult> {
+    if (this.#riders.length === 0) return this.#query(config);
+    const statements = [...this.#riders, config];
+    this.#riders = [];
+    // Pipeline mode writes each statement as it is issued: none waits for the answer of the one before.
+    const settled = await Promise.allSettled(statements.map((statement) => this.#query(statement)));
+    const carried = settled.pop() as PromiseSettledResult<pg.QueryResult>;
     const failed = settled.find((answer) => answer.status === 'rejected');
     // A rollback undoes a failed rider anyway; any other statement reports it, as a rider's failure, so that
     // no caller mistakes it for a failure of its own statement (a duplicate key of its own insert, say).
@@ -86,55 +151,95 @@ function carryRiders(client: PoolClient): { reset(): void } {
     }
     if (carried.status === 'rejected') throw carried.reason;
     return carried.value;
-  };
+  }
 
-  /** A commit PostgreSQL turned into a rollback (an earlier statement failed and someone went on) fails. */
-  const committed = (result: QueryResult): QueryResult => {
-    if (result.command === 'ROLLBACK')
-      throw new Error('the transaction was rolled back: a statement in it failed');
-    return result;
-  };
+  /** With tracing on: a client span per statement, named by its command, with its text (values are parameters). */
+  #query(config: pg.QueryConfig): Promise<pg.QueryResult> {
+    if (!tracingEnabled()) return this.#client.query(config);
+    const statement = config.text.replace(/^\/\*[^*]*\*\/ /g, '');
+    const command = /^\w+/.exec(statement)?.[0]?.toLowerCase() ?? 'statement';
+    const attributes = { 'db.system.name': 'postgresql', 'db.query.text': statement.slice(0, 2000) };
+    return inSpan('paywire-core', `pg ${command}`, { kind: SpanKind.CLIENT, attributes }, () =>
+      this.#client.query(config),
+    );
+  }
+}
 
-  /**
-   * Kysely releases a connection only after its rollback succeeded; one that cannot roll back (the server
-   * went away) would keep its pool slot for good. Released with the error, the pool drops it.
-   */
-  const releaseBroken = (error: Error): never => {
-    client.release(error);
-    throw error;
-  };
+const wired = (connection: DatabaseConnection) => connection as WireConnection;
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
-  client.query = ((text: unknown, values?: unknown, ...rest: unknown[]) => {
-    if (typeof text !== 'string' || (values !== undefined && !Array.isArray(values)) || rest.length > 0) {
-      if (riders.length > 0) throw new Error('a callback or query object cannot follow a pending statement');
-      return (query as (...args: unknown[]) => unknown).call(client, text, values, ...rest);
-    }
-    const config: QueryConfig = { text, values: values ?? [] };
-    const rider = text.startsWith(riderMarker);
-    if ((rider ? text.slice(riderMarker.length) : text).startsWith(preparedMarker)) {
-      config.name = statementName(text);
-    }
-    if (text === 'begin' || rider) {
-      if (text === 'begin') inTransaction = true;
-      else if (!inTransaction)
-        throw new Error('a statement can only travel with the next one in a transaction');
-      riders.push(config);
-      return Promise.resolve({ command: text, rowCount: null, oid: 0, rows: [], fields: [] });
-    }
-    if (text.startsWith('start transaction')) inTransaction = true;
-    else if (text === 'commit' || text === 'rollback') inTransaction = false;
-    const answer = riders.length > 0 ? flush(config) : send(config);
-    if (text === 'commit') return answer.then(committed);
-    if (text === 'rollback') return answer.catch(releaseBroken);
-    return answer;
-  }) as typeof client.query;
+/** Kysely's driver interface over a pg pool of pipelined connections. */
+class WireDriver implements Driver {
+  readonly pool: pg.Pool;
 
-  return {
-    reset: () => {
-      riders = [];
-      inTransaction = false;
-    },
+  constructor(pool: pg.Pool) {
+    this.pool = pool;
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new WireConnection(await this.pool.connect());
+  }
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    await wired(connection).begin(settings);
+  }
+
+  commitTransaction(connection: DatabaseConnection): Promise<void> {
+    return wired(connection).commit();
+  }
+
+  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    return wired(connection).rollback();
+  }
+
+  async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`savepoint ${quoted(name)}`));
+  }
+
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`rollback to savepoint ${quoted(name)}`));
+  }
+
+  async releaseSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`release savepoint ${quoted(name)}`));
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    wired(connection).release();
+  }
+
+  async destroy(): Promise<void> {
+    if (!this.pool.ended) await this.pool.end();
+  }
+}
+
+/**
+ * The Kysely dialect MikroORM runs on (its `driverOptions`): PostgreSQL's own query compiler, adapter and
+ * introspector, over our driver, whose pool is returned for metrics and tests.
+ */
+export function wireDialect(databaseUrl: string, poolSize: number): { dialect: Dialect; pool: pg.Pool } {
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    min: 0,
+    max: poolSize,
+    types: typeParsers(),
+    pipeline: true,
+  });
+  // A dropped connection is reported as an 'error' event, fatal without a listener; the statement in flight
+  // rejects on its own and the pool discards the connection, so there is nothing more to do here.
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
+  observePool(pool);
+  const driver = new WireDriver(pool);
+  const dialect: Dialect = {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => driver,
+    createIntrospector: (db) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
   };
+  return { dialect, pool };
 }
 
 /**
@@ -166,8 +271,8 @@ export async function executeParameterized<T>(
 }
 
 /**
- * Queues a prepared statement of the entity manager's transaction without waiting for it: it is written
- * with the transaction's next statement (at the latest its commit), which fails if this one does.
+ * Queues a prepared statement of the entity manager's transaction without waiting for it: it is sent with
+ * the transaction's next statement (at the latest its commit), which fails if this one does.
  */
 export async function sendWithNext(
   em: EntityManager,

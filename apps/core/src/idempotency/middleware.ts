@@ -196,8 +196,9 @@ async function runInPhases<R extends Result>(
   let recorded = false;
   const keyed: KeyedCall = {
     key,
+    // The answer travels with the procedure's commit, which fails if it does: no round trip of its own.
     async record(em, data) {
-      await executePrepared(em, recordAnswer, [merchantId, key, JSON.stringify({ ok: true, data })]);
+      await sendWithNext(em, recordAnswer, [merchantId, key, JSON.stringify({ ok: true, data })]);
       recorded = true;
     },
   };
@@ -210,7 +211,7 @@ async function runInPhases<R extends Result>(
     throw result.error;
   }
   await inTransaction(ctx.em, async (em) => {
-    await executePrepared(em, recordAnswer, [merchantId, key, JSON.stringify(outcome)]);
+    await sendWithNext(em, recordAnswer, [merchantId, key, JSON.stringify(outcome)]);
     const { cause } = result.ok ? { cause: undefined } : result.error;
     if (cause instanceof ReportedFailure) await recordEvent(ctx, em, cause.event, cause.parameters);
   });
