@@ -10,6 +10,7 @@ import { executeParameterized } from '../db/wire.ts';
 import type { EventParameters } from '../ipn/events.ts';
 import { openSepaDebit } from '../sepa/service.ts';
 import { type ChargeKind, Subscription, SubscriptionCharge } from './entities.ts';
+import { claimPeriodCharge, reclaimStaleCharge } from './queries.ts';
 
 /** One charge of an existing subscription (see chargeSubscription). */
 export interface SubscriptionChargeRequest {
@@ -64,29 +65,18 @@ async function claimCharge(
   currency: string,
 ): Promise<{ id: number; attempt: number } | null> {
   const info = request.chargeInfo;
-  const rows = await executeParameterized<{ id: string; attempt: number }>(
-    em,
-    `insert into subscription_charge (merchant_id, subscription_id, period, kind, status, attempt, amount_minor,
-       currency, due_date, description, from_date, to_date, created_at, updated_at)
-     values ($1, $2, $3, $4, 'PENDING', 1, $5, $6, $7, $8, $9, $10, now(), now())
-     on conflict (subscription_id, period) do update
-       set status = 'PENDING', attempt = subscription_charge.attempt + 1, amount_minor = excluded.amount_minor,
-         updated_at = now()
-       where subscription_charge.status = 'DECLINED'
-     returning id, attempt`,
-    [
-      merchantId,
-      request.subscriptionId,
-      request.period,
-      request.kind,
-      request.amountMinor,
-      currency,
-      request.dueDate,
-      info?.chargeDescription ?? null,
-      info?.fromDate ?? null,
-      info?.toDate ?? null,
-    ],
-  );
+  const rows = await executeParameterized<{ id: string; attempt: number }>(em, claimPeriodCharge, [
+    merchantId,
+    request.subscriptionId,
+    request.period,
+    request.kind,
+    request.amountMinor,
+    currency,
+    request.dueDate,
+    info?.chargeDescription ?? null,
+    info?.fromDate ?? null,
+    info?.toDate ?? null,
+  ]);
   const [row] = rows;
   return row ? { id: Number(row.id), attempt: row.attempt } : null;
 }
@@ -103,16 +93,12 @@ async function reclaimStale(
   staleAfterSeconds: number,
 ): Promise<{ id: number; attempt: number } | null> {
   if (charge.status !== 'PENDING') return null;
-  const rows = await executeParameterized<{ attempt: number }>(
-    em,
-    `update subscription_charge c set attempt = attempt + 1, updated_at = now()
-     where c.id = $1 and c.attempt = $2 and c.status = 'PENDING'
-       and c.updated_at < now() - make_interval(secs => $3)
-       and not exists (select 1 from payment_attempt a where a.reference = $4::uuid
-         and a.state in ('PENDING', 'VOIDING', 'DONE'))
-     returning attempt`,
-    [charge.id, charge.attempt, staleAfterSeconds, chargeReference(charge.id, charge.attempt)],
-  );
+  const rows = await executeParameterized<{ attempt: number }>(em, reclaimStaleCharge, [
+    charge.id,
+    charge.attempt,
+    staleAfterSeconds,
+    chargeReference(charge.id, charge.attempt),
+  ]);
   const [row] = rows;
   if (!row) return null;
   charge.attempt = row.attempt; // the entity this unit of work holds follows the row

@@ -16,6 +16,13 @@ import {
   subCcFailureParameters,
 } from './events.ts';
 import { inLanes } from './lanes.ts';
+import {
+  advanceSchedule,
+  extendLeaseAndRead,
+  leaseDueRenewals,
+  releaseLease,
+  renewalsOfDebits,
+} from './queries.ts';
 import { chargeDateStart, reminderAt, sendReminder } from './reminders.ts';
 import { periodDueDate } from './schedule.ts';
 
@@ -74,19 +81,6 @@ interface RenewalRow {
   clock_offset_seconds: number;
 }
 
-const rowColumns = `s.id, s.merchant_id, s.status, s.auto_renew, s.next_period, s.next_charge_date::text,
-  s.anchor_date::text, s.anchor_period, s.charges_made, s.currency, s.quantity, s.override_recurring_charge_minor,
-  s.sepa_mandate_id, s.retry_at, s.failed_since, s.reminded_charge_date::text, s.shopper_id,
-  sh.first_name, sh.last_name, p.id as plan_id, p.name as plan_name, p.charge_frequency,
-  p.recurring_charge_minor, p.max_number_of_charges, p.grace_period_days,
-  ma.reference as mandate_reference, ma.iban_last_four, m.clock_offset_seconds`;
-
-/** The tables a renewal row joins to its subscription `s`. */
-const rowJoins = `join recurring_plan p on p.id = s.plan_id
-  join shopper sh on sh.id = s.shopper_id
-  join merchant m on m.id = s.merchant_id
-  left join sepa_mandate ma on ma.id = s.sepa_mandate_id`;
-
 /** The driver answers timestamps as text: the row with its instants as Dates. */
 function withDates(row: RenewalRow): RenewalRow {
   const instant = (value: Date | null) => (value === null ? null : new Date(value));
@@ -95,12 +89,7 @@ function withDates(row: RenewalRow): RenewalRow {
 
 /** Reads the subscription and extends the worker's lease on it (the read sees the row as it was). */
 async function readRow(em: EntityManager, id: string, leaseSeconds: number): Promise<RenewalRow | undefined> {
-  const [row] = await executeParameterized<RenewalRow>(
-    em,
-    `with lease as (update subscription set renewal_lease_until = now() + make_interval(secs => $2) where id = $1)
-     select ${rowColumns} from subscription s ${rowJoins} where s.id = $1`,
-    [id, leaseSeconds],
-  );
+  const [row] = await executeParameterized<RenewalRow>(em, extendLeaseAndRead, [id, leaseSeconds]);
   return row && withDates(row);
 }
 
@@ -134,13 +123,9 @@ export async function renewalDebitParameters(
 ): Promise<Map<string, EventParameters>> {
   if (debits.length === 0) return new Map();
   const settledAt = new Map(debits.map((debit) => [debit.id, debit.settledAt]));
-  const rows = await executeParameterized<RenewalRow & { sepa_debit_id: string }>(
-    em,
-    `select c.sepa_debit_id, ${rowColumns} from subscription_charge c
-       join subscription s on s.id = c.subscription_id ${rowJoins}
-     where c.sepa_debit_id in (select value::bigint from jsonb_array_elements_text($1::jsonb)) and c.period > 0`,
-    [JSON.stringify(debits.map((debit) => debit.id))],
-  );
+  const rows = await executeParameterized<RenewalRow & { sepa_debit_id: string }>(em, renewalsOfDebits, [
+    JSON.stringify(debits.map((debit) => debit.id)),
+  ]);
   return new Map(
     rows.map((row) => {
       const id = String(row.sepa_debit_id);
@@ -216,33 +201,23 @@ async function moveSchedule(
     failed_since: change.failedSince ?? null,
   };
   const released = nextStep(after, walk.now) === null;
-  const moved = await executeParameterized(
-    em,
-    `update subscription set status = $3, next_period = $4, next_charge_date = $5::date,
-       charges_made = $6, retry_at = $7, failed_since = $8, canceled_at = coalesce($9, canceled_at),
-       renewal_lease_until = case when $10::boolean then null else now() + make_interval(secs => $11) end,
-       updated_at = now()
-     where id = $1 and next_period = $2 and status = 'ACTIVE' and next_charge_date = $12::date
-       and plan_id = $13 and anchor_date = $14::date and anchor_period = $15
-     returning id`,
-    [
-      row.id,
-      row.next_period,
-      status,
-      nextPeriod,
-      after.next_charge_date,
-      after.charges_made,
-      after.retry_at,
-      after.failed_since,
-      change.canceledAt ?? null,
-      released,
-      walk.leaseSeconds,
-      row.next_charge_date,
-      row.plan_id,
-      row.anchor_date,
-      row.anchor_period,
-    ],
-  );
+  const moved = await executeParameterized(em, advanceSchedule, [
+    row.id,
+    row.next_period,
+    status,
+    nextPeriod,
+    after.next_charge_date,
+    after.charges_made,
+    after.retry_at,
+    after.failed_since,
+    change.canceledAt ?? null,
+    released,
+    walk.leaseSeconds,
+    row.next_charge_date,
+    row.plan_id,
+    row.anchor_date,
+    row.anchor_period,
+  ]);
   return moved.length === 1 ? { row: after, released } : null;
 }
 
@@ -383,7 +358,7 @@ async function renewSubscription(services: CoreServices, leased: RenewalRow): Pr
 }
 
 function giveBack(em: EntityManager, id: string): Promise<unknown> {
-  return executeParameterized(em, 'update subscription set renewal_lease_until = null where id = $1', [id]);
+  return executeParameterized(em, releaseLease, [id]);
 }
 
 /** Sends the SEPA reminder of the debit on `chargeDate`; the subscription as it is after. */
@@ -423,27 +398,7 @@ async function leaseDue(
   const rows = await em.transactional((tx) =>
     executeParameterized<RenewalRow>(
       tx,
-      `with leased as (update subscription s set renewal_lease_until = now() + make_interval(secs => $4)
-       from (
-         select d.id from
-           (select id, ($1::timestamptz + make_interval(secs => case when $2::boolean then 0 else clock_offset_seconds end))
-              as merchant_now from merchant) m
-         cross join lateral (
-           select s.id from subscription s
-           where s.merchant_id = m.id and s.status = 'ACTIVE' and s.next_charge_date is not null
-             and s.next_charge_date <= (m.merchant_now at time zone 'UTC')::date + 14
-             and (s.renewal_lease_until is null or s.renewal_lease_until < now())
-             and s.id not in (select value::bigint from jsonb_array_elements_text($5::jsonb))
-             and (coalesce(s.retry_at, s.next_charge_date::timestamp at time zone 'UTC') <= m.merchant_now
-               or (s.sepa_mandate_id is not null and s.auto_renew
-                 and s.reminded_charge_date is distinct from s.next_charge_date))
-           order by s.next_charge_date
-           limit $3
-           for update of s skip locked) d
-         limit $3) due
-       where s.id = due.id
-       returning s.id)
-       select ${rowColumns} from leased join subscription s on s.id = leased.id ${rowJoins}`,
+      leaseDueRenewals,
       // Core's clock, as everywhere in the domain, not the database's.
       [new Date(), services.mode === 'live', limit, leaseSeconds, JSON.stringify(passed)],
     ),
