@@ -4,18 +4,22 @@
  * conditional moves, and the claims that make a period's charge or reminder happen once.
  */
 
+import { factsColumns } from '../merchants/queries.ts';
+
 /** A subscription as its renewal reads it (renewals.ts, RenewalRow), with its merchant's clock offset. */
 const renewalColumns = `s.id, s.merchant_id, s.status, s.auto_renew, s.next_period, s.next_charge_date::text,
   s.anchor_date::text, s.anchor_period, s.charges_made, s.currency, s.quantity, s.override_recurring_charge_minor,
   s.sepa_mandate_id, s.retry_at, s.failed_since, s.reminded_charge_date::text, s.shopper_id,
   sh.first_name, sh.last_name, p.id as plan_id, p.name as plan_name, p.charge_frequency,
   p.recurring_charge_minor, p.max_number_of_charges, p.grace_period_days,
-  ma.reference as mandate_reference, ma.iban_last_four, m.clock_offset_seconds`;
+  ma.reference as mandate_reference, ma.iban_last_four, m.clock_offset_seconds, s.card_id, s.soft_descriptor,
+  ${factsColumns}`;
 
 /** The tables a renewal row joins to its subscription `s`. */
 const renewalJoins = `join recurring_plan p on p.id = s.plan_id
   join shopper sh on sh.id = s.shopper_id
   join merchant m on m.id = s.merchant_id
+  left join ipn_config c on c.merchant_id = m.id
   left join sepa_mandate ma on ma.id = s.sepa_mandate_id`;
 
 /**
@@ -50,13 +54,13 @@ export const extendLeaseAndRead = `with lease as (update subscription set renewa
      select ${renewalColumns} from subscription s ${renewalJoins} where s.id = $1`;
 
 /** The renewal rows, with the debit's id, of the SEPA renewal debits in $1 (a JSON array of debit ids). */
-export const renewalsOfDebits = `select c.sepa_debit_id, ${renewalColumns} from subscription_charge c
-       join subscription s on s.id = c.subscription_id ${renewalJoins}
-     where c.sepa_debit_id in (select value::bigint from jsonb_array_elements_text($1::jsonb)) and c.period > 0`;
+export const renewalsOfDebits = `select sc.sepa_debit_id, ${renewalColumns} from subscription_charge sc
+       join subscription s on s.id = sc.subscription_id ${renewalJoins}
+     where sc.sepa_debit_id in (select value::bigint from jsonb_array_elements_text($1::jsonb)) and sc.period > 0`;
 
 /**
  * Moves subscription $1's schedule on from period $2, only while it is ACTIVE on the charge date $12, plan
- * $13 and anchor $14/$15 it was read at: status $3, next period $4 and its date $5, charges made $6, retry
+ * $13, anchor $14/$15 and card $16 it was read at: status $3, next period $4 and its date $5, charges made $6, retry
  * $7, failing since $8, canceled at $9 (kept when null); the lease given back when $10, else extended by
  * $11 seconds. Returns the id when it moved.
  */
@@ -65,7 +69,7 @@ export const advanceSchedule = `update subscription set status = $3, next_period
        renewal_lease_until = case when $10::boolean then null else now() + make_interval(secs => $11) end,
        updated_at = now()
      where id = $1 and next_period = $2 and status = 'ACTIVE' and next_charge_date = $12::date
-       and plan_id = $13 and anchor_date = $14::date and anchor_period = $15
+       and plan_id = $13 and anchor_date = $14::date and anchor_period = $15 and card_id is not distinct from $16
      returning id`;
 
 /** Gives back the renewal lease on subscription $1. */
@@ -112,3 +116,8 @@ export const nextSubscriptionId = `select nextval(pg_get_serial_sequence('subscr
 
 /** The card a sale ($1) was made with. */
 export const cardOfSale = 'select card_id from card_transaction where id = $1';
+
+/** Charge $1 CHARGED at $2 by card transaction $3 or SEPA debit $4; the row as it is then. */
+export const settleCharge = `update subscription_charge set status = 'CHARGED', charged_at = $2, card_transaction_id = $3,
+       sepa_debit_id = $4, decline_reason = null, updated_at = now()
+     where id = $1 returning *`;

@@ -6,8 +6,10 @@ import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
 import { type EventParameters, ReportedFailure } from '../ipn/events.ts';
 import { kickRenewals, renewalQueue, renewalRun } from '../jobs/queues.ts';
+import { type FactsRow, factsOf } from '../merchants/facts.ts';
 import { renewalSteps } from '../metrics.ts';
-import { chargeSubscription } from './charge.ts';
+import { StoredCard } from '../shoppers/entities.ts';
+import { chargeSubscription, type KnownPayer } from './charge.ts';
 import { afterDecline } from './dunning.ts';
 import {
   recordSubscriptionEvent,
@@ -49,8 +51,8 @@ export interface RenewalOptions {
   concurrency?: number;
 }
 
-/** A subscription's state as its renewal reads it, with its merchant's clock offset. */
-interface RenewalRow {
+/** A subscription's state as its renewal reads it, with its merchant's facts (clock offset, IPN settings). */
+interface RenewalRow extends FactsRow {
   id: string;
   merchant_id: number;
   status: string;
@@ -79,6 +81,14 @@ interface RenewalRow {
   mandate_reference: string | null;
   iban_last_four: string | null;
   clock_offset_seconds: number;
+  card_id: string | null;
+  soft_descriptor: string | null;
+}
+
+/** A leased subscription: its row, and its vaulted shopper and card when it pays by card (read per batch). */
+interface Leased {
+  row: RenewalRow;
+  payer: KnownPayer | null;
 }
 
 /** The driver answers timestamps as text: the row with its instants as Dates. */
@@ -153,8 +163,10 @@ function nextStep(row: RenewalRow, now: Date): Step | null {
   return at <= now ? { kind: 'charge', at } : null;
 }
 
-function workerContext(services: CoreServices, merchantId: number): MerchantContext {
-  return { ...services, em: services.orm.em.fork(), merchantId, idempotency: null, memo: {} };
+/** A renewal's call context: its merchant's facts are the ones its row was read with. */
+function workerContext(services: CoreServices, row: RenewalRow): MerchantContext {
+  const memo = { facts: Promise.resolve(factsOf(row)) };
+  return { ...services, em: services.orm.em.fork(), merchantId: row.merchant_id, idempotency: null, memo };
 }
 
 /** Where a walk is: its merchant's now, and how long its lease is extended by each write. */
@@ -217,6 +229,7 @@ async function moveSchedule(
     row.plan_id,
     row.anchor_date,
     row.anchor_period,
+    row.card_id,
   ]);
   return moved.length === 1 ? { row: after, released } : null;
 }
@@ -248,13 +261,13 @@ function afterCharge(row: RenewalRow, nextPeriod: number, finished: boolean): Su
  */
 async function chargeStep(
   services: CoreServices,
-  row: RenewalRow,
+  { row, payer }: Leased,
   at: Date,
   walk: Walk,
 ): Promise<Moved | 'busy' | null> {
   const finished = lastCharge(row);
   const nextPeriod = row.next_period + 1;
-  const ctx = workerContext(services, row.merchant_id);
+  const ctx = workerContext(services, row);
   let moved: Moved | null = null;
   const result = await chargeSubscription(ctx, {
     subscriptionId: Number(row.id),
@@ -264,6 +277,8 @@ async function chargeStep(
     dueDate: row.next_charge_date as string,
     event: 'Recurring',
     eventParameters: recurringParameters(afterCharge(row, nextPeriod, finished), at),
+    // The card read with the lease, while it is still the subscription's (moveSchedule checks it again).
+    ...(payer && String(payer.card?.id) === String(row.card_id) ? { payer } : {}),
     onCharged: async (em) => {
       moved = await moveSchedule(em, row, walk, {
         nextPeriod,
@@ -324,11 +339,11 @@ type WalkEnd = 'done' | 'waiting' | 'busy';
  */
 const maxSteps = 400;
 
-async function renewSubscription(services: CoreServices, leased: RenewalRow): Promise<WalkEnd> {
+async function renewSubscription(services: CoreServices, leased: Leased): Promise<WalkEnd> {
   const em = services.orm.em.fork();
   const leaseSeconds = services.payments.recoveryAfterSeconds;
-  const { id } = leased;
-  let row: RenewalRow | undefined = leased;
+  const { id } = leased.row;
+  let row: RenewalRow | undefined = leased.row;
   for (let steps = 0; row && steps < maxSteps; steps++) {
     const walk: Walk = { now: nowWithOffset(services.mode, row.clock_offset_seconds), leaseSeconds };
     const step = nextStep(row, walk.now);
@@ -337,7 +352,8 @@ async function renewSubscription(services: CoreServices, leased: RenewalRow): Pr
       return steps === 0 ? 'waiting' : 'done';
     }
     let next: Moved | 'busy' | null;
-    if (step.kind === 'charge') next = await chargeStep(services, row, step.at, walk);
+    if (step.kind === 'charge')
+      next = await chargeStep(services, { row, payer: leased.payer }, step.at, walk);
     else if (step.kind === 'end') {
       const current: RenewalRow = row;
       next = await inTransaction(
@@ -368,7 +384,7 @@ async function remind(
   chargeDate: string,
   at: Date,
 ): Promise<RenewalRow> {
-  const ctx = workerContext(services, row.merchant_id);
+  const ctx = workerContext(services, row);
   const debit = {
     amountMinor: periodAmountMinor(row),
     currency: row.currency,
@@ -393,7 +409,7 @@ async function leaseDue(
   limit: number,
   leaseSeconds: number,
   passed: string[],
-): Promise<RenewalRow[]> {
+): Promise<Leased[]> {
   const em = services.orm.em.fork();
   const rows = await em.transactional((tx) =>
     executeParameterized<RenewalRow>(
@@ -403,7 +419,24 @@ async function leaseDue(
       [new Date(), services.mode === 'live', limit, leaseSeconds, JSON.stringify(passed)],
     ),
   );
-  return rows.map(withDates);
+  // The batch's vaulted cards with their shoppers, in one query: their charges do not read them one by one.
+  const cardIds = rows
+    .filter((row) => row.sepa_mandate_id === null && row.card_id !== null)
+    .map((row) => Number(row.card_id));
+  const cards =
+    cardIds.length === 0
+      ? []
+      : await em.find(StoredCard, { id: { $in: cardIds } }, { populate: ['shopper'] });
+  const byId = new Map(cards.map((card) => [String(card.id), card]));
+  return rows.map((row) => {
+    const card = row.card_id === null ? undefined : byId.get(String(row.card_id));
+    return {
+      row: withDates(row),
+      payer: card
+        ? { currency: row.currency, softDescriptor: row.soft_descriptor, shopper: card.shopper, card }
+        : null,
+    };
+  });
 }
 
 /**
@@ -422,9 +455,9 @@ export async function renewDue(
   const waiting: string[] = []; // not taken again by this run
   return inLanes(
     () => leaseDue(services, options.batchSize ?? 200, leaseSeconds, waiting),
-    async (row) => {
-      const end = await renewSubscription(services, row).catch((error: unknown) => onError(error));
-      if (end === 'waiting') waiting.push(row.id);
+    async (leased) => {
+      const end = await renewSubscription(services, leased).catch((error: unknown) => onError(error));
+      if (end === 'waiting') waiting.push(leased.row.id);
     },
     options.concurrency ?? 256,
   );
