@@ -41,6 +41,8 @@ export interface SubscriptionChargeRequest {
    * skips reading it, and its claim is one statement of its own.
    */
   payer?: KnownPayer;
+  /** With `payer`: the period's charge row, claimed already (renewals claim a leased batch's at once). */
+  claimed?: { id: number; attempt: number };
 }
 
 /** What a card charge needs of its subscription: its currency, descriptor and vaulted shopper and card. */
@@ -169,58 +171,61 @@ export async function chargeSubscription(
   };
   // A known card subscription's claim needs no transaction: each of its statements is atomic on its own.
   const known = request.payer;
-  const claimed: Claimed = known
-    ? await claimIn(ctx.em, known.currency).then(
-        (found) => (found.claim ? { payer: known, claim: found.claim } : found) as Claimed,
-      )
-    : await inTransaction(ctx.em, async (em): Promise<Claimed> => {
-        const subscription = await em.findOne(
-          Subscription,
-          { id: request.subscriptionId, merchantId: ctx.merchantId },
-          { populate: ['shopper', 'card', 'sepaMandate'] },
-        );
-        if (!subscription) {
-          throw new DomainError(
-            'SUBSCRIPTION_NOT_FOUND',
-            `subscription ${request.subscriptionId} was not found`,
-          );
-        }
-        const found = await claimIn(em, subscription.currency);
-        if (!found.claim) return found as Claimed;
-        const { claim } = found;
-        if (!subscription.sepaMandate) {
-          const { currency, softDescriptor, shopper, card } = subscription;
-          return {
-            payer: { currency, softDescriptor: softDescriptor ?? null, shopper, card: card ?? null },
-            claim,
-          };
-        }
-        // SEPA: the debit is opened in this transaction; the bank answers later through settlement.
-        const now = await callNow(ctx, em);
-        const mandate = subscription.sepaMandate;
-        const debit = await openSepaDebit(
-          ctx,
-          em,
-          {
-            shopper: subscription.shopper,
-            iban: ctx.vault.open(mandate.sealedIban),
-            payer: {
-              firstName: subscription.shopper.firstName ?? '',
-              lastName: subscription.shopper.lastName ?? '',
-            },
-            amountMinor: request.amountMinor,
-            currency: 'EUR',
-            ...(request.merchantTransactionId
-              ? { merchantTransactionId: request.merchantTransactionId }
-              : {}),
-          },
-          now,
-        );
-        const charge = await settle(em, claim.id, { sepaDebitId: Number(debit.transactionId) }, now);
-        const answer = await request.onCharged?.(em, charge);
-        await ctx.keyed?.record(em, answer);
-        return { done: { outcome: 'CHARGED', charge, answer } };
-      });
+  const claimed: Claimed =
+    known && request.claimed
+      ? { payer: known, claim: request.claimed }
+      : known
+        ? await claimIn(ctx.em, known.currency).then(
+            (found) => (found.claim ? { payer: known, claim: found.claim } : found) as Claimed,
+          )
+        : await inTransaction(ctx.em, async (em): Promise<Claimed> => {
+            const subscription = await em.findOne(
+              Subscription,
+              { id: request.subscriptionId, merchantId: ctx.merchantId },
+              { populate: ['shopper', 'card', 'sepaMandate'] },
+            );
+            if (!subscription) {
+              throw new DomainError(
+                'SUBSCRIPTION_NOT_FOUND',
+                `subscription ${request.subscriptionId} was not found`,
+              );
+            }
+            const found = await claimIn(em, subscription.currency);
+            if (!found.claim) return found as Claimed;
+            const { claim } = found;
+            if (!subscription.sepaMandate) {
+              const { currency, softDescriptor, shopper, card } = subscription;
+              return {
+                payer: { currency, softDescriptor: softDescriptor ?? null, shopper, card: card ?? null },
+                claim,
+              };
+            }
+            // SEPA: the debit is opened in this transaction; the bank answers later through settlement.
+            const now = await callNow(ctx, em);
+            const mandate = subscription.sepaMandate;
+            const debit = await openSepaDebit(
+              ctx,
+              em,
+              {
+                shopper: subscription.shopper,
+                iban: ctx.vault.open(mandate.sealedIban),
+                payer: {
+                  firstName: subscription.shopper.firstName ?? '',
+                  lastName: subscription.shopper.lastName ?? '',
+                },
+                amountMinor: request.amountMinor,
+                currency: 'EUR',
+                ...(request.merchantTransactionId
+                  ? { merchantTransactionId: request.merchantTransactionId }
+                  : {}),
+              },
+              now,
+            );
+            const charge = await settle(em, claim.id, { sepaDebitId: Number(debit.transactionId) }, now);
+            const answer = await request.onCharged?.(em, charge);
+            await ctx.keyed?.record(em, answer);
+            return { done: { outcome: 'CHARGED', charge, answer } };
+          });
   if ('done' in claimed) return claimed.done;
 
   const { payer, claim } = claimed;

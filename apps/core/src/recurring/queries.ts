@@ -121,3 +121,19 @@ export const cardOfSale = 'select card_id from card_transaction where id = $1';
 export const settleCharge = `update subscription_charge set status = 'CHARGED', charged_at = $2, card_transaction_id = $3,
        sepa_debit_id = $4, decline_reason = null, updated_at = now()
      where id = $1 returning *`;
+
+/**
+ * claimPeriodCharge for a batch of renewals at once ($1, a JSON array of merchant_id, subscription_id,
+ * period, amount_minor, currency, due_date): the same rule, one statement. Returns the rows claimed.
+ */
+export const claimRenewalCharges = `insert into subscription_charge (merchant_id, subscription_id, period, kind, status, attempt,
+       amount_minor, currency, due_date, created_at, updated_at)
+     select v.merchant_id, v.subscription_id, v.period, 'RECURRING', 'PENDING', 1, v.amount_minor, v.currency,
+       v.due_date, now(), now()
+     from jsonb_to_recordset($1::jsonb)
+       as v(merchant_id int, subscription_id bigint, period int, amount_minor bigint, currency text, due_date date)
+     on conflict (subscription_id, period) do update
+       set status = 'PENDING', attempt = subscription_charge.attempt + 1, amount_minor = excluded.amount_minor,
+         updated_at = now()
+       where subscription_charge.status = 'DECLINED'
+     returning subscription_id, period, id, attempt`;

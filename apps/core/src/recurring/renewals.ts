@@ -20,6 +20,7 @@ import {
 import { inLanes } from './lanes.ts';
 import {
   advanceSchedule,
+  claimRenewalCharges,
   extendLeaseAndRead,
   leaseDueRenewals,
   releaseLease,
@@ -89,6 +90,8 @@ interface RenewalRow extends FactsRow {
 interface Leased {
   row: RenewalRow;
   payer: KnownPayer | null;
+  /** The charge of its first due period, claimed with its batch; taken by the walk's first charge. */
+  claim: { period: number; id: number; attempt: number } | null;
 }
 
 /** The driver answers timestamps as text: the row with its instants as Dates. */
@@ -261,7 +264,7 @@ function afterCharge(row: RenewalRow, nextPeriod: number, finished: boolean): Su
  */
 async function chargeStep(
   services: CoreServices,
-  { row, payer }: Leased,
+  { row, payer, claim }: Leased,
   at: Date,
   walk: Walk,
 ): Promise<Moved | 'busy' | null> {
@@ -279,6 +282,7 @@ async function chargeStep(
     eventParameters: recurringParameters(afterCharge(row, nextPeriod, finished), at),
     // The card read with the lease, while it is still the subscription's (moveSchedule checks it again).
     ...(payer && String(payer.card?.id) === String(row.card_id) ? { payer } : {}),
+    ...(payer && claim?.period === row.next_period ? { claimed: claim } : {}),
     onCharged: async (em) => {
       moved = await moveSchedule(em, row, walk, {
         nextPeriod,
@@ -352,9 +356,10 @@ async function renewSubscription(services: CoreServices, leased: Leased): Promis
       return steps === 0 ? 'waiting' : 'done';
     }
     let next: Moved | 'busy' | null;
-    if (step.kind === 'charge')
-      next = await chargeStep(services, { row, payer: leased.payer }, step.at, walk);
-    else if (step.kind === 'end') {
+    if (step.kind === 'charge') {
+      next = await chargeStep(services, { ...leased, row }, step.at, walk);
+      leased.claim = null; // used, or not this period's
+    } else if (step.kind === 'end') {
       const current: RenewalRow = row;
       next = await inTransaction(
         em,
@@ -428,15 +433,54 @@ async function leaseDue(
       ? []
       : await em.find(StoredCard, { id: { $in: cardIds } }, { populate: ['shopper'] });
   const byId = new Map(cards.map((card) => [String(card.id), card]));
-  return rows.map((row) => {
+  const leased = rows.map((row): Leased => {
     const card = row.card_id === null ? undefined : byId.get(String(row.card_id));
     return {
       row: withDates(row),
       payer: card
         ? { currency: row.currency, softDescriptor: row.soft_descriptor, shopper: card.shopper, card }
         : null,
+      claim: null,
     };
   });
+  await claimFirstCharges(em, services, leased);
+  return leased;
+}
+
+/**
+ * Claims, in one statement, the charge of each leased card subscription whose walk starts with a charge:
+ * the claim chargeSubscription would make (committed before the acquirer is asked), for the batch at once.
+ * A subscription whose period is charged or in flight already gets none: its walk's charge finds out.
+ */
+async function claimFirstCharges(em: EntityManager, services: CoreServices, leased: Leased[]): Promise<void> {
+  const charging = leased.filter(
+    ({ row, payer }) =>
+      payer !== null &&
+      nextStep(row, nowWithOffset(services.mode, row.clock_offset_seconds))?.kind === 'charge',
+  );
+  if (charging.length === 0) return;
+  const claims = await executeParameterized<{
+    subscription_id: string;
+    period: number;
+    id: string;
+    attempt: number;
+  }>(em, claimRenewalCharges, [
+    JSON.stringify(
+      charging.map(({ row }) => ({
+        merchant_id: row.merchant_id,
+        subscription_id: row.id,
+        period: row.next_period,
+        amount_minor: periodAmountMinor(row),
+        currency: row.currency,
+        due_date: row.next_charge_date,
+      })),
+    ),
+  ]);
+  const bySubscription = new Map(claims.map((claim) => [String(claim.subscription_id), claim]));
+  for (const item of charging) {
+    const claim = bySubscription.get(String(item.row.id));
+    if (claim) item.claim = { period: claim.period, id: Number(claim.id), attempt: claim.attempt };
+  }
 }
 
 /**
