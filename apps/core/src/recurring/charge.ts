@@ -6,7 +6,7 @@ import { createTransaction } from '../cards/sale.ts';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
-import { executeParameterized } from '../db/wire.ts';
+import { executeParameterized, executePrepared } from '../db/wire.ts';
 import type { EventParameters } from '../ipn/events.ts';
 import { openSepaDebit } from '../sepa/service.ts';
 import type { Shopper, StoredCard } from '../shoppers/entities.ts';
@@ -129,7 +129,7 @@ async function settle(
   payment: { cardTransactionId: number } | { sepaDebitId: number },
   chargedAt: Date,
 ): Promise<SubscriptionCharge> {
-  const [row] = await executeParameterized<Record<string, unknown>>(em, settleCharge, [
+  const [row] = await executePrepared<Record<string, unknown>>(em, settleCharge, [
     chargeId,
     chargedAt,
     'cardTransactionId' in payment ? payment.cardTransactionId : null,

@@ -72,6 +72,13 @@ export const advanceSchedule = `update subscription set status = $3, next_period
        and plan_id = $13 and anchor_date = $14::date and anchor_period = $15 and card_id is not distinct from $16
      returning id`;
 
+/**
+ * advanceSchedule for a charge's transaction, whose commit must fail when the schedule did not move: the
+ * cast of the message to an integer fails the statement when no row moved.
+ */
+export const advanceScheduleOrFail = `with moved as (${advanceSchedule})
+     select coalesce((select min(id)::text from moved), 'the subscription changed during its renewal')::bigint as id`;
+
 /** Gives back the renewal lease on subscription $1. */
 export const releaseLease = 'update subscription set renewal_lease_until = null where id = $1';
 

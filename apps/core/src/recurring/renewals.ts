@@ -3,7 +3,7 @@ import type { ChargeFrequency } from '@paywire/contracts';
 import { nowWithOffset } from '../clock/clock.ts';
 import type { CoreServices, MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
-import { executeParameterized } from '../db/wire.ts';
+import { executeParameterized, executePrepared, sendWithNext } from '../db/wire.ts';
 import { type EventParameters, ReportedFailure } from '../ipn/events.ts';
 import { kickRenewals, renewalQueue, renewalRun } from '../jobs/queues.ts';
 import { type FactsRow, factsOf } from '../merchants/facts.ts';
@@ -20,6 +20,7 @@ import {
 import { inLanes } from './lanes.ts';
 import {
   advanceSchedule,
+  advanceScheduleOrFail,
   claimRenewalCharges,
   extendLeaseAndRead,
   leaseDueRenewals,
@@ -188,13 +189,16 @@ interface Moved {
  * Moves the schedule on from `row.next_period`, only if the schedule is still the one read (same period,
  * date, plan and anchor: not canceled, moved to another date or switched to another plan through the API
  * meanwhile): the period paid (or skipped, or the subscription ended or suspended). The same write gives the
- * lease back when nothing else is due, or extends it. Null when the subscription changed meanwhile.
+ * lease back when nothing else is due, or extends it. Null when the subscription changed meanwhile; with
+ * `mustMove` (a charge's transaction) the write is not waited for: it travels with the transaction's next
+ * statement and fails it, and so the transaction, when the subscription changed meanwhile.
  */
 async function moveSchedule(
   em: EntityManager,
   row: RenewalRow,
   walk: Walk,
   change: {
+    mustMove?: boolean;
     status?: 'ACTIVE' | 'CANCELED' | 'SUSPENDED' | 'FINISHED';
     nextPeriod?: number;
     charged?: boolean;
@@ -216,7 +220,7 @@ async function moveSchedule(
     failed_since: change.failedSince ?? null,
   };
   const released = nextStep(after, walk.now) === null;
-  const moved = await executeParameterized(em, advanceSchedule, [
+  const parameters = [
     row.id,
     row.next_period,
     status,
@@ -233,7 +237,12 @@ async function moveSchedule(
     row.anchor_date,
     row.anchor_period,
     row.card_id,
-  ]);
+  ];
+  if (change.mustMove) {
+    await sendWithNext(em, advanceScheduleOrFail, parameters);
+    return { row: after, released };
+  }
+  const moved = await executePrepared(em, advanceSchedule, parameters);
   return moved.length === 1 ? { row: after, released } : null;
 }
 
@@ -284,14 +293,14 @@ async function chargeStep(
     ...(payer && String(payer.card?.id) === String(row.card_id) ? { payer } : {}),
     ...(payer && claim?.period === row.next_period ? { claimed: claim } : {}),
     onCharged: async (em) => {
+      // Canceled, moved or switched meanwhile: the commit fails, the sale rolls back (its authorization is
+      // voided) and the next run charges the subscription as it is now, if anything is due.
       moved = await moveSchedule(em, row, walk, {
+        mustMove: true,
         nextPeriod,
         charged: true,
         ...(finished ? { status: 'FINISHED' } : {}),
       });
-      // Canceled, moved or switched meanwhile: the sale rolls back (its authorization is voided) and the
-      // next run charges the subscription as it is now, if anything is due.
-      if (!moved) throw new Error(`subscription ${row.id} changed during its renewal`);
     },
   });
   // An attempt without an outcome yet: chargeSubscription retries it once the recovery delay has passed,
