@@ -6,12 +6,12 @@ import { createTransaction } from '../cards/sale.ts';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
-import { executeParameterized, executePrepared } from '../db/wire.ts';
+import { executeParameterized, executePrepared, sendWithNext } from '../db/wire.ts';
 import type { EventParameters } from '../ipn/events.ts';
 import { openSepaDebit } from '../sepa/service.ts';
 import type { Shopper, StoredCard } from '../shoppers/entities.ts';
 import { type ChargeKind, Subscription, SubscriptionCharge } from './entities.ts';
-import { claimPeriodCharge, reclaimStaleCharge, settleCharge } from './queries.ts';
+import { claimPeriodCharge, reclaimStaleCharge, settleCharge, settleChargeReturning } from './queries.ts';
 
 /** One charge of an existing subscription (see chargeSubscription). */
 export interface SubscriptionChargeRequest {
@@ -43,6 +43,12 @@ export interface SubscriptionChargeRequest {
   payer?: KnownPayer;
   /** With `payer`: the period's charge row, claimed already (renewals claim a leased batch's at once). */
   claimed?: { id: number; attempt: number };
+  /**
+   * The caller reads nothing of the charge row (renewals): its CHARGED write is not waited for but travels
+   * with the transaction's next statement (whose failure fails the commit), and `onCharged` and the outcome
+   * get a reference to the row, not its state.
+   */
+  rowUnread?: boolean;
 }
 
 /** What a card charge needs of its subscription: its currency, descriptor and vaulted shopper and card. */
@@ -122,19 +128,28 @@ async function reclaimStale(
   return { id: charge.id, attempt: row.attempt };
 }
 
-/** Marks the claimed charge CHARGED by its payment: one statement, the row it leaves as the entity. */
+/**
+ * Marks the claimed charge CHARGED by its payment: one statement, the row it leaves as the entity; `unread`,
+ * sent with the transaction's next statement, and a reference to the row.
+ */
 async function settle(
   em: EntityManager,
   chargeId: number,
   payment: { cardTransactionId: number } | { sepaDebitId: number },
   chargedAt: Date,
+  unread = false,
 ): Promise<SubscriptionCharge> {
-  const [row] = await executePrepared<Record<string, unknown>>(em, settleCharge, [
+  const parameters = [
     chargeId,
     chargedAt,
     'cardTransactionId' in payment ? payment.cardTransactionId : null,
     'sepaDebitId' in payment ? payment.sepaDebitId : null,
-  ]);
+  ];
+  if (unread) {
+    await sendWithNext(em, settleCharge, parameters);
+    return em.getReference(SubscriptionCharge, chargeId);
+  }
+  const [row] = await executePrepared<Record<string, unknown>>(em, settleChargeReturning, parameters);
   return em.map(SubscriptionCharge, row as Record<string, unknown>);
 }
 
@@ -249,7 +264,8 @@ export async function chargeSubscription(
         ...(request.eventParameters ? { eventParameters: request.eventParameters } : {}),
         withSale: async (em, sale) => {
           const now = await callNow(ctx, em);
-          charge = await settle(em, claim.id, { cardTransactionId: sale.transactionId }, now);
+          const payment = { cardTransactionId: sale.transactionId };
+          charge = await settle(em, claim.id, payment, now, request.rowUnread);
           answer = await request.onCharged?.(em, charge);
           return answer;
         },

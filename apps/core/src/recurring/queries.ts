@@ -124,10 +124,13 @@ export const nextSubscriptionId = `select nextval(pg_get_serial_sequence('subscr
 /** The card a sale ($1) was made with. */
 export const cardOfSale = 'select card_id from card_transaction where id = $1';
 
-/** Charge $1 CHARGED at $2 by card transaction $3 or SEPA debit $4; the row as it is then. */
+/** Charge $1 CHARGED at $2 by card transaction $3 or SEPA debit $4. */
 export const settleCharge = `update subscription_charge set status = 'CHARGED', charged_at = $2, card_transaction_id = $3,
        sepa_debit_id = $4, decline_reason = null, updated_at = now()
-     where id = $1 returning *`;
+     where id = $1`;
+
+/** settleCharge, answering the row as it is then. */
+export const settleChargeReturning = `${settleCharge} returning *`;
 
 /**
  * claimPeriodCharge for a batch of renewals at once ($1, a JSON array of merchant_id, subscription_id,

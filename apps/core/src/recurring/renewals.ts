@@ -292,6 +292,7 @@ async function chargeStep(
     // The card read with the lease, while it is still the subscription's (moveSchedule checks it again).
     ...(payer && String(payer.card?.id) === String(row.card_id) ? { payer } : {}),
     ...(payer && claim?.period === row.next_period ? { claimed: claim } : {}),
+    rowUnread: true,
     onCharged: async (em) => {
       // Canceled, moved or switched meanwhile: the commit fails, the sale rolls back (its authorization is
       // voided) and the next run charges the subscription as it is now, if anything is due.
