@@ -4,7 +4,7 @@ import type { CoreServices } from './context.ts';
 import { scheduleSweep } from './idempotency/sweep.ts';
 import { startDeliveryWorkers } from './ipn/delivery.ts';
 import { renewalFailures, sepaRunFailures } from './metrics.ts';
-import { startRenewalWorkers } from './recurring/renewals.ts';
+import { renewalDebitParameters, startRenewalWorkers } from './recurring/renewals.ts';
 import { startSettlementWorkers } from './sepa/settlement.ts';
 
 /** What a starter leaves running beyond its pg-boss workers (those stop with pg-boss itself). */
@@ -33,10 +33,11 @@ export const workerStarters: WorkerStarter[] = [
     startDeliveryWorkers(services, failureLogger(log, 'ipn-delivery', 'IPN delivery failed')),
   async (services, log) => {
     const logFailure = failureLogger(log, 'sepa-settlement', 'SEPA settlement failed');
-    await startSettlementWorkers(services, (error) => {
+    const onError = (error: unknown) => {
       sepaRunFailures.inc();
       logFailure(error);
-    });
+    };
+    await startSettlementWorkers(services, onError, { recurringDebits: renewalDebitParameters });
     return undefined;
   },
   async (services, log) => {

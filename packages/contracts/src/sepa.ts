@@ -178,16 +178,21 @@ const languageInput = z
     `must be one of ${sepaLanguages.join(', ')}`,
   );
 
-/**
- * Without a transaction id the original answers the template, placeholders and all. Ours: with a
- * subscription id, the pre-notification of that SEPA subscription's next debit.
- */
-export const preNotificationInput = z
-  .object({
-    transactionId: text(50).optional(),
-    subscriptionId: positiveIntegerInput.optional(),
-    language: languageInput.optional(),
-  })
+/** Without a transaction id the original answers the template, placeholders and all. */
+export const transactionPreNotificationInput = z.object({
+  transactionId: text(50).optional(),
+  language: languageInput.optional(),
+});
+
+/** Ours: the pre-notification of a SEPA subscription's next debit. */
+export const subscriptionPreNotificationInput = z.object({
+  subscriptionId: positiveIntegerInput,
+  language: languageInput.optional(),
+});
+
+/** The public endpoint's query: a transaction id, a subscription id (ours) or neither, not both. */
+export const preNotificationInput = transactionPreNotificationInput
+  .extend({ subscriptionId: positiveIntegerInput.optional() })
   .superRefine((input, ctx) => {
     if (input.transactionId !== undefined && input.subscriptionId !== undefined)
       ctx.addIssue({

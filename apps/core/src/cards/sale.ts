@@ -11,7 +11,7 @@ import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { type EventParameters, recordEvent, recordReportedFailure } from '../ipn/events.ts';
-import type { Shopper } from '../shoppers/entities.ts';
+import type { Shopper, StoredCard } from '../shoppers/entities.ts';
 import {
   type CardFacts,
   defaultCard,
@@ -65,6 +65,8 @@ function threeDSecureRecord(
 export interface SaleOptions {
   reference?: string;
   cardId?: number;
+  /** The vaulted shopper and card to charge, read by the caller already: not read again (renewals). */
+  vaulted?: { shopper: Shopper; card: StoredCard };
   event?: 'Charge' | 'Recurring';
   eventParameters?: EventParameters;
   withSale?: (
@@ -88,10 +90,12 @@ async function paymentSource(
   em: EntityManager,
   input: CreateTransaction,
   now: Date,
-  cardId?: number,
+  { cardId, vaulted }: Pick<SaleOptions, 'cardId' | 'vaulted'>,
 ): Promise<PaymentSource> {
   const wallet = input.wallet && resolveWalletToken(ctx.mode, input.wallet);
-  const known = input.vaultedShopperId ? await findShopper(em, ctx.merchantId, input.vaultedShopperId) : null;
+  const known =
+    vaulted?.shopper ??
+    (input.vaultedShopperId ? await findShopper(em, ctx.merchantId, input.vaultedShopperId) : null);
   const shopper: SaleShopper = known
     ? { id: known.id }
     : {
@@ -116,7 +120,9 @@ async function paymentSource(
     return { ...payer, material, card: { vault }, shown: vault };
   }
   if (!known) throw new Error('contracts require card data, a token, a wallet or a vaulted shopper');
-  const stored = cardId === undefined ? await defaultCard(em, known) : await shopperCard(em, known, cardId);
+  const stored =
+    vaulted?.card ??
+    (cardId === undefined ? await defaultCard(em, known) : await shopperCard(em, known, cardId));
   const number = ctx.vault.open(stored.sealedNumber);
   return { ...payer, material: { ...stored, number }, card: { id: stored.id }, shown: stored };
 }
@@ -138,7 +144,7 @@ export async function createTransaction(
   const { amountMinor } = money;
   const prepare = async (em: EntityManager) => {
     const now = await callNow(ctx, em);
-    const source = await paymentSource(ctx, em, input, now, options.cardId);
+    const source = await paymentSource(ctx, em, input, now, options);
     const reference = await openAttempt(em, {
       merchantId: ctx.merchantId,
       kind: 'AUTHORIZE',

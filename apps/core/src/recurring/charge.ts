@@ -6,10 +6,12 @@ import { createTransaction } from '../cards/sale.ts';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
-import { executeParameterized } from '../db/wire.ts';
+import { executeParameterized, executePrepared, sendWithNext } from '../db/wire.ts';
 import type { EventParameters } from '../ipn/events.ts';
 import { openSepaDebit } from '../sepa/service.ts';
+import type { Shopper, StoredCard } from '../shoppers/entities.ts';
 import { type ChargeKind, Subscription, SubscriptionCharge } from './entities.ts';
+import { claimPeriodCharge, reclaimStaleCharge, settleCharge, settleChargeReturning } from './queries.ts';
 
 /** One charge of an existing subscription (see chargeSubscription). */
 export interface SubscriptionChargeRequest {
@@ -34,6 +36,28 @@ export interface SubscriptionChargeRequest {
    * What it returns is the answer a keyed call (ctx.keyed) records.
    */
   onCharged?: (em: EntityManager, charge: SubscriptionCharge) => Promise<unknown>;
+  /**
+   * A card subscription as its caller read it already (renewals read a leased batch's at once): the charge
+   * skips reading it, and its claim is one statement of its own.
+   */
+  payer?: KnownPayer;
+  /** With `payer`: the period's charge row, claimed already (renewals claim a leased batch's at once). */
+  claimed?: { id: number; attempt: number };
+  /**
+   * The caller reads nothing of the charge row (renewals): its CHARGED write is not waited for but travels
+   * with the transaction's next statement (whose failure fails the commit), and `onCharged` and the outcome
+   * get a reference to the row, not its state.
+   */
+  rowUnread?: boolean;
+}
+
+/** What a card charge needs of its subscription: its currency, descriptor and vaulted shopper and card. */
+export interface KnownPayer {
+  currency: string;
+  softDescriptor: string | null;
+  shopper: Shopper;
+  /** Null: the shopper's newest card. */
+  card: StoredCard | null;
 }
 
 export type ChargeOutcome =
@@ -64,29 +88,18 @@ async function claimCharge(
   currency: string,
 ): Promise<{ id: number; attempt: number } | null> {
   const info = request.chargeInfo;
-  const rows = await executeParameterized<{ id: string; attempt: number }>(
-    em,
-    `insert into subscription_charge (merchant_id, subscription_id, period, kind, status, attempt, amount_minor,
-       currency, due_date, description, from_date, to_date, created_at, updated_at)
-     values ($1, $2, $3, $4, 'PENDING', 1, $5, $6, $7, $8, $9, $10, now(), now())
-     on conflict (subscription_id, period) do update
-       set status = 'PENDING', attempt = subscription_charge.attempt + 1, amount_minor = excluded.amount_minor,
-         updated_at = now()
-       where subscription_charge.status = 'DECLINED'
-     returning id, attempt`,
-    [
-      merchantId,
-      request.subscriptionId,
-      request.period,
-      request.kind,
-      request.amountMinor,
-      currency,
-      request.dueDate,
-      info?.chargeDescription ?? null,
-      info?.fromDate ?? null,
-      info?.toDate ?? null,
-    ],
-  );
+  const rows = await executeParameterized<{ id: string; attempt: number }>(em, claimPeriodCharge, [
+    merchantId,
+    request.subscriptionId,
+    request.period,
+    request.kind,
+    request.amountMinor,
+    currency,
+    request.dueDate,
+    info?.chargeDescription ?? null,
+    info?.fromDate ?? null,
+    info?.toDate ?? null,
+  ]);
   const [row] = rows;
   return row ? { id: Number(row.id), attempt: row.attempt } : null;
 }
@@ -103,36 +116,41 @@ async function reclaimStale(
   staleAfterSeconds: number,
 ): Promise<{ id: number; attempt: number } | null> {
   if (charge.status !== 'PENDING') return null;
-  const rows = await executeParameterized<{ attempt: number }>(
-    em,
-    `update subscription_charge c set attempt = attempt + 1, updated_at = now()
-     where c.id = $1 and c.attempt = $2 and c.status = 'PENDING'
-       and c.updated_at < now() - make_interval(secs => $3)
-       and not exists (select 1 from payment_attempt a where a.reference = $4::uuid
-         and a.state in ('PENDING', 'VOIDING', 'DONE'))
-     returning attempt`,
-    [charge.id, charge.attempt, staleAfterSeconds, chargeReference(charge.id, charge.attempt)],
-  );
+  const rows = await executeParameterized<{ attempt: number }>(em, reclaimStaleCharge, [
+    charge.id,
+    charge.attempt,
+    staleAfterSeconds,
+    chargeReference(charge.id, charge.attempt),
+  ]);
   const [row] = rows;
   if (!row) return null;
   charge.attempt = row.attempt; // the entity this unit of work holds follows the row
   return { id: charge.id, attempt: row.attempt };
 }
 
+/**
+ * Marks the claimed charge CHARGED by its payment: one statement, the row it leaves as the entity; `unread`,
+ * sent with the transaction's next statement, and a reference to the row.
+ */
 async function settle(
   em: EntityManager,
   chargeId: number,
   payment: { cardTransactionId: number } | { sepaDebitId: number },
   chargedAt: Date,
+  unread = false,
 ): Promise<SubscriptionCharge> {
-  const charge = await em.findOneOrFail(SubscriptionCharge, chargeId);
-  charge.status = 'CHARGED';
-  charge.chargedAt = chargedAt;
-  if ('cardTransactionId' in payment) charge.cardTransactionId = payment.cardTransactionId;
-  else charge.sepaDebitId = payment.sepaDebitId;
-  charge.declineReason = null;
-  await em.flush();
-  return charge;
+  const parameters = [
+    chargeId,
+    chargedAt,
+    'cardTransactionId' in payment ? payment.cardTransactionId : null,
+    'sepaDebitId' in payment ? payment.sepaDebitId : null,
+  ];
+  if (unread) {
+    await sendWithNext(em, settleCharge, parameters);
+    return em.getReference(SubscriptionCharge, chargeId);
+  }
+  const [row] = await executePrepared<Record<string, unknown>>(em, settleChargeReturning, parameters);
+  return em.map(SubscriptionCharge, row as Record<string, unknown>);
 }
 
 /**
@@ -152,58 +170,80 @@ export async function chargeSubscription(
   ctx: MerchantContext,
   request: SubscriptionChargeRequest,
 ): Promise<ChargeOutcome> {
-  type Claimed =
-    | { done: ChargeOutcome }
-    | { subscription: Subscription; claim: { id: number; attempt: number } };
-  const claimed = await inTransaction(ctx.em, async (em): Promise<Claimed> => {
-    const subscription = await em.findOne(
-      Subscription,
-      { id: request.subscriptionId, merchantId: ctx.merchantId },
-      { populate: ['shopper', 'sepaMandate'] },
-    );
-    if (!subscription) {
-      throw new DomainError('SUBSCRIPTION_NOT_FOUND', `subscription ${request.subscriptionId} was not found`);
-    }
-    let claim = await claimCharge(em, ctx.merchantId, request, subscription.currency);
-    if (!claim) {
-      const charge = await em.findOneOrFail(SubscriptionCharge, {
-        subscription: request.subscriptionId,
-        period: request.period,
-      });
-      claim = await reclaimStale(em, charge, ctx.payments.recoveryAfterSeconds);
-      if (!claim) {
-        const outcome = charge.status === 'CHARGED' ? 'ALREADY_CHARGED' : 'IN_FLIGHT';
-        return { done: { outcome, charge } };
-      }
-    }
-    if (!subscription.sepaMandate) return { subscription, claim };
-    // SEPA: the debit is opened in this transaction; the bank answers later through settlement.
-    const now = await callNow(ctx, em);
-    const mandate = subscription.sepaMandate;
-    const debit = await openSepaDebit(
-      ctx,
-      em,
-      {
-        shopper: subscription.shopper,
-        iban: ctx.vault.open(mandate.sealedIban),
-        payer: {
-          firstName: subscription.shopper.firstName ?? '',
-          lastName: subscription.shopper.lastName ?? '',
-        },
-        amountMinor: request.amountMinor,
-        currency: 'EUR',
-        ...(request.merchantTransactionId ? { merchantTransactionId: request.merchantTransactionId } : {}),
-      },
-      now,
-    );
-    const charge = await settle(em, claim.id, { sepaDebitId: Number(debit.transactionId) }, now);
-    const answer = await request.onCharged?.(em, charge);
-    await ctx.keyed?.record(em, answer);
-    return { done: { outcome: 'CHARGED', charge, answer } };
-  });
+  type Claimed = { done: ChargeOutcome } | { payer: KnownPayer; claim: { id: number; attempt: number } };
+  /** The claim, or what was found instead: the period charged already or in flight. */
+  const claimIn = async (em: EntityManager, currency: string) => {
+    const claim = await claimCharge(em, ctx.merchantId, request, currency);
+    if (claim) return { claim };
+    const charge = await em.findOneOrFail(SubscriptionCharge, {
+      subscription: request.subscriptionId,
+      period: request.period,
+    });
+    const reclaimed = await reclaimStale(em, charge, ctx.payments.recoveryAfterSeconds);
+    if (reclaimed) return { claim: reclaimed };
+    const outcome = charge.status === 'CHARGED' ? 'ALREADY_CHARGED' : 'IN_FLIGHT';
+    return { done: { outcome, charge } as ChargeOutcome };
+  };
+  // A known card subscription's claim needs no transaction: each of its statements is atomic on its own.
+  const known = request.payer;
+  const claimed: Claimed =
+    known && request.claimed
+      ? { payer: known, claim: request.claimed }
+      : known
+        ? await claimIn(ctx.em, known.currency).then(
+            (found) => (found.claim ? { payer: known, claim: found.claim } : found) as Claimed,
+          )
+        : await inTransaction(ctx.em, async (em): Promise<Claimed> => {
+            const subscription = await em.findOne(
+              Subscription,
+              { id: request.subscriptionId, merchantId: ctx.merchantId },
+              { populate: ['shopper', 'card', 'sepaMandate'] },
+            );
+            if (!subscription) {
+              throw new DomainError(
+                'SUBSCRIPTION_NOT_FOUND',
+                `subscription ${request.subscriptionId} was not found`,
+              );
+            }
+            const found = await claimIn(em, subscription.currency);
+            if (!found.claim) return found as Claimed;
+            const { claim } = found;
+            if (!subscription.sepaMandate) {
+              const { currency, softDescriptor, shopper, card } = subscription;
+              return {
+                payer: { currency, softDescriptor: softDescriptor ?? null, shopper, card: card ?? null },
+                claim,
+              };
+            }
+            // SEPA: the debit is opened in this transaction; the bank answers later through settlement.
+            const now = await callNow(ctx, em);
+            const mandate = subscription.sepaMandate;
+            const debit = await openSepaDebit(
+              ctx,
+              em,
+              {
+                shopper: subscription.shopper,
+                iban: ctx.vault.open(mandate.sealedIban),
+                payer: {
+                  firstName: subscription.shopper.firstName ?? '',
+                  lastName: subscription.shopper.lastName ?? '',
+                },
+                amountMinor: request.amountMinor,
+                currency: 'EUR',
+                ...(request.merchantTransactionId
+                  ? { merchantTransactionId: request.merchantTransactionId }
+                  : {}),
+              },
+              now,
+            );
+            const charge = await settle(em, claim.id, { sepaDebitId: Number(debit.transactionId) }, now);
+            const answer = await request.onCharged?.(em, charge);
+            await ctx.keyed?.record(em, answer);
+            return { done: { outcome: 'CHARGED', charge, answer } };
+          });
   if ('done' in claimed) return claimed.done;
 
-  const { subscription, claim } = claimed;
+  const { payer, claim } = claimed;
   let charge: SubscriptionCharge | undefined;
   let answer: unknown;
   try {
@@ -211,20 +251,21 @@ export async function chargeSubscription(
       ctx,
       {
         cardTransactionType: 'AUTH_CAPTURE',
-        amount: minorToDecimal(request.amountMinor, subscription.currency),
-        currency: subscription.currency,
-        vaultedShopperId: subscription.shopper.id,
-        ...(subscription.softDescriptor ? { softDescriptor: subscription.softDescriptor } : {}),
+        amount: minorToDecimal(request.amountMinor, payer.currency),
+        currency: payer.currency,
+        vaultedShopperId: payer.shopper.id,
+        ...(payer.softDescriptor ? { softDescriptor: payer.softDescriptor } : {}),
         ...(request.merchantTransactionId ? { merchantTransactionId: request.merchantTransactionId } : {}),
       },
       {
         reference: chargeReference(claim.id, claim.attempt),
-        ...(subscription.card ? { cardId: subscription.card.id } : {}),
+        ...(payer.card ? { vaulted: { shopper: payer.shopper, card: payer.card } } : {}),
         ...(request.event ? { event: request.event } : {}),
         ...(request.eventParameters ? { eventParameters: request.eventParameters } : {}),
         withSale: async (em, sale) => {
           const now = await callNow(ctx, em);
-          charge = await settle(em, claim.id, { cardTransactionId: sale.transactionId }, now);
+          const payment = { cardTransactionId: sale.transactionId };
+          charge = await settle(em, claim.id, payment, now, request.rowUnread);
           answer = await request.onCharged?.(em, charge);
           return answer;
         },

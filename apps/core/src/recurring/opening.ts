@@ -11,6 +11,7 @@ import { Shopper, StoredCard } from '../shoppers/entities.ts';
 import { findShopper, newShopper, pickFields } from '../shoppers/service.ts';
 import { type RecurringPlan, Subscription, SubscriptionCharge } from './entities.ts';
 import { type PaymentSourceInput, requireEuro, resolvePayer, storedPayer } from './payment-source.ts';
+import { cardOfSale, nextSubscriptionId } from './queries.ts';
 import { addDays, addFrequency, calendarDate, periodDueDate } from './schedule.ts';
 
 type PayerInfo = z.output<typeof payerInfoInput>;
@@ -60,11 +61,7 @@ export function advanceSchedule(subscription: Subscription, chargedPeriod: numbe
 }
 
 async function allocateSubscriptionId(em: EntityManager): Promise<number> {
-  const [row] = await executeParameterized<{ id: string }>(
-    em,
-    `select nextval(pg_get_serial_sequence('subscription', 'id')) as id`,
-    [],
-  );
+  const [row] = await executeParameterized<{ id: string }>(em, nextSubscriptionId, []);
   return Number(row?.id);
 }
 
@@ -237,11 +234,7 @@ export async function openSubscription<T>(
       },
       withSale: async (em, sale) => {
         const now = await callNow(ctx, em);
-        const [row] = await executeParameterized<{ card_id: string }>(
-          em,
-          'select card_id from card_transaction where id = $1',
-          [sale.transactionId],
-        );
+        const [row] = await executeParameterized<{ card_id: string }>(em, cardOfSale, [sale.transactionId]);
         const shopper = await em.findOneOrFail(Shopper, { id: sale.shopperId, merchantId: ctx.merchantId });
         if (!opening.vaultedShopperId && opening.payerInfo)
           Object.assign(shopper, pickFields(opening.payerInfo));

@@ -1,11 +1,19 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { DomainError, type SepaLanguage, subscriptionPreNotificationPath } from '@paywire/contracts';
+import {
+  DomainError,
+  type SepaLanguage,
+  type SepaTranslations,
+  type subscriptionPreNotificationInput,
+  subscriptionPreNotificationPath,
+} from '@paywire/contracts';
+import type { z } from 'zod';
 import type { MerchantContext } from '../context.ts';
 import { executeParameterized } from '../db/wire.ts';
 import { addBusinessDays } from '../sepa/business-days.ts';
-import { nextStepAt } from '../sepa/service.ts';
+import { nextStepAt, preNotificationTranslations } from '../sepa/service.ts';
 import { type PreNotification, preNotificationText } from '../sepa/texts.ts';
 import { recordSubscriptionEvent, type SubscriptionFacts, subscriptionReminderParameters } from './events.ts';
+import { claimReminder, nextDebitOf } from './queries.ts';
 
 /**
  * SEPA subscriptions: the shopper is told of each debit before it is submitted (interface.md, Limits: at
@@ -60,12 +68,11 @@ export async function sendReminder(
   at: Date,
   language: SepaLanguage = 'en',
 ): Promise<void> {
-  const claimed = await executeParameterized(
-    em,
-    `update subscription set reminded_charge_date = $3::date
-     where id = $1 and merchant_id = $2 and reminded_charge_date is distinct from $3::date returning id`,
-    [subscription.id, ctx.merchantId, debit.chargeDate],
-  );
+  const claimed = await executeParameterized(em, claimReminder, [
+    subscription.id,
+    ctx.merchantId,
+    debit.chargeDate,
+  ]);
   if (claimed.length === 0) return;
   await recordSubscriptionEvent(
     ctx,
@@ -81,12 +88,17 @@ export async function sendReminder(
 
 /**
  * The pre-notification of a SEPA subscription's next debit (GET /translations/sepa/prenotification with
- * subscriptionid): the merchant's subscription, ACTIVE, paying by mandate, with a charge coming.
+ * subscriptionid), in every language or the one asked for.
  */
-export async function nextSubscriptionDebit(
+export async function subscriptionPreNotification(
   ctx: MerchantContext,
-  subscriptionId: number,
-): Promise<PreNotification> {
+  input: z.output<typeof subscriptionPreNotificationInput>,
+): Promise<SepaTranslations> {
+  return preNotificationTranslations(input.language, await nextSubscriptionDebit(ctx, input.subscriptionId));
+}
+
+/** The next debit of the merchant's subscription, ACTIVE, paying by mandate, with a charge coming. */
+async function nextSubscriptionDebit(ctx: MerchantContext, subscriptionId: number): Promise<PreNotification> {
   const [row] = await executeParameterized<{
     status: string;
     next_charge_date: string | null;
@@ -94,15 +106,7 @@ export async function nextSubscriptionDebit(
     currency: string;
     reference: string | null;
     iban_last_four: string | null;
-  }>(
-    ctx.em,
-    `select s.status, s.next_charge_date::text, s.currency, ma.reference, ma.iban_last_four,
-       coalesce(s.override_recurring_charge_minor, p.recurring_charge_minor) * s.quantity as amount_minor
-     from subscription s left join recurring_plan p on p.id = s.plan_id
-       left join sepa_mandate ma on ma.id = s.sepa_mandate_id
-     where s.id = $1 and s.merchant_id = $2`,
-    [subscriptionId, ctx.merchantId],
-  );
+  }>(ctx.em, nextDebitOf, [subscriptionId, ctx.merchantId]);
   if (!row) {
     throw new DomainError('SUBSCRIPTION_NOT_FOUND', `subscription ${subscriptionId} was not found`, {
       name: 'subscriptionId',

@@ -3,11 +3,13 @@ import type { ChargeFrequency } from '@paywire/contracts';
 import { nowWithOffset } from '../clock/clock.ts';
 import type { CoreServices, MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
-import { executeParameterized } from '../db/wire.ts';
+import { executeParameterized, executePrepared, sendWithNext } from '../db/wire.ts';
 import { type EventParameters, ReportedFailure } from '../ipn/events.ts';
 import { kickRenewals, renewalQueue, renewalRun } from '../jobs/queues.ts';
+import { type FactsRow, factsOf } from '../merchants/facts.ts';
 import { renewalSteps } from '../metrics.ts';
-import { chargeSubscription } from './charge.ts';
+import { StoredCard } from '../shoppers/entities.ts';
+import { chargeSubscription, type KnownPayer } from './charge.ts';
 import { afterDecline } from './dunning.ts';
 import {
   recordSubscriptionEvent,
@@ -16,6 +18,15 @@ import {
   subCcFailureParameters,
 } from './events.ts';
 import { inLanes } from './lanes.ts';
+import {
+  advanceSchedule,
+  advanceScheduleOrFail,
+  claimRenewalCharges,
+  extendLeaseAndRead,
+  leaseDueRenewals,
+  releaseLease,
+  renewalsOfDebits,
+} from './queries.ts';
 import { chargeDateStart, reminderAt, sendReminder } from './reminders.ts';
 import { periodDueDate } from './schedule.ts';
 
@@ -42,8 +53,8 @@ export interface RenewalOptions {
   concurrency?: number;
 }
 
-/** A subscription's state as its renewal reads it, with its merchant's clock offset. */
-interface RenewalRow {
+/** A subscription's state as its renewal reads it, with its merchant's facts (clock offset, IPN settings). */
+interface RenewalRow extends FactsRow {
   id: string;
   merchant_id: number;
   status: string;
@@ -72,20 +83,17 @@ interface RenewalRow {
   mandate_reference: string | null;
   iban_last_four: string | null;
   clock_offset_seconds: number;
+  card_id: string | null;
+  soft_descriptor: string | null;
 }
 
-const rowColumns = `s.id, s.merchant_id, s.status, s.auto_renew, s.next_period, s.next_charge_date::text,
-  s.anchor_date::text, s.anchor_period, s.charges_made, s.currency, s.quantity, s.override_recurring_charge_minor,
-  s.sepa_mandate_id, s.retry_at, s.failed_since, s.reminded_charge_date::text, s.shopper_id,
-  sh.first_name, sh.last_name, p.id as plan_id, p.name as plan_name, p.charge_frequency,
-  p.recurring_charge_minor, p.max_number_of_charges, p.grace_period_days,
-  ma.reference as mandate_reference, ma.iban_last_four, m.clock_offset_seconds`;
-
-/** The tables a renewal row joins to its subscription `s`. */
-const rowJoins = `join recurring_plan p on p.id = s.plan_id
-  join shopper sh on sh.id = s.shopper_id
-  join merchant m on m.id = s.merchant_id
-  left join sepa_mandate ma on ma.id = s.sepa_mandate_id`;
+/** A leased subscription: its row, and its vaulted shopper and card when it pays by card (read per batch). */
+interface Leased {
+  row: RenewalRow;
+  payer: KnownPayer | null;
+  /** The charge of its first due period, claimed with its batch; taken by the walk's first charge. */
+  claim: { period: number; id: number; attempt: number } | null;
+}
 
 /** The driver answers timestamps as text: the row with its instants as Dates. */
 function withDates(row: RenewalRow): RenewalRow {
@@ -95,12 +103,7 @@ function withDates(row: RenewalRow): RenewalRow {
 
 /** Reads the subscription and extends the worker's lease on it (the read sees the row as it was). */
 async function readRow(em: EntityManager, id: string, leaseSeconds: number): Promise<RenewalRow | undefined> {
-  const [row] = await executeParameterized<RenewalRow>(
-    em,
-    `with lease as (update subscription set renewal_lease_until = now() + make_interval(secs => $2) where id = $1)
-     select ${rowColumns} from subscription s ${rowJoins} where s.id = $1`,
-    [id, leaseSeconds],
-  );
+  const [row] = await executeParameterized<RenewalRow>(em, extendLeaseAndRead, [id, leaseSeconds]);
   return row && withDates(row);
 }
 
@@ -134,13 +137,9 @@ export async function renewalDebitParameters(
 ): Promise<Map<string, EventParameters>> {
   if (debits.length === 0) return new Map();
   const settledAt = new Map(debits.map((debit) => [debit.id, debit.settledAt]));
-  const rows = await executeParameterized<RenewalRow & { sepa_debit_id: string }>(
-    em,
-    `select c.sepa_debit_id, ${rowColumns} from subscription_charge c
-       join subscription s on s.id = c.subscription_id ${rowJoins}
-     where c.sepa_debit_id in (select value::bigint from jsonb_array_elements_text($1::jsonb)) and c.period > 0`,
-    [JSON.stringify(debits.map((debit) => debit.id))],
-  );
+  const rows = await executeParameterized<RenewalRow & { sepa_debit_id: string }>(em, renewalsOfDebits, [
+    JSON.stringify(debits.map((debit) => debit.id)),
+  ]);
   return new Map(
     rows.map((row) => {
       const id = String(row.sepa_debit_id);
@@ -168,8 +167,10 @@ function nextStep(row: RenewalRow, now: Date): Step | null {
   return at <= now ? { kind: 'charge', at } : null;
 }
 
-function workerContext(services: CoreServices, merchantId: number): MerchantContext {
-  return { ...services, em: services.orm.em.fork(), merchantId, idempotency: null, memo: {} };
+/** A renewal's call context: its merchant's facts are the ones its row was read with. */
+function workerContext(services: CoreServices, row: RenewalRow): MerchantContext {
+  const memo = { facts: Promise.resolve(factsOf(row)) };
+  return { ...services, em: services.orm.em.fork(), merchantId: row.merchant_id, idempotency: null, memo };
 }
 
 /** Where a walk is: its merchant's now, and how long its lease is extended by each write. */
@@ -188,13 +189,16 @@ interface Moved {
  * Moves the schedule on from `row.next_period`, only if the schedule is still the one read (same period,
  * date, plan and anchor: not canceled, moved to another date or switched to another plan through the API
  * meanwhile): the period paid (or skipped, or the subscription ended or suspended). The same write gives the
- * lease back when nothing else is due, or extends it. Null when the subscription changed meanwhile.
+ * lease back when nothing else is due, or extends it. Null when the subscription changed meanwhile; with
+ * `mustMove` (a charge's transaction) the write is not waited for: it travels with the transaction's next
+ * statement and fails it, and so the transaction, when the subscription changed meanwhile.
  */
 async function moveSchedule(
   em: EntityManager,
   row: RenewalRow,
   walk: Walk,
   change: {
+    mustMove?: boolean;
     status?: 'ACTIVE' | 'CANCELED' | 'SUSPENDED' | 'FINISHED';
     nextPeriod?: number;
     charged?: boolean;
@@ -216,33 +220,29 @@ async function moveSchedule(
     failed_since: change.failedSince ?? null,
   };
   const released = nextStep(after, walk.now) === null;
-  const moved = await executeParameterized(
-    em,
-    `update subscription set status = $3, next_period = $4, next_charge_date = $5::date,
-       charges_made = $6, retry_at = $7, failed_since = $8, canceled_at = coalesce($9, canceled_at),
-       renewal_lease_until = case when $10::boolean then null else now() + make_interval(secs => $11) end,
-       updated_at = now()
-     where id = $1 and next_period = $2 and status = 'ACTIVE' and next_charge_date = $12::date
-       and plan_id = $13 and anchor_date = $14::date and anchor_period = $15
-     returning id`,
-    [
-      row.id,
-      row.next_period,
-      status,
-      nextPeriod,
-      after.next_charge_date,
-      after.charges_made,
-      after.retry_at,
-      after.failed_since,
-      change.canceledAt ?? null,
-      released,
-      walk.leaseSeconds,
-      row.next_charge_date,
-      row.plan_id,
-      row.anchor_date,
-      row.anchor_period,
-    ],
-  );
+  const parameters = [
+    row.id,
+    row.next_period,
+    status,
+    nextPeriod,
+    after.next_charge_date,
+    after.charges_made,
+    after.retry_at,
+    after.failed_since,
+    change.canceledAt ?? null,
+    released,
+    walk.leaseSeconds,
+    row.next_charge_date,
+    row.plan_id,
+    row.anchor_date,
+    row.anchor_period,
+    row.card_id,
+  ];
+  if (change.mustMove) {
+    await sendWithNext(em, advanceScheduleOrFail, parameters);
+    return { row: after, released };
+  }
+  const moved = await executePrepared(em, advanceSchedule, parameters);
   return moved.length === 1 ? { row: after, released } : null;
 }
 
@@ -273,13 +273,13 @@ function afterCharge(row: RenewalRow, nextPeriod: number, finished: boolean): Su
  */
 async function chargeStep(
   services: CoreServices,
-  row: RenewalRow,
+  { row, payer, claim }: Leased,
   at: Date,
   walk: Walk,
 ): Promise<Moved | 'busy' | null> {
   const finished = lastCharge(row);
   const nextPeriod = row.next_period + 1;
-  const ctx = workerContext(services, row.merchant_id);
+  const ctx = workerContext(services, row);
   let moved: Moved | null = null;
   const result = await chargeSubscription(ctx, {
     subscriptionId: Number(row.id),
@@ -289,15 +289,19 @@ async function chargeStep(
     dueDate: row.next_charge_date as string,
     event: 'Recurring',
     eventParameters: recurringParameters(afterCharge(row, nextPeriod, finished), at),
+    // The card read with the lease, while it is still the subscription's (moveSchedule checks it again).
+    ...(payer && String(payer.card?.id) === String(row.card_id) ? { payer } : {}),
+    ...(payer && claim?.period === row.next_period ? { claimed: claim } : {}),
+    rowUnread: true,
     onCharged: async (em) => {
+      // Canceled, moved or switched meanwhile: the commit fails, the sale rolls back (its authorization is
+      // voided) and the next run charges the subscription as it is now, if anything is due.
       moved = await moveSchedule(em, row, walk, {
+        mustMove: true,
         nextPeriod,
         charged: true,
         ...(finished ? { status: 'FINISHED' } : {}),
       });
-      // Canceled, moved or switched meanwhile: the sale rolls back (its authorization is voided) and the
-      // next run charges the subscription as it is now, if anything is due.
-      if (!moved) throw new Error(`subscription ${row.id} changed during its renewal`);
     },
   });
   // An attempt without an outcome yet: chargeSubscription retries it once the recovery delay has passed,
@@ -349,11 +353,11 @@ type WalkEnd = 'done' | 'waiting' | 'busy';
  */
 const maxSteps = 400;
 
-async function renewSubscription(services: CoreServices, leased: RenewalRow): Promise<WalkEnd> {
+async function renewSubscription(services: CoreServices, leased: Leased): Promise<WalkEnd> {
   const em = services.orm.em.fork();
   const leaseSeconds = services.payments.recoveryAfterSeconds;
-  const { id } = leased;
-  let row: RenewalRow | undefined = leased;
+  const { id } = leased.row;
+  let row: RenewalRow | undefined = leased.row;
   for (let steps = 0; row && steps < maxSteps; steps++) {
     const walk: Walk = { now: nowWithOffset(services.mode, row.clock_offset_seconds), leaseSeconds };
     const step = nextStep(row, walk.now);
@@ -362,8 +366,10 @@ async function renewSubscription(services: CoreServices, leased: RenewalRow): Pr
       return steps === 0 ? 'waiting' : 'done';
     }
     let next: Moved | 'busy' | null;
-    if (step.kind === 'charge') next = await chargeStep(services, row, step.at, walk);
-    else if (step.kind === 'end') {
+    if (step.kind === 'charge') {
+      next = await chargeStep(services, { ...leased, row }, step.at, walk);
+      leased.claim = null; // used, or not this period's
+    } else if (step.kind === 'end') {
       const current: RenewalRow = row;
       next = await inTransaction(
         em,
@@ -383,7 +389,7 @@ async function renewSubscription(services: CoreServices, leased: RenewalRow): Pr
 }
 
 function giveBack(em: EntityManager, id: string): Promise<unknown> {
-  return executeParameterized(em, 'update subscription set renewal_lease_until = null where id = $1', [id]);
+  return executeParameterized(em, releaseLease, [id]);
 }
 
 /** Sends the SEPA reminder of the debit on `chargeDate`; the subscription as it is after. */
@@ -393,7 +399,7 @@ async function remind(
   chargeDate: string,
   at: Date,
 ): Promise<RenewalRow> {
-  const ctx = workerContext(services, row.merchant_id);
+  const ctx = workerContext(services, row);
   const debit = {
     amountMinor: periodAmountMinor(row),
     currency: row.currency,
@@ -418,37 +424,73 @@ async function leaseDue(
   limit: number,
   leaseSeconds: number,
   passed: string[],
-): Promise<RenewalRow[]> {
+): Promise<Leased[]> {
   const em = services.orm.em.fork();
   const rows = await em.transactional((tx) =>
     executeParameterized<RenewalRow>(
       tx,
-      `with leased as (update subscription s set renewal_lease_until = now() + make_interval(secs => $4)
-       from (
-         select d.id from
-           (select id, ($1::timestamptz + make_interval(secs => case when $2::boolean then 0 else clock_offset_seconds end))
-              as merchant_now from merchant) m
-         cross join lateral (
-           select s.id from subscription s
-           where s.merchant_id = m.id and s.status = 'ACTIVE' and s.next_charge_date is not null
-             and s.next_charge_date <= (m.merchant_now at time zone 'UTC')::date + 14
-             and (s.renewal_lease_until is null or s.renewal_lease_until < now())
-             and s.id not in (select value::bigint from jsonb_array_elements_text($5::jsonb))
-             and (coalesce(s.retry_at, s.next_charge_date::timestamp at time zone 'UTC') <= m.merchant_now
-               or (s.sepa_mandate_id is not null and s.auto_renew
-                 and s.reminded_charge_date is distinct from s.next_charge_date))
-           order by s.next_charge_date
-           limit $3
-           for update of s skip locked) d
-         limit $3) due
-       where s.id = due.id
-       returning s.id)
-       select ${rowColumns} from leased join subscription s on s.id = leased.id ${rowJoins}`,
+      leaseDueRenewals,
       // Core's clock, as everywhere in the domain, not the database's.
       [new Date(), services.mode === 'live', limit, leaseSeconds, JSON.stringify(passed)],
     ),
   );
-  return rows.map(withDates);
+  // The batch's vaulted cards with their shoppers, in one query: their charges do not read them one by one.
+  const cardIds = rows
+    .filter((row) => row.sepa_mandate_id === null && row.card_id !== null)
+    .map((row) => Number(row.card_id));
+  const cards =
+    cardIds.length === 0
+      ? []
+      : await em.find(StoredCard, { id: { $in: cardIds } }, { populate: ['shopper'] });
+  const byId = new Map(cards.map((card) => [String(card.id), card]));
+  const leased = rows.map((row): Leased => {
+    const card = row.card_id === null ? undefined : byId.get(String(row.card_id));
+    return {
+      row: withDates(row),
+      payer: card
+        ? { currency: row.currency, softDescriptor: row.soft_descriptor, shopper: card.shopper, card }
+        : null,
+      claim: null,
+    };
+  });
+  await claimFirstCharges(em, services, leased);
+  return leased;
+}
+
+/**
+ * Claims, in one statement, the charge of each leased card subscription whose walk starts with a charge:
+ * the claim chargeSubscription would make (committed before the acquirer is asked), for the batch at once.
+ * A subscription whose period is charged or in flight already gets none: its walk's charge finds out.
+ */
+async function claimFirstCharges(em: EntityManager, services: CoreServices, leased: Leased[]): Promise<void> {
+  const charging = leased.filter(
+    ({ row, payer }) =>
+      payer !== null &&
+      nextStep(row, nowWithOffset(services.mode, row.clock_offset_seconds))?.kind === 'charge',
+  );
+  if (charging.length === 0) return;
+  const claims = await executeParameterized<{
+    subscription_id: string;
+    period: number;
+    id: string;
+    attempt: number;
+  }>(em, claimRenewalCharges, [
+    JSON.stringify(
+      charging.map(({ row }) => ({
+        merchant_id: row.merchant_id,
+        subscription_id: row.id,
+        period: row.next_period,
+        amount_minor: periodAmountMinor(row),
+        currency: row.currency,
+        due_date: row.next_charge_date,
+      })),
+    ),
+  ]);
+  const bySubscription = new Map(claims.map((claim) => [String(claim.subscription_id), claim]));
+  for (const item of charging) {
+    const claim = bySubscription.get(String(item.row.id));
+    if (claim) item.claim = { period: claim.period, id: Number(claim.id), attempt: claim.attempt };
+  }
 }
 
 /**
@@ -467,9 +509,9 @@ export async function renewDue(
   const waiting: string[] = []; // not taken again by this run
   return inLanes(
     () => leaseDue(services, options.batchSize ?? 200, leaseSeconds, waiting),
-    async (row) => {
-      const end = await renewSubscription(services, row).catch((error: unknown) => onError(error));
-      if (end === 'waiting') waiting.push(row.id);
+    async (leased) => {
+      const end = await renewSubscription(services, leased).catch((error: unknown) => onError(error));
+      if (end === 'waiting') waiting.push(leased.row.id);
     },
     options.concurrency ?? 256,
   );

@@ -10,6 +10,7 @@ import {
   planIdInput,
   resolveChargeInput,
   subscriptionIdInput,
+  subscriptionPreNotificationInput,
   switchChargeAmountInput,
   updatePlanInput,
   updateSubscriptionInput,
@@ -17,6 +18,7 @@ import {
 import { merchantProcedure, router } from '../trpc.ts';
 import { chargeOndemand, createOndemand, getOndemand, updateOndemand } from './ondemand.ts';
 import { createPlan, getPlan, listPlans, updatePlan } from './plans.ts';
+import { subscriptionPreNotification } from './reminders.ts';
 import {
   createSubscription,
   extendedSubscriptionCharge,
@@ -56,6 +58,9 @@ export const recurringRouter = router({
   switchChargeAmount: merchantProcedure
     .input(switchChargeAmountInput)
     .query(({ ctx, input }) => switchChargeAmount(ctx, input)),
+  preNotification: merchantProcedure
+    .input(subscriptionPreNotificationInput)
+    .query(({ ctx, input }) => subscriptionPreNotification(ctx, input)),
   extendedCharge: charging
     .input(extendedSubscriptionChargeInput)
     .mutation(({ ctx, input }) => extendedSubscriptionCharge(ctx, input)),

@@ -2,7 +2,7 @@ import {
   altTransactionIdInput,
   createAltTransactionInput,
   mandateTextInput,
-  preNotificationInput,
+  transactionPreNotificationInput,
 } from '@paywire/contracts';
 import { merchantProcedure, router } from '../trpc.ts';
 import { createAltTransaction, getAltTransaction, getMandateText, getPreNotification } from './service.ts';
@@ -15,7 +15,7 @@ export const sepaRouter = router({
     .input(altTransactionIdInput)
     .query(({ ctx, input }) => getAltTransaction(ctx, input)),
   preNotification: merchantProcedure
-    .input(preNotificationInput)
+    .input(transactionPreNotificationInput)
     .query(({ ctx, input }) => getPreNotification(ctx, input)),
   mandateText: merchantProcedure.input(mandateTextInput).query(({ input }) => getMandateText(input)),
 });

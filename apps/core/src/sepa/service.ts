@@ -10,7 +10,6 @@ import {
   minorToAmount,
   minorToDecimal,
   type Refund as PublicRefund,
-  type preNotificationInput,
   preNotificationPath,
   type refundInput,
   type SepaDebitDetails,
@@ -23,6 +22,7 @@ import {
   type TransactionMetaData,
   toMinorUnits,
   transactionIdOf,
+  type transactionPreNotificationInput,
 } from '@paywire/contracts';
 import type { z } from 'zod';
 import { addSeconds, callNow } from '../clock/clock.ts';
@@ -33,7 +33,6 @@ import { duplicateMerchantTransactionId, transactionNotFound } from '../errors.t
 import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
 import { claimMerchantTransactionId } from '../payments/queries.ts';
 import { refundAnswer, refundColumns } from '../payments/refund-answer.ts';
-import { nextSubscriptionDebit } from '../recurring/reminders.ts';
 import type { Shopper } from '../shoppers/entities.ts';
 import { findShopper, newShopper } from '../shoppers/service.ts';
 import { liveCollectionBusinessDays, type SepaSettings } from './bank.ts';
@@ -375,28 +374,31 @@ export async function getAltTransaction(
 
 const languagesOf = (language: SepaLanguage | undefined) => (language ? [language] : sepaLanguages);
 
-/**
- * A debit's pre-notification text in every supported language, or in the one asked for; a SEPA
- * subscription's next debit's; without either, the template with its placeholders (the original's Tools API).
- */
-export async function getPreNotification(
-  ctx: MerchantContext,
-  input: z.output<typeof preNotificationInput>,
-): Promise<SepaTranslations> {
-  let notification: PreNotification | undefined;
-  if (input.subscriptionId !== undefined)
-    notification = await nextSubscriptionDebit(ctx, input.subscriptionId);
-  if (input.transactionId !== undefined) {
-    const debit = await loadDebit(ctx.em, ctx.merchantId, { transactionId: input.transactionId });
-    if (!debit) throw transactionNotFound(input);
-    notification = notificationOf(debit, debit.mandate);
-  }
+/** A pre-notification in every supported language, or in the one asked for; without one, the template. */
+export function preNotificationTranslations(
+  language: SepaLanguage | undefined,
+  notification?: PreNotification,
+): SepaTranslations {
   return {
-    translations: languagesOf(input.language).map((language) => ({
+    translations: languagesOf(language).map((language) => ({
       language,
       translationText: preNotificationText(language, notification),
     })),
   };
+}
+
+/**
+ * A debit's pre-notification text; without a transaction id, the template with its placeholders (the
+ * original's Tools API). A SEPA subscription's next debit is recurring's (recurring.preNotification).
+ */
+export async function getPreNotification(
+  ctx: MerchantContext,
+  input: z.output<typeof transactionPreNotificationInput>,
+): Promise<SepaTranslations> {
+  if (input.transactionId === undefined) return preNotificationTranslations(input.language);
+  const debit = await loadDebit(ctx.em, ctx.merchantId, { transactionId: input.transactionId });
+  if (!debit) throw transactionNotFound(input);
+  return preNotificationTranslations(input.language, notificationOf(debit, debit.mandate));
 }
 
 /** The mandate text a shopper must be shown before a debit is submitted. */

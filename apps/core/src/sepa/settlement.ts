@@ -3,10 +3,9 @@ import { type IpnEvent, type SendFlag, type SepaStatus, sendFlagOf } from '@payw
 import type { CoreServices, MerchantContext } from '../context.ts';
 import { executeParameterized } from '../db/wire.ts';
 import type { StoredDestination } from '../ipn/entities.ts';
-import { recordEvent } from '../ipn/events.ts';
+import { type EventParameters, recordEvent } from '../ipn/events.ts';
 import { kickSettlement, settlementQueue, settlementRun } from '../jobs/queues.ts';
 import { sepaSettlements } from '../metrics.ts';
-import { renewalDebitParameters } from '../recurring/renewals.ts';
 import type { BankOutcome } from './entities.ts';
 import { applyTransitions, dueDebits, insertReturns, ipnDestinationsOf } from './queries.ts';
 import { mandateEventParameters, nextStepAt, sepaEventParameters } from './service.ts';
@@ -22,7 +21,20 @@ export interface SettlementOptions {
   batchSize?: number;
   /** Batches in flight at once. */
   lanes?: number;
+  /**
+   * Of collected debits (id, when collected), those another capability opened as its recurring charges,
+   * with their Recurring parameters: they report Recurring instead of Charge. Given by whoever starts the
+   * workers (workers.ts: recurring's renewals), so sepa does not know who charges it.
+   */
+  recurringDebits?: RecurringDebits;
 }
+
+export type RecurringDebits = (
+  em: EntityManager,
+  debits: { id: string; settledAt: Date }[],
+) => Promise<Map<string, EventParameters>>;
+
+const noRecurringDebits: RecurringDebits = async () => new Map();
 
 interface DueRow {
   id: string;
@@ -125,7 +137,11 @@ function workerContext(services: CoreServices, em: EntityManager, merchantId: nu
  * Settles up to `limit` due debits in one transaction; returns how many. Merchants are visited in turn and
  * each one's due debits read through the partial index on (merchant_id, next_action_at).
  */
-export async function settleBatch(services: CoreServices, limit: number): Promise<number> {
+export async function settleBatch(
+  services: CoreServices,
+  limit: number,
+  recurringDebits: RecurringDebits = noRecurringDebits,
+): Promise<number> {
   const em = services.orm.em.fork();
   const reached: string[] = [];
   const settled = await em.transactional(async (tx) => {
@@ -164,7 +180,7 @@ export async function settleBatch(services: CoreServices, limit: number): Promis
     }
     const listening = await eventsListenedTo(tx, transitions);
     // A subscription's renewal debit reports Recurring, with its subscription's parameters, not Charge.
-    const renewals = await renewalDebitParameters(
+    const renewals = await recurringDebits(
       tx,
       transitions
         .filter((t) => t.event === 'Charge')
@@ -215,10 +231,12 @@ export async function settleDue(services: CoreServices, options: SettlementOptio
   const outcomes = await Promise.allSettled(
     Array.from({ length: lanes }, async () => {
       while (!failed) {
-        const count = await settleBatch(services, batchSize).catch((error: unknown) => {
-          failed = true;
-          throw error;
-        });
+        const count = await settleBatch(services, batchSize, options.recurringDebits).catch(
+          (error: unknown) => {
+            failed = true;
+            throw error;
+          },
+        );
         settled += count;
         if (count === 0) return; // a short batch may have made new steps due (a return after its collection)
       }

@@ -49,7 +49,11 @@ export function altTransactionRoutes(router: Router<MerchantState>, core: CoreCl
       ...(subscriptionid === undefined ? {} : { subscriptionId: subscriptionid }),
       ...(language === undefined ? {} : { language }),
     });
-    const translations = await core.sepa.preNotification.query(input, asMerchant(ctx.state));
+    const { subscriptionId, ...rest } = input;
+    const translations =
+      subscriptionId === undefined
+        ? await core.sepa.preNotification.query(rest, asMerchant(ctx.state))
+        : await core.recurring.preNotification.query({ subscriptionId, ...rest }, asMerchant(ctx.state));
     respond(ctx, 200, translations, xmlShapes.preNotification);
   });
 
