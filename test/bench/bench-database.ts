@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { RunningCore } from '@paywire/core';
+import type pg from 'pg';
 import { issueCaller } from '../../infra/callers.ts';
 import { migrateDatabase } from '../../infra/database.ts';
 import { saveMerchant } from '../../infra/merchants.ts';
@@ -52,4 +54,35 @@ export async function startBenchDatabase(name: string): Promise<BenchDatabase> {
     await stop();
     throw error;
   }
+}
+
+/** What an in-process bench started; any part may not be started yet. */
+export interface BenchParts {
+  database: BenchDatabase | undefined;
+  core: RunningCore | undefined;
+  db: pg.Client | undefined;
+}
+
+/**
+ * The bench's cleanup: stops what `started()` names (its client, core, then PostgreSQL) once, whether the
+ * bench ends or is interrupted (SIGINT, SIGTERM: then exit 130), so no server outlives it.
+ */
+export function stopsOnce(started: () => BenchParts, log: (line: string) => void): () => Promise<void> {
+  let cleaning: Promise<void> | undefined;
+  const cleanup = () => {
+    cleaning ??= (async () => {
+      const { database, core, db } = started();
+      await db?.end().catch(() => {});
+      await core?.close().catch((error: unknown) => log(`stopping core: ${String(error)}`));
+      await database?.stop().catch((error: unknown) => log(`stopping PostgreSQL: ${String(error)}`));
+    })();
+    return cleaning;
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      log(`${signal}: stopping everything the benchmark started`);
+      void cleanup().finally(() => process.exit(130));
+    });
+  }
+  return cleanup;
 }

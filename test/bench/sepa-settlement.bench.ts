@@ -5,7 +5,7 @@ import { createAltTransactionInput, validate } from '@paywire/contracts';
 import { type RunningCore, startCore } from '@paywire/core';
 import { createLogger } from '@paywire/observability';
 import pg from 'pg';
-import { type BenchDatabase, startBenchDatabase } from './bench-database.ts';
+import { type BenchDatabase, startBenchDatabase, stopsOnce } from './bench-database.ts';
 
 /**
  * SEPA settlement: N pending debits opened through core's tRPC sepa.create (32 in flight, each a new
@@ -34,23 +34,7 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 let database: BenchDatabase | undefined;
 let core: RunningCore | undefined;
 let db: pg.Client | undefined;
-let cleaning: Promise<void> | undefined;
-
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    await db?.end().catch(() => {});
-    await core?.close().catch((error: unknown) => log(`stopping core: ${String(error)}`));
-    await database?.stop().catch((error: unknown) => log(`stopping PostgreSQL: ${String(error)}`));
-  })();
-  return cleaning;
-}
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    log(`${signal}: stopping everything the benchmark started`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
+const cleanup = stopsOnce(() => ({ database, core, db }), log);
 
 let failed = false;
 try {
