@@ -474,6 +474,27 @@ describe('subscriptions', () => {
       authorizedByShopper: true,
     });
     expect(failure(dollars)).toMatchObject({ status: 400, property: 'currency' });
+
+    // A debit is pre-notified at least 5 days ahead (interface.md): a DAILY plan leaves no room for it.
+    const dailyEuroPlan = await newPlan({ currency: 'EUR', chargeFrequency: 'DAILY' });
+    const daily = await subscribe({
+      planId: dailyEuroPlan,
+      payerInfo,
+      paymentSource: { sepaDirectDebitInfo: { iban: IBAN } },
+      authorizedByShopper: true,
+    });
+    expect(failure(daily)).toMatchObject({ status: 400, code: 10001, property: 'chargeFrequency' });
+    const switched = await api.put(`/recurring/subscriptions/${sepa.body.subscriptionId}`, {
+      planId: dailyEuroPlan,
+    });
+    expect(failure(switched)).toMatchObject({ status: 400, code: 10001, property: 'chargeFrequency' });
+    const after = await db.query('select count(*)::int as n from subscription where plan_id = $1', [
+      dailyEuroPlan,
+    ]);
+    expect(after.rows[0].n).toBe(0);
+    expect((await api.get(`/recurring/subscriptions/${sepa.body.subscriptionId}`)).body.planId).toBe(
+      euroPlan,
+    );
   });
 
   it('refuses each bad request with its error, and nothing is written', async () => {

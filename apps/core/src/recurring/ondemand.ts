@@ -13,7 +13,7 @@ import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { chargeSubscription } from './charge.ts';
 import { openSubscription } from './opening.ts';
-import { requireEuro } from './payment-source.ts';
+import { requireSepaTerms } from './payment-source.ts';
 import { presentCharge, presentSubscription } from './present.ts';
 import { calendarDate } from './schedule.ts';
 import { findSubscription, updateSubscription } from './subscriptions.ts';
@@ -27,7 +27,7 @@ export async function createOndemand(
   ctx: MerchantContext,
   input: z.output<typeof createOndemandInput>,
 ): Promise<SubscriptionChargeBody> {
-  if (input.paymentSource?.sepaDirectDebitInfo) requireEuro(input.currency);
+  if (input.paymentSource?.sepaDirectDebitInfo) requireSepaTerms({ currency: input.currency });
   return openSubscription(
     ctx,
     {

@@ -10,7 +10,7 @@ import { openSepaDebit } from '../sepa/service.ts';
 import { Shopper, StoredCard } from '../shoppers/entities.ts';
 import { findShopper, newShopper, pickFields } from '../shoppers/service.ts';
 import { type RecurringPlan, Subscription, SubscriptionCharge } from './entities.ts';
-import { type PaymentSourceInput, requireEuro, resolvePayer, storedPayer } from './payment-source.ts';
+import { type PaymentSourceInput, requireSepaTerms, resolvePayer, storedPayer } from './payment-source.ts';
 import { cardOfSale, nextSubscriptionId } from './queries.ts';
 import { addDays, addFrequency, calendarDate, periodDueDate } from './schedule.ts';
 
@@ -177,7 +177,8 @@ export async function openSubscription<T>(
         ? await findShopper(em, ctx.merchantId, opening.vaultedShopperId)
         : newShopper(em, ctx.merchantId, opening.payerInfo ?? {});
       const payer = await resolvePayer(ctx, em, shopper, opening.paymentSource, now);
-      if (payer.mandate) requireEuro(opening.currency);
+      if (payer.mandate)
+        requireSepaTerms({ currency: opening.currency, frequency: opening.plan?.chargeFrequency });
       const subscription = newSubscription(em, ctx, id, opening, shopper, payer, now);
       let charge: SubscriptionCharge | null = null;
       if (payer.mandate && opening.firstChargeMinor > 0) {

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
+  type ChargeFrequency,
   type CreditCardInput,
   DomainError,
   type SubscriptionPaymentSource,
@@ -23,13 +24,23 @@ export function material(card: CreditCardInput): CardMaterial {
   return { number: card.cardNumber, ...card };
 }
 
-/** SEPA debits are in euros only. */
-export function requireEuro(currency: string): void {
-  if (currency !== 'EUR') {
+/**
+ * SEPA debits are in euros only, and a scheduled one is pre-notified at least 5 days ahead (interface.md's
+ * limits): a DAILY plan leaves no room for that, so it cannot be paid by SEPA direct debit.
+ */
+export function requireSepaTerms(terms: { currency: string; frequency?: ChargeFrequency | undefined }): void {
+  if (terms.currency !== 'EUR') {
     throw new DomainError('VALIDATION_GENERAL_FAILURE', 'currency: EUR only for SEPA direct debit', {
       name: 'currency',
-      messageValue: currency,
+      messageValue: terms.currency,
     });
+  }
+  if (terms.frequency === 'DAILY') {
+    throw new DomainError(
+      'VALIDATION_GENERAL_FAILURE',
+      'chargeFrequency: a DAILY plan cannot be paid by SEPA direct debit, whose debits are pre-notified at least 5 days ahead',
+      { name: 'chargeFrequency', messageValue: terms.frequency },
+    );
   }
 }
 

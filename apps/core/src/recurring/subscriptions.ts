@@ -33,7 +33,7 @@ import {
 } from './events.ts';
 import { openSubscription } from './opening.ts';
 import { pageOf } from './paging.ts';
-import { requireEuro, resolvePayer } from './payment-source.ts';
+import { requireSepaTerms, resolvePayer } from './payment-source.ts';
 import { findPlan } from './plans.ts';
 import { presentCharge, presentCharges, presentSubscription, termsOf } from './present.ts';
 import { addFrequency, calendarDate, daysBetween, periodDueDate } from './schedule.ts';
@@ -79,7 +79,8 @@ export async function createSubscription(
   const plan = await findPlan(ctx.em, ctx.merchantId, input.planId);
   requireActivePlan(plan, 'planId');
   const { currency } = plan;
-  if (input.paymentSource?.sepaDirectDebitInfo) requireEuro(currency);
+  if (input.paymentSource?.sepaDirectDebitInfo)
+    requireSepaTerms({ currency, frequency: plan.chargeFrequency });
   const minor = (amount: string | undefined, property: string) =>
     amount === undefined ? undefined : amountInMinorUnits(amount, currency, property);
   const overrideRecurringChargeMinor = minor(
@@ -265,6 +266,8 @@ async function switchTarget(
       { name: property, messageValue: String(planId) },
     );
   }
+  if (subscription.sepaMandate)
+    requireSepaTerms({ currency: newPlan.currency, frequency: newPlan.chargeFrequency });
   return newPlan;
 }
 
@@ -338,7 +341,7 @@ async function applyUpdate(
   }
   if (input.paymentSource) {
     const payer = await resolvePayer(ctx, em, subscription.shopper, input.paymentSource, now);
-    if (payer.mandate) requireEuro(currency);
+    if (payer.mandate) requireSepaTerms({ currency, frequency: subscription.plan?.chargeFrequency });
     subscription.card = payer.card ?? null;
     subscription.sepaMandate = payer.mandate ?? null;
     if (subscription.status === 'SUSPENDED') {
