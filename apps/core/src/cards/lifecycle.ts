@@ -17,7 +17,7 @@ import { inTransaction } from '../db/transaction.ts';
 import { executePrepared } from '../db/wire.ts';
 import { transactionNotFound } from '../errors.ts';
 import { recordEvent } from '../ipn/events.ts';
-import { refundAnswer, refundColumns } from '../payments/refund-answer.ts';
+import { type RefundFollowUp, refundAnswer, refundColumns } from '../payments/refund-answer.ts';
 import { type AttemptKind, openAttempt, settleAttempt } from './attempts.ts';
 import { CardTransaction, Refund } from './entities.ts';
 import { cardEventParameters } from './events.ts';
@@ -130,6 +130,7 @@ async function changeInPhases<T>(
   notFound: () => Error,
   reserve: (em: EntityManager, transaction: CardTransaction, now: Date) => Reservation,
   answer: (transaction: CardTransaction, now: Date) => T,
+  followUp?: RefundFollowUp,
 ): Promise<T> {
   const { transaction, now, reservation, reference } = await inTransaction(ctx.em, async (em) => {
     const transaction = await lockTransaction(em, ctx.merchantId, by);
@@ -150,6 +151,7 @@ async function changeInPhases<T>(
   return inTransaction(ctx.em, async (em) => {
     await settleAttempt(em, reference, 'DONE');
     await recordEvent(ctx, em, event, transactionEventParameters(transaction, amountMinor, now));
+    await followUp?.(em, transaction.id);
     const result = answer(transaction, now);
     await ctx.keyed?.record(em, result);
     return result;
@@ -195,7 +197,11 @@ export async function updateTransaction(
  * Refunds what was captured, in parts or whole, never beyond it. An authorization not yet captured has
  * nothing to refund: refunding it voids it (decisions.md).
  */
-export async function refundTransaction(ctx: MerchantContext, input: RefundRequest): Promise<PublicRefund> {
+export async function refundTransaction(
+  ctx: MerchantContext,
+  input: RefundRequest,
+  followUp?: RefundFollowUp,
+): Promise<PublicRefund> {
   let refund: Refund | undefined;
   return changeInPhases(
     ctx,
@@ -245,5 +251,6 @@ export async function refundTransaction(ctx: MerchantContext, input: RefundReque
       return reservation;
     },
     (transaction, now) => refundAnswer(refund as Refund, transaction.id, transaction.currency, now),
+    followUp,
   );
 }

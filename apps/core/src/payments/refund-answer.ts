@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   amountInMinorUnits,
   minorToAmount,
@@ -7,6 +8,9 @@ import {
 import type { z } from 'zod';
 
 type RefundRequest = z.output<typeof refundInput>;
+
+/** What commits with a refund besides it (a refunded charge's subscription is canceled): the payment's id. */
+export type RefundFollowUp = (em: EntityManager, paymentId: number) => Promise<void>;
 
 /** What a refund row keeps of the request besides its amount, for card and SEPA refunds alike. */
 export function refundColumns(input: RefundRequest, currency: string) {

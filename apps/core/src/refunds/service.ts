@@ -1,10 +1,10 @@
-import { LockMode } from '@mikro-orm/postgresql';
+import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
 import type { Refund, refundInput } from '@paywire/contracts';
 import type { z } from 'zod';
 import { isCardTransaction, refundTransaction } from '../cards/lifecycle.ts';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
-import { inTransaction } from '../db/transaction.ts';
+import type { RefundFollowUp } from '../payments/refund-answer.ts';
 import { Subscription, SubscriptionCharge } from '../recurring/entities.ts';
 import { cancellationParameters, recordSubscriptionEvent, subscriptionFactsOf } from '../recurring/events.ts';
 import { refundSepaDebit } from '../sepa/service.ts';
@@ -21,37 +21,40 @@ export async function refundPayment(
   ctx: MerchantContext,
   input: z.output<typeof refundInput>,
 ): Promise<Refund> {
-  const refund = (await isCardTransaction(ctx, input))
-    ? await refundTransaction(ctx, input)
-    : await refundSepaDebit(ctx, input);
-  if (input.cancelSubscriptions !== false) await cancelChargedSubscription(ctx, Number(refund.transactionId));
-  return refund;
+  const followUp: RefundFollowUp | undefined =
+    input.cancelSubscriptions === false
+      ? undefined
+      : (em, paymentId) => cancelChargedSubscription(ctx, em, paymentId);
+  return (await isCardTransaction(ctx, input))
+    ? refundTransaction(ctx, input, followUp)
+    : refundSepaDebit(ctx, input, followUp);
 }
 
 /**
  * Cancels the active or suspended subscription the payment was a charge of, with its Cancellation event
- * (cancelReason REFUND). Runs once the refund committed: a crash in between leaves the subscription
- * active, for the merchant to cancel (README, Renewals, dunning and reminders).
+ * (cancelReason REFUND), in the refund's own transaction: both commit or neither does.
  */
-async function cancelChargedSubscription(ctx: MerchantContext, paymentId: number): Promise<void> {
-  await inTransaction(ctx.em, async (em) => {
-    const charge = await em.findOne(SubscriptionCharge, {
-      merchantId: ctx.merchantId,
-      $or: [{ cardTransactionId: paymentId }, { sepaDebitId: paymentId }],
-    });
-    if (!charge) return;
-    const subscription = await em.findOne(
-      Subscription,
-      { id: charge.subscription.id, merchantId: ctx.merchantId, status: { $in: ['ACTIVE', 'SUSPENDED'] } },
-      { populate: ['plan', 'shopper'], lockMode: LockMode.PESSIMISTIC_WRITE },
-    );
-    if (!subscription) return;
-    const now = await callNow(ctx, em);
-    const facts = subscriptionFactsOf(subscription);
-    subscription.status = 'CANCELED';
-    subscription.canceledAt = now;
-    subscription.nextChargeDate = null;
-    await em.flush();
-    await recordSubscriptionEvent(ctx, em, 'Cancellation', cancellationParameters(facts, now, 'REFUND'));
+async function cancelChargedSubscription(
+  ctx: MerchantContext,
+  em: EntityManager,
+  paymentId: number,
+): Promise<void> {
+  const charge = await em.findOne(SubscriptionCharge, {
+    merchantId: ctx.merchantId,
+    $or: [{ cardTransactionId: paymentId }, { sepaDebitId: paymentId }],
   });
+  if (!charge) return;
+  const subscription = await em.findOne(
+    Subscription,
+    { id: charge.subscription.id, merchantId: ctx.merchantId, status: { $in: ['ACTIVE', 'SUSPENDED'] } },
+    { populate: ['plan', 'shopper'], lockMode: LockMode.PESSIMISTIC_WRITE },
+  );
+  if (!subscription) return;
+  const now = await callNow(ctx, em);
+  const facts = subscriptionFactsOf(subscription);
+  subscription.status = 'CANCELED';
+  subscription.canceledAt = now;
+  subscription.nextChargeDate = null;
+  await em.flush();
+  await recordSubscriptionEvent(ctx, em, 'Cancellation', cancellationParameters(facts, now, 'REFUND'));
 }

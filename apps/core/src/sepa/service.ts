@@ -32,7 +32,7 @@ import { executeParameterized } from '../db/wire.ts';
 import { duplicateMerchantTransactionId, transactionNotFound } from '../errors.ts';
 import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
 import { claimMerchantTransactionId } from '../payments/queries.ts';
-import { refundAnswer, refundColumns } from '../payments/refund-answer.ts';
+import { type RefundFollowUp, refundAnswer, refundColumns } from '../payments/refund-answer.ts';
 import type { Shopper } from '../shoppers/entities.ts';
 import { findShopper, newShopper } from '../shoppers/service.ts';
 import { liveCollectionBusinessDays, type SepaSettings } from './bank.ts';
@@ -421,7 +421,11 @@ const notRefundable: Record<Exclude<SepaStatus, 'SUCCESS'>, string> = {
  * A merchant's refund of a collected debit, whole or in parts, never beyond what was collected. The debit
  * is locked, so refunds of it and its settlement run one at a time.
  */
-export async function refundSepaDebit(ctx: MerchantContext, input: RefundRequest): Promise<PublicRefund> {
+export async function refundSepaDebit(
+  ctx: MerchantContext,
+  input: RefundRequest,
+  followUp?: RefundFollowUp,
+): Promise<PublicRefund> {
   return inTransaction(ctx.em, async (em) => {
     const debit = await loadDebit(em, ctx.merchantId, input, true);
     if (!debit) throw transactionNotFound(input);
@@ -461,6 +465,7 @@ export async function refundSepaDebit(ctx: MerchantContext, input: RefundRequest
       'Refund',
       sepaEventParameters(eventDebit(debit), debit.mandate, amountMinor, now),
     );
+    await followUp?.(em, debit.id);
     const answer = refundAnswer(refund, debit.id, currency, now);
     await ctx.keyed?.record(em, answer); // a keyed refund's answer commits with it (idempotency, phased)
     return answer;
