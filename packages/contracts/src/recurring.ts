@@ -44,23 +44,25 @@ export const maxGracePeriodDays = 30;
 export const maxChargesLimit = 10_000;
 export const maxSubscriptionQuantity = 100_000;
 
+/** A number, or a string of a whole number, read as a number (its range checked by the caller). */
+const numberInput = z
+  .union([
+    z.number(),
+    z
+      .string()
+      .trim()
+      .regex(/^-?\d{1,9}$/, 'must be a whole number'),
+  ])
+  .transform(Number);
+
 const wholeNumber = (min: number, max: number) =>
-  z
-    .union([
-      z.number(),
-      z
-        .string()
-        .trim()
-        .regex(/^-?\d{1,9}$/, 'must be a whole number'),
-    ])
-    .transform(Number)
-    .pipe(
-      z
-        .number()
-        .int('must be a whole number')
-        .min(min, `must be at least ${min}`)
-        .max(max, `must be at most ${max}`),
-    );
+  numberInput.pipe(
+    z
+      .number()
+      .int('must be a whole number')
+      .min(min, `must be at least ${min}`)
+      .max(max, `must be at most ${max}`),
+  );
 
 /** An amount that may be zero (an initial charge of 0: nothing is charged at creation). */
 const zeroOrMoreAmountInput = z.union([z.number(), z.string()]).transform((value, ctx) => {
@@ -140,31 +142,22 @@ export const planIdInput = z.object({ planId: positiveIntegerInput });
 
 /** The reference's paging: newest first, `after`/`before` an id (exclusive), at most 500 a page. */
 export const maxPageSize = 500;
-const pageSizeInput = z
-  .union([
-    z.number(),
-    z
-      .string()
-      .trim()
-      .regex(/^-?\d{1,9}$/, 'must be a whole number'),
-  ])
-  .transform(Number)
-  .superRefine((size, ctx) => {
-    if (!Number.isInteger(size)) ctx.addIssue({ code: 'custom', message: 'must be a whole number' });
-    else if (size < 1) {
-      ctx.addIssue({
-        code: 'custom',
-        message: 'must be a positive number',
-        params: { errorName: 'NEGATIVE_PAGE_SIZE' },
-      });
-    } else if (size > maxPageSize) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `must be at most ${maxPageSize}`,
-        params: { errorName: 'MAX_PAGE_SIZE_EXCEEDED' },
-      });
-    }
-  });
+const pageSizeInput = numberInput.superRefine((size, ctx) => {
+  if (!Number.isInteger(size)) ctx.addIssue({ code: 'custom', message: 'must be a whole number' });
+  else if (size < 1) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be a positive number',
+      params: { errorName: 'NEGATIVE_PAGE_SIZE' },
+    });
+  } else if (size > maxPageSize) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be at most ${maxPageSize}`,
+      params: { errorName: 'MAX_PAGE_SIZE_EXCEEDED' },
+    });
+  }
+});
 
 const pagingFields = {
   pagesize: pageSizeInput.default(10),
