@@ -64,18 +64,13 @@ export interface BenchParts {
 }
 
 /**
- * The bench's cleanup: stops what `started()` names (its client, core, then PostgreSQL) once, whether the
- * bench ends or is interrupted (SIGINT, SIGTERM: then exit 130), so no server outlives it.
+ * The bench's cleanup: `stop` runs once, whether the bench ends or is interrupted (SIGINT, SIGTERM: then
+ * exit 130), so no server outlives it.
  */
-export function stopsOnce(started: () => BenchParts, log: (line: string) => void): () => Promise<void> {
+export function stopsOnce(stop: () => Promise<void>, log: (line: string) => void): () => Promise<void> {
   let cleaning: Promise<void> | undefined;
   const cleanup = () => {
-    cleaning ??= (async () => {
-      const { database, core, db } = started();
-      await db?.end().catch(() => {});
-      await core?.close().catch((error: unknown) => log(`stopping core: ${String(error)}`));
-      await database?.stop().catch((error: unknown) => log(`stopping PostgreSQL: ${String(error)}`));
-    })();
+    cleaning ??= stop();
     return cleaning;
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -85,4 +80,14 @@ export function stopsOnce(started: () => BenchParts, log: (line: string) => void
     });
   }
   return cleanup;
+}
+
+/** Stops what an in-process bench started: its client, core, then PostgreSQL. */
+export async function stopParts(
+  { database, core, db }: BenchParts,
+  log: (line: string) => void,
+): Promise<void> {
+  await db?.end().catch(() => {});
+  await core?.close().catch((error: unknown) => log(`stopping core: ${String(error)}`));
+  await database?.stop().catch((error: unknown) => log(`stopping PostgreSQL: ${String(error)}`));
 }

@@ -11,7 +11,7 @@ import pg from 'pg';
 import { saveMerchant } from '../../infra/merchants.ts';
 import { saleBody } from '../support/http.ts';
 import { freePort } from '../support/ports.ts';
-import { type BenchDatabase, startBenchDatabase } from './bench-database.ts';
+import { type BenchDatabase, startBenchDatabase, stopsOnce } from './bench-database.ts';
 
 /**
  * IPN delivery. Core runs as its own process on its own durable embedded PostgreSQL; receivers are HTTP
@@ -63,7 +63,6 @@ let database: BenchDatabase | undefined;
 let core: ChildProcess | undefined;
 const servers: Server[] = [];
 let db: pg.Client | undefined;
-let cleaning: Promise<void> | undefined;
 
 async function stopCore(): Promise<void> {
   const child = core;
@@ -77,31 +76,21 @@ async function stopCore(): Promise<void> {
   }
 }
 
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    await db?.end().catch(() => {});
-    for (const server of servers) server.closeAllConnections();
-    await stopCore().catch((error: unknown) => log(`stopping core: ${String(error)}`));
-    await Promise.all(
-      servers.map(
-        (server) =>
-          new Promise<void>((resolve) => {
-            server.close(() => resolve());
-            server.closeAllConnections();
-          }),
-      ),
-    );
-    await database?.stop().catch((error: unknown) => log(`stopping PostgreSQL: ${String(error)}`));
-  })();
-  return cleaning;
-}
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    log(`${signal}: stopping everything the benchmark started`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
+const cleanup = stopsOnce(async () => {
+  await db?.end().catch(() => {});
+  for (const server of servers) server.closeAllConnections();
+  await stopCore().catch((error: unknown) => log(`stopping core: ${String(error)}`));
+  await Promise.all(
+    servers.map(
+      (server) =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
+    ),
+  );
+  await database?.stop().catch((error: unknown) => log(`stopping PostgreSQL: ${String(error)}`));
+}, log);
 
 /** The core process, ready when it logs "listening"; bounded, and failing if it exits first. */
 function startCore(env: Record<string, string>): Promise<void> {

@@ -6,7 +6,7 @@ import { createTransactionInput, validate } from '@paywire/contracts';
 import { createSandboxAcquirer, type RunningCore, startCore } from '@paywire/core';
 import { createLogger } from '@paywire/observability';
 import pg from 'pg';
-import { type BenchDatabase, startBenchDatabase, stopsOnce } from './bench-database.ts';
+import { type BenchDatabase, startBenchDatabase, stopParts, stopsOnce } from './bench-database.ts';
 
 /**
  * Renewals: N active MONTHLY card subscriptions of one merchant, each its own shopper and vaulted card
@@ -38,7 +38,7 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 let database: BenchDatabase | undefined;
 let core: RunningCore | undefined;
 let db: pg.Client | undefined;
-const cleanup = stopsOnce(() => ({ database, core, db }), log);
+const cleanup = stopsOnce(() => stopParts({ database, core, db }, log), log);
 
 /** N subscriptions, each with a shopper and card cloned from the template sale's, due on `dueDate`. */
 async function seed(client: pg.Client, merchantId: number, template: { shopper: number }, dueDate: string) {

@@ -5,7 +5,7 @@ import { createAltTransactionInput, validate } from '@paywire/contracts';
 import { type RunningCore, startCore } from '@paywire/core';
 import { createLogger } from '@paywire/observability';
 import pg from 'pg';
-import { type BenchDatabase, startBenchDatabase, stopsOnce } from './bench-database.ts';
+import { type BenchDatabase, startBenchDatabase, stopParts, stopsOnce } from './bench-database.ts';
 
 /**
  * SEPA settlement: N pending debits opened through core's tRPC sepa.create (32 in flight, each a new
@@ -34,7 +34,7 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 let database: BenchDatabase | undefined;
 let core: RunningCore | undefined;
 let db: pg.Client | undefined;
-const cleanup = stopsOnce(() => ({ database, core, db }), log);
+const cleanup = stopsOnce(() => stopParts({ database, core, db }, log), log);
 
 let failed = false;
 try {
