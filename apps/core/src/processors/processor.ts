@@ -149,22 +149,20 @@ export interface Processor {
 
 /** The processor did not answer: `reached` false only when the request cannot have arrived. */
 export class ProcessorUnavailable extends Error {
-  constructor(
-    message: string,
-    readonly reached: boolean,
-    options?: { cause?: unknown },
-  ) {
+  readonly reached: boolean;
+  constructor(message: string, reached: boolean, options?: { cause?: unknown }) {
     super(message, options);
+    this.reached = reached;
   }
 }
 
 /** The processor answered that the request is wrong (a 4xx other than a decline): a fault of ours or its setup. */
 export class ProcessorRejected extends Error {
-  constructor(
-    message: string,
-    readonly status: number,
-    readonly errorCode?: string,
-  ) {
+  readonly status: number;
+  readonly errorCode: string | undefined;
+  constructor(message: string, status: number, errorCode?: string) {
     super(message);
+    this.status = status;
+    this.errorCode = errorCode;
   }
 }
