@@ -4,7 +4,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createSandboxAcquirer } from '@paywire/core';
+import { createSandboxProcessor } from '@paywire/core';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { saleBody } from './support/http.ts';
@@ -159,7 +159,7 @@ it('charges each key exactly once while core is killed and restarted', { timeout
     `select count(*) from payment_attempt where state = 'VOIDED'`,
   );
   await db.end();
-  const book = [...createSandboxAcquirer({ journal }).book.values()];
+  const book = [...createSandboxProcessor({ journal }).book.values()];
   const live = book.flatMap((entry) =>
     entry.answer.approved && !entry.reversed ? [entry.answer.networkTransactionId] : [],
   );

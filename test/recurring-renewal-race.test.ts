@@ -1,4 +1,4 @@
-import { createSandboxAcquirer } from '@paywire/core';
+import { type AuthorizationRequest, createSandboxProcessor } from '@paywire/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, client, expectStatus } from './support/http.ts';
 import { type Stack, startStack } from './support/stack.ts';
@@ -10,16 +10,16 @@ import { waitFor } from './support/wait.ts';
 // rolled back and voided at the acquirer, and the period is not charged.
 // ---------------------------------------------------------------------------------------------------------
 
-const sandbox = createSandboxAcquirer();
+const sandbox = createSandboxProcessor();
 /** While set, an authorization waits for it to be opened; `arrived` tells that one is waiting. */
 let gate: { arrived: () => void; open: Promise<void> } | undefined;
 let stack: Stack;
 
 beforeAll(async () => {
   stack = await startStack({
-    acquirer: {
+    sandbox: {
       ...sandbox,
-      async authorize(request) {
+      async authorize(request: AuthorizationRequest) {
         if (gate) {
           gate.arrived();
           await gate.open;

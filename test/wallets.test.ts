@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Acquirer, sandboxAcquirer } from '@paywire/core';
+import { createSandboxProcessor, type Processor } from '@paywire/core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, type CallOptions, client, type Reply, saleBody, xmlDocument } from './support/http.ts';
@@ -29,18 +29,19 @@ const asCardTransaction: CallOptions = {
   shape: { root: 'card-transaction', upperCaseValues: ['processingStatus'] },
 };
 
-/** The sandbox acquirer, with every call recorded: what a processor behind Paywire would be sent. */
-const authorizations: Array<Parameters<Acquirer['authorize']>[0]> = [];
+/** The sandbox processor, with every call recorded: what a processor behind Paywire would be sent. */
+const sandbox = createSandboxProcessor();
+const authorizations: Array<Parameters<Processor['authorize']>[0]> = [];
 const captures: Array<[string, number]> = [];
-const recordingAcquirer: Acquirer = {
-  ...sandboxAcquirer,
+const recordingProcessor: Processor = {
+  ...sandbox,
   authorize: (request) => {
     authorizations.push(request);
-    return sandboxAcquirer.authorize(request);
+    return sandbox.authorize(request);
   },
-  capture: (networkTransactionId, amountMinor, reference) => {
-    captures.push([networkTransactionId, amountMinor]);
-    return sandboxAcquirer.capture(networkTransactionId, amountMinor, reference);
+  capture: (request) => {
+    captures.push([request.processorReference, request.amountMinor]);
+    return sandbox.capture(request);
   },
 };
 
@@ -53,7 +54,7 @@ let stdout: ReturnType<typeof captureStdout>;
 
 beforeAll(async () => {
   stdout = captureStdout();
-  stack = await startStack({ acquirer: recordingAcquirer });
+  stack = await startStack({ sandbox: recordingProcessor });
   api = client(stack);
   db = stack.db;
   // An IPN receiver that acknowledges everything: the events are read from their delivery rows.
@@ -415,7 +416,7 @@ describe('Apple Pay', () => {
   });
 });
 
-describe('what the acquirer gets', () => {
+describe('what the processor gets', () => {
   it("the wallet's sealed payment data and environment, never a card number; capture by the auth's network id", async () => {
     const data = googlePayMobileData({ environment: 'TEST', cardNetwork: 'VISA', cardDetails: '1111' });
     const auth = await pay('GOOGLE_PAY', encodeMobile(data), {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createPaywireClient } from '@paywire/client';
 import { createTransactionInput, validate } from '@paywire/contracts';
-import { createSandboxAcquirer, type RunningCore, startCore } from '@paywire/core';
+import { createSandboxProcessor, type RunningCore, startCore } from '@paywire/core';
 import { createLogger } from '@paywire/observability';
 import pg from 'pg';
 import { type BenchDatabase, startBenchDatabase, stopParts, stopsOnce } from './bench-database.ts';
@@ -79,7 +79,7 @@ try {
     mode: 'sandbox',
     poolSize,
     cardEncryptionKey: randomBytes(32),
-    acquirer: createSandboxAcquirer({ latencyMs }),
+    sandbox: createSandboxProcessor({ latencyMs }),
     log: createLogger('core', (line) => log(`core: ${line.trimEnd()}`), 'warn'),
   });
   const client = createPaywireClient({ url: core.url, credential: database.facadeCredential });

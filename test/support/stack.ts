@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createPaywireClient } from '@paywire/client';
 import type { IssueCallerInput } from '@paywire/contracts';
-import { type Acquirer, type CoreOptions, type RunningCore, startCore } from '@paywire/core';
+import { type CoreOptions, type Processor, type RunningCore, startCore } from '@paywire/core';
 import { createFacade, listenFacade } from '@paywire/facade';
 import { createLogger } from '@paywire/observability';
 import pg from 'pg';
@@ -123,7 +123,7 @@ export async function startFacade(
 export async function startStack(
   options: {
     mode?: 'sandbox' | 'live';
-    acquirer?: Acquirer;
+    sandbox?: Processor;
     postgresAdminUrl?: string;
     paymentRecoveryAfterSeconds?: number;
   } = {},
@@ -134,7 +134,7 @@ export async function startStack(
     databaseUrl,
     port: 0,
     mode: options.mode ?? 'sandbox',
-    ...(options.acquirer ? { acquirer: options.acquirer } : {}),
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     ...(options.paymentRecoveryAfterSeconds
       ? { paymentRecoveryAfterSeconds: options.paymentRecoveryAfterSeconds }
       : {}),

@@ -3,9 +3,10 @@ import type { IdempotentRequest } from '@paywire/contracts';
 import type { Logger, TraceContext } from '@paywire/observability';
 import type { PgBoss } from 'pg-boss';
 import type { Caller } from './callers/service.ts';
-import type { Acquirer } from './cards/acquirer.ts';
 import type { DeliverySettings } from './ipn/delivery.ts';
 import type { CallMemo } from './merchants/facts.ts';
+import type { ProcessorDirectory } from './processors/directory.ts';
+import type { CardProfiler } from './processors/processor.ts';
 import type { CardVault } from './security/card-vault.ts';
 import type { PasswordGate } from './security/password-gate.ts';
 import type { SepaSettings } from './sepa/bank.ts';
@@ -15,7 +16,10 @@ export type Mode = 'sandbox' | 'live';
 /** What every procedure may use. Built once at start; no global singletons. */
 export interface CoreServices {
   orm: MikroORM;
-  acquirer: Acquirer;
+  /** Where payments go: the merchant's processor accounts, routing and their connectors (payments/ only). */
+  processors: ProcessorDirectory;
+  /** The card's issuer range, without a processor call. */
+  cardProfile: CardProfiler;
   vault: CardVault;
   /** Bounds the password hashes running and waiting, so guessing cannot starve real logins. */
   passwords: PasswordGate;
@@ -23,7 +27,7 @@ export interface CoreServices {
   jobs: PgBoss;
   ipn: DeliverySettings;
   sepa: SepaSettings;
-  /** Attempts without an outcome older than this are resolved by the recovery worker (cards/recovery.ts). */
+  /** Attempts without an outcome older than this are resolved by the recovery worker (payments/recovery.ts). */
   payments: { recoveryAfterSeconds: number };
 }
 

@@ -5,18 +5,17 @@ export {
   revokeCallerCredentials,
   rotateCallerCredential,
 } from './callers/service.ts';
-export type { Acquirer } from './cards/acquirer.ts';
-export { recoverAttempts } from './cards/recovery.ts';
-export {
-  createSandboxAcquirer,
-  type SandboxAcquirer,
-  type SandboxAuthorization,
-  sandboxAcquirer,
-} from './cards/sandbox-acquirer.ts';
 export { ensureSampleProduct } from './catalog/service.ts';
 export { migrate, openDatabase } from './db/orm.ts';
 export { sweepExpiredRecords } from './idempotency/sweep.ts';
 export { upsertMerchant } from './merchants/service.ts';
 export { coreRegistry } from './metrics.ts';
+export { recoverAttempts } from './payments/recovery.ts';
+export type { AuthorizationRequest, Processor } from './processors/processor.ts';
+export {
+  createSandboxProcessor,
+  type SandboxAuthorization,
+  type SandboxProcessor,
+} from './processors/sandbox/processor.ts';
 export { type AppRouter, appRouter, createCaller } from './router.ts';
 export { type CoreOptions, type RunningCore, startCore } from './server.ts';

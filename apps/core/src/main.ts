@@ -1,7 +1,7 @@
 import { createLogger, serveMetrics, startTracing } from '@paywire/observability';
-import { createSandboxAcquirer } from './cards/sandbox-acquirer.ts';
 import { loadCoreEnv } from './env.ts';
 import { coreRegistry } from './metrics.ts';
+import { createSandboxProcessor } from './processors/sandbox/processor.ts';
 import { startCore } from './server.ts';
 
 /**
@@ -25,7 +25,7 @@ const core = await startCore({
   ipnRetryDelaySeconds: env.IPN_RETRY_DELAY_SECONDS,
   ipnDestinationConcurrency: env.IPN_DESTINATION_CONCURRENCY,
   sepaSandboxSettleSeconds: env.SEPA_SANDBOX_SETTLE_SECONDS,
-  acquirer: createSandboxAcquirer({
+  sandbox: createSandboxProcessor({
     latencyMs: env.SANDBOX_ACQUIRER_LATENCY_MS,
     ...(env.SANDBOX_ACQUIRER_JOURNAL ? { journal: env.SANDBOX_ACQUIRER_JOURNAL } : {}),
   }),

@@ -5,14 +5,15 @@ import { DomainError, drainable, type IdempotentRequest, internalHeaders } from 
 import { createLogger, extractTraceContext, type Logger, validRequestId } from '@paywire/observability';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { type Caller, createCallerVerifier } from './callers/service.ts';
-import type { Acquirer } from './cards/acquirer.ts';
-import { sandboxAcquirer } from './cards/sandbox-acquirer.ts';
 import type { CoreServices, Mode, RequestContext } from './context.ts';
 import { migrationsCurrent, openDatabase } from './db/orm.ts';
 import { isExpected } from './errors.ts';
 import { answerHealth, isHealthPath, type Lifecycle } from './health.ts';
 import { describeJobError, startJobs } from './jobs/boss.ts';
 import { sampleQueues } from './metrics.ts';
+import { createProcessorDirectory } from './processors/directory.ts';
+import type { Processor } from './processors/processor.ts';
+import { createSandboxProcessor, sandboxCardProfile } from './processors/sandbox/processor.ts';
 import { appRouter } from './router.ts';
 import { createCardVault } from './security/card-vault.ts';
 import { createPasswordGate } from './security/password-gate.ts';
@@ -36,7 +37,8 @@ export interface CoreOptions {
   mode: Mode;
   cardEncryptionKey: Buffer;
   poolSize?: number;
-  acquirer?: Acquirer;
+  /** The sandbox connector (default: one answering at once, its book in memory). */
+  sandbox?: Processor;
   /** Payment attempts without an outcome this long (default 60 s) are resolved by the recovery worker. */
   paymentRecoveryAfterSeconds?: number;
   /** IPN retries: the first delay in seconds (default 300); private targets (default: sandbox only). */
@@ -155,7 +157,8 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
   const services: CoreServices = {
     orm,
     jobs,
-    acquirer: options.acquirer ?? sandboxAcquirer,
+    processors: createProcessorDirectory({ sandbox: options.sandbox ?? createSandboxProcessor() }),
+    cardProfile: sandboxCardProfile,
     vault: createCardVault(options.cardEncryptionKey),
     passwords: createPasswordGate(),
     mode: options.mode,

@@ -1,9 +1,9 @@
 import type { Logger } from '@paywire/observability';
-import { scheduleRecovery } from './cards/recovery.ts';
 import type { CoreServices } from './context.ts';
 import { scheduleSweep } from './idempotency/sweep.ts';
 import { startDeliveryWorkers } from './ipn/delivery.ts';
 import { renewalFailures, sepaRunFailures } from './metrics.ts';
+import { scheduleRecovery } from './payments/recovery.ts';
 import { renewalDebitParameters, startRenewalWorkers } from './recurring/renewals.ts';
 import { startSettlementWorkers } from './sepa/settlement.ts';
 

@@ -47,6 +47,10 @@ export const CardTransaction = defineEntity({
     transactionFraudInfo: p.json<TransactionFraudInfo>().nullable(),
     /** When the authorization happened by the merchant's clock: the reversal window counts from here. */
     authorizedAt: p.datetime(),
+    /** The processor account that authorized it (null: the built-in sandbox account); its modifications go there. */
+    processorAccountId: p.integer().nullable(),
+    /** The processor's reference of the authorization (Adyen's pspReference); null on rows older than 0019. */
+    processorReference: p.string().length(64).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()
@@ -71,3 +75,10 @@ export const Refund = defineEntity({
   },
 });
 export type Refund = InferEntity<typeof Refund>;
+
+/** What the processor knows an authorization by: its reference, or on rows older than 0019 the sandbox's id. */
+export function processorReferenceOf(
+  transaction: Pick<CardTransaction, 'processorReference' | 'processing'>,
+): string {
+  return transaction.processorReference ?? transaction.processing.networkTransactionId;
+}

@@ -17,9 +17,13 @@ import { inTransaction } from '../db/transaction.ts';
 import { executePrepared } from '../db/wire.ts';
 import { transactionNotFound } from '../errors.ts';
 import { recordEvent } from '../ipn/events.ts';
+import { openAttempt, settleAttempt } from '../payments/attempts.ts';
+import { type ModificationKind, modify } from '../payments/modify.ts';
+import { type PaymentOperation, runPayment } from '../payments/pipeline.ts';
 import { type RefundFollowUp, refundAnswer, refundColumns } from '../payments/refund-answer.ts';
-import { type AttemptKind, openAttempt, settleAttempt } from './attempts.ts';
-import { CardTransaction, Refund } from './entities.ts';
+import type { RoutedAccount } from '../processors/directory.ts';
+import type { ModificationOutcome } from '../processors/processor.ts';
+import { CardTransaction, processorReferenceOf, Refund } from './entities.ts';
 import { cardEventParameters } from './events.ts';
 import { cardOf, present } from './presentation.ts';
 import { cardTransactionExists } from './queries.ts';
@@ -96,66 +100,81 @@ function transactionEventParameters(transaction: CardTransaction, amountMinor: n
   );
 }
 
-/** A change reserved on a transaction: the acquirer call it stands for, and the event it makes. */
+/** A change reserved on a transaction: the processor call it stands for, and the event it makes. */
 interface Reservation {
-  kind: Exclude<AttemptKind, 'AUTHORIZE'>;
+  kind: ModificationKind;
   amountMinor: number;
   event: 'Charge' | 'Cancellation' | 'Refund';
 }
 
-/** The acquirer call of a reserved change, by the attempt's reference (idempotent at the acquirer). */
-export function callAcquirer(
-  ctx: Pick<MerchantContext, 'acquirer'>,
-  kind: Reservation['kind'],
-  networkTransactionId: string,
-  amountMinor: number,
-  reference: string,
-): Promise<void> {
-  if (kind === 'CAPTURE') return ctx.acquirer.capture(networkTransactionId, amountMinor, reference);
-  if (kind === 'REFUND') return ctx.acquirer.refund(networkTransactionId, amountMinor, reference);
-  return ctx.acquirer.reverse(networkTransactionId, reference);
+interface PreparedChange {
+  transaction: CardTransaction;
+  now: Date;
+  reservation: Reservation;
+  reference: string;
+  account: RoutedAccount;
 }
 
 /**
- * A capture, reversal or refund in phases, no lock held across the acquirer's answer: (1) under the row
- * lock the change is checked and reserved (status and amounts move, the attempt is written) and committed,
- * so a concurrent change sees it and nothing is ever captured, reversed or refunded beyond what was
- * authorized; (2) the acquirer is called by the attempt's reference; (3) the attempt is settled with the
- * event and a keyed call's answer. An unknown outcome leaves the attempt pending: the recovery worker
- * repeats the call by its reference, which the acquirer does at most once, and settles it.
+ * A capture, reversal or refund as a payment operation (payments/pipeline.ts), no lock held across the
+ * processor's answer: prepare checks and reserves the change under the row lock (status and amounts move,
+ * the attempt is written on the account that authorized the transaction) and commits, so a concurrent
+ * change sees it and nothing is ever captured, reversed or refunded beyond what was authorized; call asks
+ * the processor by the attempt's reference; record settles the attempt with the event and a keyed call's
+ * answer. A processor that confirms later (`received`) leaves the attempt AWAITING: its notification
+ * settles it and sends the event then. An unknown outcome leaves the attempt pending: the recovery worker
+ * repeats the call by its reference, which the processor does at most once.
  */
-async function changeInPhases<T>(
+function changeOperation<T>(
   ctx: MerchantContext,
   by: TransactionIds,
   notFound: () => Error,
   reserve: (em: EntityManager, transaction: CardTransaction, now: Date) => Reservation,
   answer: (transaction: CardTransaction, now: Date) => T,
   followUp?: RefundFollowUp,
-): Promise<T> {
-  const { transaction, now, reservation, reference } = await inTransaction(ctx.em, async (em) => {
-    const transaction = await lockTransaction(em, ctx.merchantId, by);
-    if (!transaction) throw notFound();
-    const now = await callNow(ctx, em);
-    const reservation = reserve(em, transaction, now);
-    const reference = await openAttempt(em, {
-      merchantId: ctx.merchantId,
-      kind: reservation.kind,
-      amountMinor: reservation.amountMinor,
-      idempotencyKey: ctx.keyed?.key,
-      transactionId: transaction.id,
-    });
-    return { transaction, now, reservation, reference };
-  });
-  const { kind, amountMinor, event } = reservation;
-  await callAcquirer(ctx, kind, transaction.processing.networkTransactionId, amountMinor, reference);
-  return inTransaction(ctx.em, async (em) => {
-    await settleAttempt(em, reference, 'DONE');
-    await recordEvent(ctx, em, event, transactionEventParameters(transaction, amountMinor, now));
-    await followUp?.(em, transaction.id);
-    const result = answer(transaction, now);
-    await ctx.keyed?.record(em, result);
-    return result;
-  });
+): PaymentOperation<PreparedChange, ModificationOutcome, T> {
+  return {
+    prepare: () =>
+      inTransaction(ctx.em, async (em) => {
+        const transaction = await lockTransaction(em, ctx.merchantId, by);
+        if (!transaction) throw notFound();
+        const now = await callNow(ctx, em);
+        const reservation = reserve(em, transaction, now);
+        const account = await ctx.processors.account(
+          em,
+          ctx.merchantId,
+          transaction.processorAccountId ?? null,
+        );
+        const reference = await openAttempt(em, {
+          merchantId: ctx.merchantId,
+          kind: reservation.kind,
+          amountMinor: reservation.amountMinor,
+          currency: transaction.currency,
+          accountId: account.id,
+          idempotencyKey: ctx.keyed?.key,
+          transactionId: transaction.id,
+        });
+        return { transaction, now, reservation, reference, account };
+      }),
+    call: (ctx, { transaction, reservation, reference, account }) =>
+      modify(ctx.processors.connect(account), reservation.kind, {
+        reference,
+        processorReference: processorReferenceOf(transaction),
+        amountMinor: reservation.amountMinor,
+        currency: transaction.currency,
+      }),
+    async record(em, { transaction, now, reservation, reference }, outcome) {
+      const { amountMinor, event } = reservation;
+      await settleAttempt(em, reference, outcome === 'done' ? 'DONE' : 'AWAITING');
+      if (outcome === 'done') {
+        await recordEvent(ctx, em, event, transactionEventParameters(transaction, amountMinor, now));
+      }
+      await followUp?.(em, transaction.id);
+      const result = answer(transaction, now);
+      await ctx.keyed?.record(em, result);
+      return result;
+    },
+  };
 }
 
 /** CAPTURE (full or partial) and AUTH_REVERSAL of an AUTH_ONLY authorization. */
@@ -168,28 +187,31 @@ export async function updateTransaction(
       'AUTHORIZATION_NOT_FOUND',
       'no authorization matches the transactionId or merchantTransactionId',
     );
-  return changeInPhases(
+  return runPayment(
     ctx,
-    input,
-    notFound,
-    (_em, transaction, now) => {
-      if (input.cardTransactionType === 'AUTH_REVERSAL') return reserveReversal(transaction, now);
-      requireOpenAuthorization(transaction);
-      const amountMinor =
-        input.amount === undefined
-          ? transaction.amountMinor
-          : amountInMinorUnits(input.amount, transaction.currency);
-      if (amountMinor > transaction.amountMinor) {
-        throw new DomainError('VALIDATION_GENERAL_FAILURE', 'amount: exceeds the authorized amount', {
-          name: 'amount',
-          messageValue: input.amount ?? '',
-        });
-      }
-      transaction.status = 'CAPTURED';
-      transaction.capturedMinor = amountMinor;
-      return { kind: 'CAPTURE', amountMinor, event: 'Charge' };
-    },
-    (transaction) => present(transaction),
+    changeOperation(
+      ctx,
+      input,
+      notFound,
+      (_em, transaction, now) => {
+        if (input.cardTransactionType === 'AUTH_REVERSAL') return reserveReversal(transaction, now);
+        requireOpenAuthorization(transaction);
+        const amountMinor =
+          input.amount === undefined
+            ? transaction.amountMinor
+            : amountInMinorUnits(input.amount, transaction.currency);
+        if (amountMinor > transaction.amountMinor) {
+          throw new DomainError('VALIDATION_GENERAL_FAILURE', 'amount: exceeds the authorized amount', {
+            name: 'amount',
+            messageValue: input.amount ?? '',
+          });
+        }
+        transaction.status = 'CAPTURED';
+        transaction.capturedMinor = amountMinor;
+        return { kind: 'CAPTURE', amountMinor, event: 'Charge' };
+      },
+      (transaction) => present(transaction),
+    ),
   );
 }
 
@@ -203,54 +225,58 @@ export async function refundTransaction(
   followUp?: RefundFollowUp,
 ): Promise<PublicRefund> {
   let refund: Refund | undefined;
-  return changeInPhases(
+  return runPayment(
     ctx,
-    input,
-    () => transactionNotFound(input),
-    (em, transaction, now) => {
-      const { currency } = transaction;
-      let reservation: Reservation;
-      if (transaction.status === 'AUTHORIZED') {
-        if (
-          input.amount !== undefined &&
-          amountInMinorUnits(input.amount, currency) !== transaction.amountMinor
-        ) {
+    changeOperation(
+      ctx,
+      input,
+      () => transactionNotFound(input),
+      (em, transaction, now) => {
+        const { currency } = transaction;
+        let reservation: Reservation;
+        if (transaction.status === 'AUTHORIZED') {
+          if (
+            input.amount !== undefined &&
+            amountInMinorUnits(input.amount, currency) !== transaction.amountMinor
+          ) {
+            throw new DomainError(
+              'REFUND_AMOUNT_EXCEEDS_BALANCE',
+              'an uncaptured authorization can only be voided whole',
+            );
+          }
+          reservation = reserveReversal(transaction, now);
+        } else if (transaction.status === 'REVERSED') {
           throw new DomainError(
-            'REFUND_AMOUNT_EXCEEDS_BALANCE',
-            'an uncaptured authorization can only be voided whole',
+            'AUTHORIZATION_AMOUNT_ALREADY_REVERSED',
+            `the authorization ${transaction.id} was reversed; nothing was captured`,
           );
+        } else {
+          const balance = transaction.capturedMinor - transaction.refundedMinor;
+          const amountMinor =
+            input.amount === undefined ? balance : amountInMinorUnits(input.amount, currency);
+          if (amountMinor > balance || balance === 0) {
+            throw new DomainError(
+              'REFUND_AMOUNT_EXCEEDS_BALANCE',
+              `the refundable balance is ${minorToAmount(balance, currency)} ${currency}`,
+              {
+                name: 'amount',
+                ...(input.amount ? { messageValue: input.amount } : {}),
+              },
+            );
+          }
+          transaction.refundedMinor += amountMinor;
+          reservation = { kind: 'REFUND', amountMinor, event: 'Refund' };
         }
-        reservation = reserveReversal(transaction, now);
-      } else if (transaction.status === 'REVERSED') {
-        throw new DomainError(
-          'AUTHORIZATION_AMOUNT_ALREADY_REVERSED',
-          `the authorization ${transaction.id} was reversed; nothing was captured`,
-        );
-      } else {
-        const balance = transaction.capturedMinor - transaction.refundedMinor;
-        const amountMinor = input.amount === undefined ? balance : amountInMinorUnits(input.amount, currency);
-        if (amountMinor > balance || balance === 0) {
-          throw new DomainError(
-            'REFUND_AMOUNT_EXCEEDS_BALANCE',
-            `the refundable balance is ${minorToAmount(balance, currency)} ${currency}`,
-            {
-              name: 'amount',
-              ...(input.amount ? { messageValue: input.amount } : {}),
-            },
-          );
-        }
-        transaction.refundedMinor += amountMinor;
-        reservation = { kind: 'REFUND', amountMinor, event: 'Refund' };
-      }
-      refund = em.create(Refund, {
-        merchantId: ctx.merchantId,
-        transaction,
-        amountMinor: reservation.amountMinor,
-        ...refundColumns(input, currency),
-      });
-      return reservation;
-    },
-    (transaction, now) => refundAnswer(refund as Refund, transaction.id, transaction.currency, now),
-    followUp,
+        refund = em.create(Refund, {
+          merchantId: ctx.merchantId,
+          transaction,
+          amountMinor: reservation.amountMinor,
+          ...refundColumns(input, currency),
+        });
+        return reservation;
+      },
+      (transaction, now) => refundAnswer(refund as Refund, transaction.id, transaction.currency, now),
+      followUp,
+    ),
   );
 }

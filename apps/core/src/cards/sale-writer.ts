@@ -29,6 +29,8 @@ export type SaleColumns = Pick<
   | 'level3Data'
   | 'transactionFraudInfo'
   | 'authorizedAt'
+  | 'processorAccountId'
+  | 'processorReference'
 >;
 
 /** Writes a sale with its new shopper and newly vaulted card, in one statement (cards/queries.ts). */
@@ -57,6 +59,8 @@ export async function insertSale(
     json(sale.level3Data),
     json(sale.transactionFraudInfo),
     sale.authorizedAt,
+    sale.processorAccountId,
+    sale.processorReference,
   ];
   let shape: SaleShape['shopper'];
   if ('id' in shopper) {

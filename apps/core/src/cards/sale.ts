@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   brandOf,
   type CardBrand,
   type createTransactionInput,
+  DomainError,
   type CardTransaction as PublicTransaction,
   toMinorUnits,
 } from '@paywire/contracts';
@@ -11,6 +13,11 @@ import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { type EventParameters, recordEvent, recordReportedFailure } from '../ipn/events.ts';
+import { AttemptTakenOver, openAttempt, settleAttempt, voidAttempt } from '../payments/attempts.ts';
+import { type AuthorizationCall, type Authorized, authorizeWithFailover } from '../payments/authorize.ts';
+import { type PaymentOperation, runPayment } from '../payments/pipeline.ts';
+import { rollOf } from '../processors/directory.ts';
+import type { Approval, AuthorizationRequest, DeclineReason } from '../processors/processor.ts';
 import type { Shopper, StoredCard } from '../shoppers/entities.ts';
 import {
   type CardFacts,
@@ -23,8 +30,6 @@ import {
 import { type CardMaterial, consumeToken } from '../tokens/service.ts';
 import { resolveWalletToken, walletCard, walletCardHolder, walletShopperFields } from '../wallets/service.ts';
 import type { DecodedWalletToken } from '../wallets/token.ts';
-import type { Approval, DeclineReason } from './acquirer.ts';
-import { AttemptTakenOver, openAttempt, settleAttempt, voidAttempt } from './attempts.ts';
 import type { ThreeDSecureRecord } from './entities.ts';
 import { CardDeclined, type CardView, cardEventParameters } from './events.ts';
 import { cardOf, present, type TransactionState } from './presentation.ts';
@@ -58,9 +63,8 @@ function threeDSecureRecord(
 }
 
 /**
- * What a caller inside core adds to a sale (recurring billing): the attempt's reference, the vaulted card to
- * charge, the event and its extra parameters, and writes that commit with the sale. `withSale` returns
- * what a keyed call records as its answer in place of the sale.
+ * What a caller inside core adds to a sale (recurring billing): the attempt's reference (derived from its
+ * charge row), the vaulted card to charge, and the event with its extra parameters.
  */
 export interface SaleOptions {
   reference?: string;
@@ -69,10 +73,6 @@ export interface SaleOptions {
   vaulted?: { shopper: Shopper; card: StoredCard };
   event?: 'Charge' | 'Recurring';
   eventParameters?: EventParameters;
-  withSale?: (
-    em: EntityManager,
-    sale: { transactionId: number; shopperId: number; answer: PublicTransaction },
-  ) => Promise<unknown>;
 }
 
 type PaymentSource = { known: Shopper | null; shopper: SaleShopper } & (
@@ -106,7 +106,7 @@ async function paymentSource(
         }),
       };
   const payer = { known, shopper };
-  if (wallet) return { ...payer, wallet, card: null, shown: walletCard(ctx.acquirer, wallet) };
+  if (wallet) return { ...payer, wallet, card: null, shown: walletCard(ctx.cardProfile, wallet) };
   let material: CardMaterial | undefined;
   if (input.creditCard) material = { number: input.creditCard.cardNumber, ...input.creditCard };
   else if (input.pfToken) material = await consumeToken(ctx, em, input.pfToken, now);
@@ -127,94 +127,126 @@ async function paymentSource(
   return { ...payer, material: { ...stored, number }, card: { id: stored.id }, shown: stored };
 }
 
+/** A sale prepared: what pays, and the authorization call its attempt was written for. */
+export interface PreparedSale {
+  now: Date;
+  source: PaymentSource;
+  call: AuthorizationCall;
+}
+
+/** What a sale's record phase made: the sale, or a decline (nothing written but the attempt's outcome). */
+export type SaleRecord =
+  | { declined: CardDeclined }
+  | { declined?: undefined; answer: PublicTransaction; transactionId: number; shopperId: number };
+
 /**
- * AUTH_CAPTURE and AUTH_ONLY, in three phases with no transaction, connection or lock held across the
- * acquirer's answer: (1) what pays is read (a token spent) and the attempt is committed with the reference
- * the acquirer will know it by; (2) the acquirer is asked; (3) the sale, its event, the attempt's outcome and
- * a keyed call's answer commit together. A decline writes no sale. An unknown outcome (the acquirer did not
- * answer, core died) leaves the attempt pending for the recovery worker, which voids it.
+ * AUTH_CAPTURE and AUTH_ONLY as a payment operation (payments/pipeline.ts): prepare reads what pays (a token
+ * is spent), routes the payment and commits the attempt; call authorizes, failing over between the
+ * merchant's accounts; record writes the sale, its event and the attempt's outcome together. A decline
+ * writes no sale. An unknown outcome leaves the attempt pending for the recovery worker, which voids it.
+ * `record` leaves a keyed call's answer to the operation that runs it (a sale's is the sale; a subscription
+ * charge's, the charge).
  */
-export async function createTransaction(
+export function saleOperation(
   ctx: MerchantContext,
   input: CreateTransaction,
   options: SaleOptions = {},
-): Promise<PublicTransaction> {
+): PaymentOperation<PreparedSale, Authorized, SaleRecord> {
   const event = input.cardTransactionType === 'AUTH_CAPTURE' ? (options.event ?? 'Charge') : 'AuthOnly';
+  const capture = input.cardTransactionType === 'AUTH_CAPTURE';
   const money = { amountMinor: toMinorUnits(input.amount, input.currency), currency: input.currency };
-  const { amountMinor } = money;
-  const prepare = async (em: EntityManager) => {
+  const { amountMinor, currency } = money;
+  const payerOf = (source: PaymentSource, cardHolder: PreparedSale['call']['request']['cardHolder']) => ({
+    firstName: cardHolder?.firstName ?? source.known?.firstName ?? '',
+    lastName: cardHolder?.lastName ?? source.known?.lastName ?? '',
+  });
+  const prepare = async (em: EntityManager): Promise<PreparedSale> => {
     const now = await callNow(ctx, em);
     const source = await paymentSource(ctx, em, input, now, options);
-    const reference = await openAttempt(em, {
+    const reference = options.reference ?? randomUUID();
+    const brand = source.wallet ? source.wallet.brand : (brandOf(source.material.number) as CardBrand);
+    const accounts = await ctx.processors.route(
+      em,
+      ctx.merchantId,
+      { currency, brand, amountMinor, roll: rollOf(reference) },
+      ctx.mode,
+    );
+    const [first] = accounts;
+    if (!first) {
+      throw new DomainError('NO_PROCESSOR_ACCOUNT', `no processor account of the merchant takes ${currency}`);
+    }
+    await openAttempt(em, {
       merchantId: ctx.merchantId,
       kind: 'AUTHORIZE',
       amountMinor,
+      currency,
+      accountId: first.id,
       idempotencyKey: ctx.keyed?.key,
-      reference: options.reference,
+      reference,
     });
-    return { now, source, reference };
+    const cardHolder = input.cardHolderInfo ?? (source.wallet && walletCardHolder(source.wallet));
+    const payment = source.wallet
+      ? {
+          wallet: {
+            walletType: source.wallet.walletType,
+            environment: source.wallet.environment,
+            brand,
+            lastFour: source.wallet.lastFour,
+            paymentData: source.wallet.paymentData,
+          },
+        }
+      : { card: { ...source.material, brand } };
+    const request: AuthorizationRequest = {
+      reference,
+      amountMinor,
+      capture,
+      currency,
+      ...payment,
+      ...(cardHolder ? { cardHolder } : {}),
+      ...(input.threeDSecure ? { threeDSecure: input.threeDSecure } : {}),
+      now,
+    };
+    return { now, source, call: { request, accounts } };
   };
-  // Only a token to spend needs a transaction around the attempt (its row is locked while it is spent).
-  const { now, source, reference } =
-    input.pfToken === undefined ? await prepare(ctx.em) : await inTransaction(ctx.em, prepare);
-  const { known, wallet } = source;
-  const cardHolder = input.cardHolderInfo ?? (wallet && walletCardHolder(wallet));
-  const payment = source.wallet
-    ? {
-        wallet: {
-          walletType: source.wallet.walletType,
-          environment: source.wallet.environment,
-          brand: source.wallet.brand,
-          lastFour: source.wallet.lastFour,
-          paymentData: source.wallet.paymentData,
-        },
+  return {
+    // Only a token to spend needs a transaction around the attempt (its row is locked while it is spent);
+    // otherwise each statement is atomic on its own.
+    prepare: () => (input.pfToken === undefined ? prepare(ctx.em) : inTransaction(ctx.em, prepare)),
+    call: (ctx, { call }) => authorizeWithFailover(ctx.em, ctx.processors, call),
+    async record(em, { now, source, call }, { account, answer }) {
+      const { reference, cardHolder } = call.request;
+      const payer = payerOf(source, cardHolder);
+      const { known, wallet } = source;
+      if (!answer.approved) {
+        await settleAttempt(em, reference, 'DECLINED');
+        return {
+          declined: new CardDeclined(answer.reason, declineDescriptions[answer.reason], {
+            ...cardEventParameters(source.shown, known ?? undefined, money, now),
+            merchantTransactionId: input.merchantTransactionId ?? '',
+            ...payer,
+          }),
+        };
       }
-    : { card: { ...source.material, brand: brandOf(source.material.number) as CardBrand } };
-  const result = await ctx.acquirer.authorize({
-    reference,
-    amountMinor,
-    capture: input.cardTransactionType === 'AUTH_CAPTURE',
-    currency: input.currency,
-    ...payment,
-    ...(cardHolder ? { cardHolder } : {}),
-    ...(input.threeDSecure ? { threeDSecure: input.threeDSecure } : {}),
-    now,
-  });
-  const payer = {
-    firstName: cardHolder?.firstName ?? known?.firstName ?? '',
-    lastName: cardHolder?.lastName ?? known?.lastName ?? '',
-  };
-  if (!result.approved) {
-    await inTransaction(ctx.em, (em) => settleAttempt(em, reference, 'DECLINED'));
-    const declined = new CardDeclined(result.reason, declineDescriptions[result.reason], {
-      ...cardEventParameters(source.shown, known ?? undefined, money, now),
-      merchantTransactionId: input.merchantTransactionId ?? '',
-      ...payer,
-    });
-    await recordReportedFailure(ctx, declined);
-    throw declined;
-  }
-  const { approved: _, tokenizedCard, threeDSecure, ...processing } = result;
-  const capture = input.cardTransactionType === 'AUTH_CAPTURE';
-  const sale: SaleColumns = {
-    merchantTransactionId: input.merchantTransactionId ?? null,
-    wallet: wallet ? walletCard(ctx.acquirer, wallet, tokenizedCard) : null,
-    type: input.cardTransactionType,
-    status: capture ? 'CAPTURED' : 'AUTHORIZED',
-    currency: input.currency,
-    amountMinor,
-    capturedMinor: capture ? amountMinor : 0,
-    softDescriptor: input.softDescriptor ?? null,
-    cardHolder: cardHolder ?? null,
-    processing,
-    threeDSecure: threeDSecureRecord(input.threeDSecure, threeDSecure),
-    transactionMetaData: input.transactionMetaData ?? null,
-    level3Data: input.level3Data ?? null,
-    transactionFraudInfo: input.transactionFraudInfo ?? null,
-    authorizedAt: now,
-  };
-  try {
-    return await inTransaction(ctx.em, async (em) => {
+      const { approved: _, tokenizedCard, threeDSecure, processorReference, ...processing } = answer;
+      const sale: SaleColumns = {
+        merchantTransactionId: input.merchantTransactionId ?? null,
+        wallet: wallet ? walletCard(ctx.cardProfile, wallet, tokenizedCard) : null,
+        type: input.cardTransactionType,
+        status: capture ? 'CAPTURED' : 'AUTHORIZED',
+        currency,
+        amountMinor,
+        capturedMinor: capture ? amountMinor : 0,
+        softDescriptor: input.softDescriptor ?? null,
+        cardHolder: cardHolder ?? null,
+        processing,
+        threeDSecure: threeDSecureRecord(input.threeDSecure, threeDSecure),
+        transactionMetaData: input.transactionMetaData ?? null,
+        level3Data: input.level3Data ?? null,
+        transactionFraudInfo: input.transactionFraudInfo ?? null,
+        authorizedAt: now,
+        processorAccountId: account.id,
+        processorReference,
+      };
       const written = await insertSale(em, ctx.merchantId, source.shopper, source.card, sale);
       if (!(await settleAttempt(em, reference, 'DONE', written.transactionId))) throw new AttemptTakenOver();
       const transaction: TransactionState = {
@@ -233,14 +265,56 @@ export async function createTransaction(
         ),
         ...options.eventParameters,
       });
-      const answer = present(transaction);
-      const recorded = options.withSale ? await options.withSale(em, { ...written, answer }) : answer;
-      await ctx.keyed?.record(em, recorded);
-      return answer;
-    });
-  } catch (error) {
+      return { answer: present(transaction), ...written };
+    },
     // An approval with no sale to show for it must not hold the shopper's funds.
-    await voidAttempt(ctx, reference, async () => processing.networkTransactionId);
-    throw error;
-  }
+    async compensate(ctx, { call }, { account, answer }) {
+      if (!answer.approved) return;
+      const { reference } = call.request;
+      await voidAttempt(
+        ctx.em,
+        ctx.processors.connect(account),
+        { reference, amountMinor, currency },
+        async () => answer.processorReference,
+      );
+    },
+  };
+}
+
+/** A sale as its record phase wrote it. */
+export type MadeSale = Exclude<SaleRecord, { declined: CardDeclined }>;
+
+/**
+ * Runs a sale through the pipeline as part of something larger: `andThen` writes what commits with the sale
+ * (a subscription and its first charge, a charge row) in the record phase's transaction, and what it returns
+ * is the call's answer, recorded for a keyed call. A decline is reported (its IPN) and thrown.
+ */
+export async function runSale<T>(
+  ctx: MerchantContext,
+  input: CreateTransaction,
+  options: SaleOptions,
+  andThen: (em: EntityManager, sale: MadeSale) => Promise<T>,
+): Promise<T> {
+  const sale = saleOperation(ctx, input, options);
+  const recorded = await runPayment(ctx, {
+    ...sale,
+    async record(em, prepared, outcome) {
+      const result = await sale.record(em, prepared, outcome);
+      if (result.declined) return { declined: result.declined };
+      const value = await andThen(em, result);
+      await ctx.keyed?.record(em, value);
+      return { declined: undefined, value };
+    },
+  });
+  if (recorded.declined === undefined) return recorded.value;
+  await recordReportedFailure(ctx, recorded.declined);
+  throw recorded.declined;
+}
+
+/** A merchant's sale or authorization (POST /transactions): the answer is the sale. */
+export function createTransaction(
+  ctx: MerchantContext,
+  input: CreateTransaction,
+): Promise<PublicTransaction> {
+  return runSale(ctx, input, {}, async (_em, sale) => sale.answer);
 }

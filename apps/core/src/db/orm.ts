@@ -30,6 +30,7 @@ import { PaymentAttempts } from './migrations/0014-payment-attempts.ts';
 import { DeliveryRequestId } from './migrations/0015-delivery-request-id.ts';
 import { Recurring } from './migrations/0016-recurring.ts';
 import { Renewals } from './migrations/0017-renewals.ts';
+import { ProcessorAttempts } from './migrations/0019-processor-attempts.ts';
 import { wireDialect } from './wire.ts';
 
 export const entities = [
@@ -75,6 +76,7 @@ const migrationsList = [
   { name: '0015-delivery-request-id', class: DeliveryRequestId },
   { name: '0016-recurring', class: Recurring },
   { name: '0017-renewals', class: Renewals },
+  { name: '0019-processor-attempts', class: ProcessorAttempts },
 ];
 
 /** Each open database's pool (wire.ts), for what needs a connection of its own (tests). */

@@ -10,3 +10,46 @@
  */
 export const claimMerchantTransactionId = `insert into merchant_transaction_ids (merchant_id, merchant_transaction_id)
   select $1::integer, $2::varchar where $2::varchar is not null`;
+
+/**
+ * Attempts still PENDING or VOIDING after $1 seconds, oldest first, $2 at most, with the account they went
+ * to and the authorization they change (its processor reference and currency).
+ */
+export const unresolvedAttempts = `select a.reference, a.merchant_id, a.kind, a.amount_minor, a.idempotency_key,
+       a.processor_account_id, a.currency,
+       coalesce(t.processor_reference, t.processing->>'networkTransactionId') as processor_reference
+     from payment_attempt a left join card_transaction t on t.id = a.transaction_id
+     where a.state in ('PENDING', 'VOIDING') and a.created_at < now() - make_interval(secs => $1)
+     order by a.created_at limit $2`;
+
+/** Marks a pending attempt ($1) done ($2 DONE) or accepted for confirmation later ($2 AWAITING). */
+export const completeAttempt = `update payment_attempt set state = $2, resolved_at = now() where reference = $1 and state = 'PENDING'`;
+
+/** Frees keys in flight for more than $1 seconds whose call left no unresolved attempt (core died before one). */
+export const freeStaleKeys = `delete from idempotency_record r where r.outcome is null and r.created_at < now() - make_interval(secs => $1)
+       and not exists (select 1 from payment_attempt a where a.merchant_id = r.merchant_id
+         and a.idempotency_key = r.key and a.state in ('PENDING', 'VOIDING'))`;
+
+/** A pending attempt: its reference, merchant, kind, idempotency key, transaction, amount, currency, account. */
+export const insertAttempt = `insert into payment_attempt (reference, merchant_id, kind, state, idempotency_key, transaction_id,
+       amount_minor, currency, processor_account_id)
+     values ($1, $2, $3, 'PENDING', $4, $5, $6, $7, $8)`;
+
+/** A pending authorization ($1) moves to the next account ($2) of its failover, committed before it is asked. */
+export const moveAttempt = `update payment_attempt set processor_account_id = $2 where reference = $1 and state = 'PENDING'`;
+
+/** Settles a pending attempt ($1) as $2, with the transaction ($3) it made; no row when it is no longer pending. */
+export const settlePendingAttempt = `update payment_attempt set state = $2, transaction_id = coalesce($3, transaction_id), resolved_at = now()
+     where reference = $1 and state = 'PENDING' returning id`;
+
+/** Takes a pending (or already voiding) attempt to VOIDING; no row when it was settled. */
+export const takeForVoiding = `update payment_attempt set state = 'VOIDING' where reference = $1 and state in ('PENDING', 'VOIDING')
+     returning id`;
+
+/** Marks a voiding attempt VOIDED, with the key its call ran under. */
+export const markVoided = `update payment_attempt set state = 'VOIDED', resolved_at = now()
+       where reference = $1 and state = 'VOIDING' returning merchant_id, idempotency_key`;
+
+/** Frees a key whose call is in flight (no outcome recorded). */
+export const freeKeyInFlight =
+  'delete from idempotency_record where merchant_id = $1 and key = $2 and outcome is null';

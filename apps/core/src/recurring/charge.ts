@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, minorToDecimal } from '@paywire/contracts';
 import { CardDeclined } from '../cards/events.ts';
-import { createTransaction } from '../cards/sale.ts';
+import { runSale } from '../cards/sale.ts';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
@@ -247,7 +247,7 @@ export async function chargeSubscription(
   let charge: SubscriptionCharge | undefined;
   let answer: unknown;
   try {
-    await createTransaction(
+    answer = await runSale(
       ctx,
       {
         cardTransactionType: 'AUTH_CAPTURE',
@@ -262,13 +262,12 @@ export async function chargeSubscription(
         ...(payer.card ? { vaulted: { shopper: payer.shopper, card: payer.card } } : {}),
         ...(request.event ? { event: request.event } : {}),
         ...(request.eventParameters ? { eventParameters: request.eventParameters } : {}),
-        withSale: async (em, sale) => {
-          const now = await callNow(ctx, em);
-          const payment = { cardTransactionId: sale.transactionId };
-          charge = await settle(em, claim.id, payment, now, request.rowUnread);
-          answer = await request.onCharged?.(em, charge);
-          return answer;
-        },
+      },
+      async (em, sale) => {
+        const now = await callNow(ctx, em);
+        const payment = { cardTransactionId: sale.transactionId };
+        charge = await settle(em, claim.id, payment, now, request.rowUnread);
+        return request.onCharged?.(em, charge);
       },
     );
   } catch (error) {

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { minorToDecimal, type payerInfoInput } from '@paywire/contracts';
 import type { z } from 'zod';
-import { createTransaction } from '../cards/sale.ts';
+import { runSale } from '../cards/sale.ts';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
@@ -148,7 +148,7 @@ function cardHolderOf(opening: Opening) {
 
 /**
  * Creates a subscription and makes its first charge, or none (a trial, a first amount of 0). A card charge
- * goes through createTransaction: the shopper, the vaulted card, the subscription and its charge row commit
+ * goes through runSale: the shopper, the vaulted card, the subscription and its charge row commit
  * with the sale, or nothing does (a decline leaves no subscription). A SEPA debit, or no charge at all,
  * commits in one transaction. `answer` builds the response in that transaction; a keyed call records it.
  */
@@ -213,8 +213,7 @@ export async function openSubscription<T>(
   }
 
   const cardInfo = opening.paymentSource?.creditCardInfo;
-  let result: T | undefined;
-  await createTransaction(
+  return runSale(
     ctx,
     {
       cardTransactionType: 'AUTH_CAPTURE',
@@ -233,27 +232,25 @@ export async function openSubscription<T>(
         subscriptionId: id,
         ...(opening.plan ? { contractId: opening.plan.id, contractName: opening.plan.name } : {}),
       },
-      withSale: async (em, sale) => {
-        const now = await callNow(ctx, em);
-        const [row] = await executeParameterized<{ card_id: string }>(em, cardOfSale, [sale.transactionId]);
-        const shopper = await em.findOneOrFail(Shopper, { id: sale.shopperId, merchantId: ctx.merchantId });
-        if (!opening.vaultedShopperId && opening.payerInfo)
-          Object.assign(shopper, pickFields(opening.payerInfo));
-        const card = await em.findOneOrFail(StoredCard, { id: Number(row?.card_id), shopper });
-        if (cardInfo?.billingContactInfo) card.billingContact = cardInfo.billingContactInfo;
-        const subscription = newSubscription(em, ctx, id, opening, shopper, { card }, now);
-        const charge = initialCharge(
-          em,
-          subscription,
-          opening.firstChargeMinor,
-          { cardTransactionId: sale.transactionId },
-          now,
-        );
-        await em.flush();
-        result = await answer(em, subscription, charge);
-        return result;
-      },
+    },
+    async (em, sale) => {
+      const now = await callNow(ctx, em);
+      const [row] = await executeParameterized<{ card_id: string }>(em, cardOfSale, [sale.transactionId]);
+      const shopper = await em.findOneOrFail(Shopper, { id: sale.shopperId, merchantId: ctx.merchantId });
+      if (!opening.vaultedShopperId && opening.payerInfo)
+        Object.assign(shopper, pickFields(opening.payerInfo));
+      const card = await em.findOneOrFail(StoredCard, { id: Number(row?.card_id), shopper });
+      if (cardInfo?.billingContactInfo) card.billingContact = cardInfo.billingContactInfo;
+      const subscription = newSubscription(em, ctx, id, opening, shopper, { card }, now);
+      const charge = initialCharge(
+        em,
+        subscription,
+        opening.firstChargeMinor,
+        { cardTransactionId: sale.transactionId },
+        now,
+      );
+      await em.flush();
+      return answer(em, subscription, charge);
     },
   );
-  return result as T;
 }

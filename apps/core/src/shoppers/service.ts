@@ -56,7 +56,7 @@ export function vaultable(
   billingContact?: BillingContact,
 ): VaultableCard {
   const brand = brandOf(card.number) as CardBrand; // contracts refuse numbers of no known brand
-  const profile = ctx.acquirer.profile({ number: card.number, brand });
+  const profile = ctx.cardProfile({ number: card.number, brand });
   return {
     fingerprint: ctx.vault.fingerprint(card.number),
     sealedNumber: ctx.vault.seal(card.number),

@@ -108,7 +108,7 @@ export async function bindToken(
     return {
       ccType: brand,
       last4Digits: input.ccNumber.slice(-4),
-      issuingCountry: ctx.acquirer.profile({ number: input.ccNumber, brand }).issuingCountry,
+      issuingCountry: ctx.cardProfile({ number: input.ccNumber, brand }).issuingCountry,
     };
   });
 }

@@ -10,9 +10,9 @@ import {
   type WalletResponse,
   type WalletType,
 } from '@paywire/contracts';
-import type { Acquirer } from '../cards/acquirer.ts';
 import type { Mode } from '../context.ts';
 import { inOrder } from '../db/json-order.ts';
+import type { CardProfiler } from '../processors/processor.ts';
 import { decodeWalletToken } from './decode.ts';
 import { type DecodedWalletToken, tokenProperty } from './token.ts';
 
@@ -53,11 +53,11 @@ export function resolveWalletToken(mode: Mode, wallet: WalletInput): DecodedWall
 
 /** The card record of a wallet payment: the token's card details and what the processor says of its range. */
 export function walletCard(
-  acquirer: Acquirer,
+  cardProfile: CardProfiler,
   token: DecodedWalletToken,
   tokenizedCard?: { dpanLastFour?: string; dpanExpirationMonth?: string; dpanExpirationYear?: string },
 ): WalletCard {
-  const profile = acquirer.profile({ brand: token.brand, cardClass: token.cardClass });
+  const profile = cardProfile({ brand: token.brand, cardClass: token.cardClass });
   const dpanLastFour = token.dpanLastFour ?? tokenizedCard?.dpanLastFour;
   return {
     walletType: token.walletType,

@@ -8,13 +8,15 @@ import {
   type ThreeDSecureInput,
 } from '@paywire/contracts';
 import {
-  type Acquirer,
-  AcquirerUnavailable,
   type Approval,
   type AuthorizationRequest,
+  type CardProfiler,
   type Decline,
   type DeclineReason,
-} from './acquirer.ts';
+  type ModificationRequest,
+  type Processor,
+  ProcessorUnavailable,
+} from '../processor.ts';
 
 /** The sandbox test cards of decisions.md: these decline; every other Luhn-valid card approves. */
 const decliningCards = new Map<string, DeclineReason>([
@@ -28,7 +30,10 @@ const debitCards = new Set(['4007702835532454']);
 
 /** Approved at the sandbox, but the first call for the card times out; an inquiry finds the approval. */
 const timesOutOnceCard = '4000000000000259';
-/** Always approved at the sandbox, and the answer is always lost: only an inquiry learns of it. */
+/**
+ * Always approved at the sandbox, and the answer is lost, and so is the first inquiry about it (the caller's,
+ * right after): only a later inquiry (the recovery worker's) learns of it.
+ */
 const failsAfterApprovalCard = '4000000000000309';
 
 function digits(count: number): string {
@@ -80,10 +85,12 @@ function approve(request: AuthorizationRequest): Approval | Decline {
   const reason = declineReason(request);
   if (reason) return { approved: false, reason };
   const holder = request.cardHolder;
+  const networkTransactionId = digits(15);
   return {
     approved: true,
+    processorReference: networkTransactionId,
     authorizationCode: digits(6),
-    networkTransactionId: digits(15),
+    networkTransactionId,
     cvvResponseCode: request.card?.securityCode ? 'MA' : 'NC',
     avsResponseCodeZip: holder?.zip ? 'M' : 'U',
     avsResponseCodeAddress: 'U',
@@ -113,28 +120,40 @@ export interface SandboxAuthorization {
   reversed: boolean;
 }
 
-export interface SandboxAcquirer extends Acquirer {
+export interface SandboxProcessor extends Processor {
   /** Every authorization the sandbox answered, approved or declined, by reference. */
   readonly book: ReadonlyMap<string, SandboxAuthorization>;
 }
 
+/** The sandbox's issuer ranges: debit test cards, the wallets' card classes; every card issued in the US. */
+export const sandboxCardProfile: CardProfiler = (card) => {
+  const debit = card.cardClass ? card.cardClass !== 'CREDIT' : debitCards.has(card.number ?? '');
+  return {
+    cardSubType: debit ? 'DEBIT' : 'CREDIT',
+    cardCategory: card.cardClass === 'PREPAID' ? 'PREPAID' : card.brand === 'AMEX' ? 'PLATINUM' : 'CLASSIC',
+    issuingCountry: 'us',
+  };
+};
+
 /**
- * The sandbox acquirer: answers after `latencyMs` (a real processor takes hundreds of milliseconds), keeps its
- * own book of authorizations and what was captured, reversed and refunded of each, and refuses to capture,
- * refund or reverse beyond what its book allows, as a processor would. Every call is idempotent by its
- * reference: a repeat gets the first answer and moves nothing twice.
+ * The sandbox connector: answers after `latencyMs` (a real processor takes hundreds of milliseconds), keeps
+ * its own book of authorizations and what was captured, voided and refunded of each, and refuses to capture,
+ * refund or void beyond what its book allows, as a processor would. Every call is idempotent by its
+ * reference: a repeat gets the first answer and moves nothing twice. It does every modification at once
+ * (`done`), where a real processor confirms later.
  */
-export function createSandboxAcquirer(
+export function createSandboxProcessor(
   options: { latencyMs?: number; journal?: string } = {},
-): SandboxAcquirer {
+): SandboxProcessor {
   const latencyMs = options.latencyMs ?? 0;
   const book = new Map<string, SandboxAuthorization>();
-  const byNetworkId = new Map<string, SandboxAuthorization>();
+  const byProcessorReference = new Map<string, SandboxAuthorization>();
   const operations = new Set<string>();
   const timedOut = new Set<string>();
+  const inquiryLost = new Set<string>();
   const keep = (entry: SandboxAuthorization, operation?: string) => {
     book.set(entry.reference, entry);
-    if (entry.answer.approved) byNetworkId.set(entry.answer.networkTransactionId, entry);
+    if (entry.answer.approved) byProcessorReference.set(entry.answer.processorReference, entry);
     if (operation) operations.add(operation);
   };
   // The book outlives the process when journalled, as a processor's does: what a killed core's sandbox
@@ -152,25 +171,39 @@ export function createSandboxAcquirer(
     if (journal) appendFileSync(journal, `${JSON.stringify({ entry, operation })}\n`);
   };
   const wait = () => (latencyMs > 0 ? delay(latencyMs) : Promise.resolve());
-  const authorization = (networkTransactionId: string) => {
-    const found = byNetworkId.get(networkTransactionId);
-    if (!found) throw new Error('sandbox acquirer: no such authorization');
+  const authorization = (processorReference: string) => {
+    const found = byProcessorReference.get(processorReference);
+    if (!found) throw new Error('sandbox processor: no such authorization');
     return found;
   };
   /** Runs an operation once per reference; a repeat of a done one succeeds without moving anything. */
-  const once = async (reference: string, operation: () => SandboxAuthorization) => {
+  const once = async (reference: string, operation: () => SandboxAuthorization | undefined) => {
     await wait();
-    if (operations.has(reference)) return;
-    record(operation(), reference);
+    if (operations.has(reference)) return 'done' as const;
+    const entry = operation();
+    if (entry) record(entry, reference);
+    else operations.add(reference);
+    return 'done' as const;
+  };
+  const voidWhole = (entry: SandboxAuthorization) => {
+    if ((entry.capturedMinor > 0 && !entry.sale) || entry.refundedMinor > 0 || entry.reversed)
+      throw new Error('sandbox processor: only an open authorization or an untouched sale can be voided');
+    entry.reversed = true;
+    entry.capturedMinor = 0;
+    return entry;
   };
   return {
+    connector: 'sandbox',
     book,
     // The approval is booked as the request arrives and answered after the latency: a caller that dies
-    // while waiting leaves an authorization at the acquirer that only an inquiry finds, the hard case.
+    // while waiting leaves an authorization at the processor that only an inquiry finds, the hard case.
     async authorize(request) {
       let entry = book.get(request.reference);
       if (!entry) {
-        const answer = approve(request);
+        // a technical cancel that came first stands: the late request is refused
+        const answer: Approval | Decline = operations.has(`technical-cancel:${request.reference}`)
+          ? { approved: false, reason: 'DO_NOT_HONOR' }
+          : approve(request);
         entry = {
           reference: request.reference,
           answer,
@@ -186,49 +219,38 @@ export function createSandboxAcquirer(
       const number = request.card?.number;
       if (number === failsAfterApprovalCard || (number === timesOutOnceCard && !timedOut.has(number))) {
         if (number === timesOutOnceCard) timedOut.add(number);
-        throw new AcquirerUnavailable('sandbox acquirer: the answer was lost');
+        else inquiryLost.add(request.reference);
+        throw new ProcessorUnavailable('sandbox processor: the answer was lost', true);
       }
       return entry.answer;
     },
     async inquire(reference) {
       await wait();
-      return book.get(reference)?.answer ?? null;
+      if (inquiryLost.delete(reference)) throw new ProcessorUnavailable('sandbox processor: no answer', true);
+      return book.get(reference)?.answer ?? 'unseen';
     },
-    profile(card) {
-      const debit = card.cardClass ? card.cardClass !== 'CREDIT' : debitCards.has(card.number ?? '');
-      return {
-        cardSubType: debit ? 'DEBIT' : 'CREDIT',
-        cardCategory:
-          card.cardClass === 'PREPAID' ? 'PREPAID' : card.brand === 'AMEX' ? 'PLATINUM' : 'CLASSIC',
-        issuingCountry: 'us',
-      };
-    },
-    capture: (networkTransactionId, amountMinor, reference) =>
+    capture: ({ processorReference, amountMinor, reference }: ModificationRequest) =>
       once(reference, () => {
-        const entry = authorization(networkTransactionId);
+        const entry = authorization(processorReference);
         if (entry.reversed || entry.capturedMinor > 0 || amountMinor > entry.amountMinor)
-          throw new Error('sandbox acquirer: capture beyond the authorization');
+          throw new Error('sandbox processor: capture beyond the authorization');
         entry.capturedMinor = amountMinor;
         return entry;
       }),
-    reverse: (networkTransactionId, reference) =>
+    cancel: ({ processorReference, reference }) =>
+      once(reference, () => voidWhole(authorization(processorReference))),
+    refund: ({ processorReference, amountMinor, reference }) =>
       once(reference, () => {
-        const entry = authorization(networkTransactionId);
-        if ((entry.capturedMinor > 0 && !entry.sale) || entry.refundedMinor > 0 || entry.reversed)
-          throw new Error('sandbox acquirer: only an open authorization or an untouched sale can be voided');
-        entry.reversed = true;
-        entry.capturedMinor = 0;
-        return entry;
-      }),
-    refund: (networkTransactionId, amountMinor, reference) =>
-      once(reference, () => {
-        const entry = authorization(networkTransactionId);
+        const entry = authorization(processorReference);
         if (entry.refundedMinor + amountMinor > entry.capturedMinor)
-          throw new Error('sandbox acquirer: refund beyond the captured amount');
+          throw new Error('sandbox processor: refund beyond the captured amount');
         entry.refundedMinor += amountMinor;
         return entry;
       }),
+    technicalCancel: (reference) =>
+      once(`technical-cancel:${reference}`, () => {
+        const entry = book.get(reference);
+        return entry?.answer.approved && !entry.reversed ? voidWhole(entry) : undefined;
+      }),
   };
 }
-
-export const sandboxAcquirer = createSandboxAcquirer();

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { AuthorizationRequest, CardToCharge, WalletToCharge } from './acquirer.ts';
-import { sandboxAcquirer } from './sandbox-acquirer.ts';
+import type { AuthorizationRequest, CardToCharge, WalletToCharge } from '../processor.ts';
+import { createSandboxProcessor, sandboxCardProfile } from './processor.ts';
+
+const sandbox = createSandboxProcessor();
 
 const now = new Date('2026-11-23T00:00:00Z');
 const request = (
@@ -23,9 +25,9 @@ const request = (
   },
 });
 
-describe('sandbox acquirer', () => {
+describe('sandbox processor', () => {
   it('approves the test cards with codes', async () => {
-    const result = await sandboxAcquirer.authorize(request({}));
+    const result = await sandbox.authorize(request({}));
     expect(result).toMatchObject({ approved: true, cvvResponseCode: 'MA' });
     if (result.approved) expect(result.authorizationCode).toMatch(/^\d{6}$/);
   });
@@ -39,15 +41,15 @@ describe('sandbox acquirer', () => {
     [{}, 1051, 'INSUFFICIENT_FUNDS'],
     [{ securityCode: '000' }, 1000, 'CVV_ERROR'],
   ])('declines %o for %i minor units with %s', async (card, amountMinor, reason) => {
-    expect(await sandboxAcquirer.authorize(request(card, amountMinor))).toEqual({ approved: false, reason });
+    expect(await sandbox.authorize(request(card, amountMinor))).toEqual({ approved: false, reason });
   });
 
   it('reads ".51" in the currency’s own decimals: 51 yen is not 0.51', async () => {
-    expect((await sandboxAcquirer.authorize(request({}, 51, 'JPY'))).approved).toBe(true);
+    expect((await sandbox.authorize(request({}, 51, 'JPY'))).approved).toBe(true);
   });
 
   it('reports not-checked CVV when none was sent', async () => {
-    expect(await sandboxAcquirer.authorize(request({ securityCode: undefined }))).toMatchObject({
+    expect(await sandbox.authorize(request({ securityCode: undefined }))).toMatchObject({
       cvvResponseCode: 'NC',
     });
   });
@@ -73,7 +75,7 @@ describe('sandbox acquirer', () => {
 
     it('approves test and production tokens alike, with no CVV checked', async () => {
       for (const environment of ['TEST', 'PRODUCTION'] as const) {
-        expect(await sandboxAcquirer.authorize(wallet(environment))).toMatchObject({
+        expect(await sandbox.authorize(wallet(environment))).toMatchObject({
           approved: true,
           cvvResponseCode: 'NC',
           avsResponseCodeName: 'M',
@@ -82,22 +84,22 @@ describe('sandbox acquirer', () => {
     });
 
     it('declines by the amount rule', async () => {
-      expect(await sandboxAcquirer.authorize(wallet('TEST', 1051))).toEqual({
+      expect(await sandbox.authorize(wallet('TEST', 1051))).toEqual({
         approved: false,
         reason: 'INSUFFICIENT_FUNDS',
       });
     });
 
     it("profiles a wallet card by the wallet's card class", () => {
-      expect(sandboxAcquirer.profile({ brand: 'VISA', cardClass: 'DEBIT' })).toMatchObject({
+      expect(sandboxCardProfile({ brand: 'VISA', cardClass: 'DEBIT' })).toMatchObject({
         cardSubType: 'DEBIT',
         cardCategory: 'CLASSIC',
       });
-      expect(sandboxAcquirer.profile({ brand: 'MASTERCARD', cardClass: 'PREPAID' })).toMatchObject({
+      expect(sandboxCardProfile({ brand: 'MASTERCARD', cardClass: 'PREPAID' })).toMatchObject({
         cardSubType: 'DEBIT',
         cardCategory: 'PREPAID',
       });
-      expect(sandboxAcquirer.profile({ brand: 'AMEX' })).toMatchObject({
+      expect(sandboxCardProfile({ brand: 'AMEX' })).toMatchObject({
         cardSubType: 'CREDIT',
         cardCategory: 'PLATINUM',
       });
@@ -107,9 +109,9 @@ describe('sandbox acquirer', () => {
 
 describe('sandbox 3-D Secure', () => {
   it('answers an authentication result only when the request carried 3-D Secure data', async () => {
-    const plain = await sandboxAcquirer.authorize(request({}));
+    const plain = await sandbox.authorize(request({}));
     expect(plain).not.toHaveProperty('threeDSecure');
-    const secured = await sandboxAcquirer.authorize({
+    const secured = await sandbox.authorize({
       ...request({}),
       threeDSecure: { eci: '07', cavv: 'AAABBWFlmQAAAABjRWWZEEFgFz8=' },
     });
@@ -127,7 +129,7 @@ describe('sandbox 3-D Secure', () => {
       lastFour: '1111',
       paymentData: '{}',
     };
-    const result = await sandboxAcquirer.authorize({
+    const result = await sandbox.authorize({
       reference: randomUUID(),
       amountMinor: 1000,
       currency: 'USD',
@@ -136,5 +138,21 @@ describe('sandbox 3-D Secure', () => {
       threeDSecure: { eci: '02', cavv: 'AAABBWFlmQAAAABjRWWZEEFgFz8=' },
     });
     expect(result).toMatchObject({ threeDSecure: { authenticationResult: 'AUTHENTICATION_SUCCEEDED' } });
+  });
+});
+
+describe('sandbox technical cancel', () => {
+  it('voids what was authorized under the reference, once, and refuses a request that arrives after it', async () => {
+    const sandbox = createSandboxProcessor();
+    const approved = request({});
+    await sandbox.authorize(approved);
+    expect(await sandbox.technicalCancel(approved.reference)).toBe('done');
+    expect(await sandbox.technicalCancel(approved.reference)).toBe('done');
+    expect(sandbox.book.get(approved.reference)?.reversed).toBe(true);
+
+    const late = request({});
+    await sandbox.technicalCancel(late.reference);
+    expect(await sandbox.authorize(late)).toEqual({ approved: false, reason: 'DO_NOT_HONOR' });
+    expect(await sandbox.inquire(randomUUID())).toBe('unseen');
   });
 });

@@ -1,0 +1,50 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { MerchantContext } from '../context.ts';
+import { inTransaction } from '../db/transaction.ts';
+
+/**
+ * The one way to a processor. Every payment operation (an authorization, a capture, a cancel, a refund)
+ * is a value of this type and runs through `runPayment`; nothing else calls a processor. The phases are
+ * Hyperswitch's (ValidateRequest/GetTracker -> call -> UpdateTracker/PostUpdateTracker) with Medusa's split
+ * of the provider call from its recording:
+ * - prepare: validate, claim the idempotency key and merchantTransactionId, write the attempt with the
+ *   reference the processor will know it by and the account routing chose; committed before the call.
+ * - call: the processor, outside any transaction, connection or lock, within the connector's deadline.
+ * - record: the outcome, the transaction rows, the events (IPNs) and a keyed call's answer, in one
+ *   transaction.
+ * - recover (payments/recovery.ts): an attempt whose call never got an answer (timeout, core killed) is
+ *   resolved later by asking the processor; the shopper is never charged twice.
+ */
+export interface PaymentOperation<Prepared, Outcome, Answer> {
+  prepare(ctx: MerchantContext): Promise<Prepared>;
+  call(ctx: MerchantContext, prepared: Prepared): Promise<Outcome>;
+  record(em: EntityManager, prepared: Prepared, outcome: Outcome): Promise<Answer>;
+  /** The outcome could not be recorded: undo at the processor what no row will stand for. */
+  compensate?(ctx: MerchantContext, prepared: Prepared, outcome: Outcome): Promise<void>;
+}
+
+/** Runs an operation's phases in order. */
+export async function runPayment<Prepared, Outcome, Answer>(
+  ctx: MerchantContext,
+  operation: PaymentOperation<Prepared, Outcome, Answer>,
+): Promise<Answer> {
+  return runPrepared(ctx, operation, await operation.prepare(ctx));
+}
+
+/**
+ * The batch entry: runs call and record for an operation prepared already, with others at once (renewals
+ * claim a leased batch's charges in one statement).
+ */
+export async function runPrepared<Prepared, Outcome, Answer>(
+  ctx: MerchantContext,
+  operation: PaymentOperation<Prepared, Outcome, Answer>,
+  prepared: Prepared,
+): Promise<Answer> {
+  const outcome = await operation.call(ctx, prepared);
+  try {
+    return await inTransaction(ctx.em, (em) => operation.record(em, prepared, outcome));
+  } catch (error) {
+    await operation.compensate?.(ctx, prepared, outcome);
+    throw error;
+  }
+}

@@ -1,0 +1,92 @@
+import type { CoreServices } from '../context.ts';
+import { inTransaction } from '../db/transaction.ts';
+import { executeParameterized } from '../db/wire.ts';
+import { type AttemptKind, freeKey, voidAttempt } from './attempts.ts';
+import { modify } from './modify.ts';
+import { completeAttempt, freeStaleKeys, unresolvedAttempts } from './queries.ts';
+
+export const recoveryQueue = 'payment-recovery';
+
+interface Unresolved {
+  reference: string;
+  merchant_id: number;
+  kind: AttemptKind;
+  amount_minor: string;
+  currency: string | null;
+  idempotency_key: string | null;
+  processor_account_id: number | null;
+  processor_reference: string | null;
+}
+
+/**
+ * Kill Bill's janitor for our attempts: every attempt without an outcome after `afterSeconds` (core died,
+ * or the processor's answer was lost) is resolved by asking the processor account it went to. An
+ * authorization is voided: the caller never had an answer, so nothing acknowledged is lost, and a keyed
+ * retry authorizes afresh; the processor is asked what it did under the reference (an inquiry), and where
+ * it cannot tell, whatever it did is technically cancelled. A capture, reversal or refund was reserved on
+ * its transaction before the call, so it is completed: the call is repeated by its reference, which the
+ * processor does at most once. Keys left in flight with no unresolved attempt (core died around its
+ * phases) are freed. Returns how many attempts were resolved. `afterSeconds` must exceed the longest a
+ * processor call may take, so a live call is never resolved here.
+ */
+export async function recoverAttempts(
+  services: Pick<CoreServices, 'orm' | 'processors'>,
+  afterSeconds: number,
+  limit = 100,
+): Promise<number> {
+  const em = services.orm.em.fork();
+  const attempts = await executeParameterized<Unresolved>(em, unresolvedAttempts, [afterSeconds, limit]);
+  for (const attempt of attempts) {
+    const { reference, kind } = attempt;
+    const account = await services.processors.account(em, attempt.merchant_id, attempt.processor_account_id);
+    const processor = services.processors.connect(account);
+    const amountMinor = Number(attempt.amount_minor);
+    // attempts written before 0019 carry no currency: the sandbox, which needs none
+    const currency = attempt.currency ?? '';
+    if (kind === 'AUTHORIZE') {
+      await voidAttempt(em, processor, { reference, amountMinor, currency }, async () => {
+        const found = await processor.inquire(reference);
+        if (found === 'unseen' || found === 'unknown') return found;
+        return found.approved ? found.processorReference : 'unseen';
+      });
+      continue;
+    }
+    const processorReference = attempt.processor_reference;
+    if (processorReference === null) throw new Error(`attempt ${reference} has no authorization`);
+    const outcome = await modify(processor, kind, { reference, processorReference, amountMinor, currency });
+    await inTransaction(em, async (em) => {
+      await executeParameterized(em, completeAttempt, [reference, outcome === 'done' ? 'DONE' : 'AWAITING']);
+      if (attempt.idempotency_key) await freeKey(em, attempt.merchant_id, attempt.idempotency_key);
+    });
+  }
+  await executeParameterized(em, freeStaleKeys, [afterSeconds]);
+  return attempts.length;
+}
+
+/**
+ * The recovery as a pg-boss job: at start, then again `afterSeconds` (at most a minute) after each run; a
+ * cron every minute restarts the chain should a run's follower be lost. At most one run waits (policy
+ * `short`); a run still marked active by a killed core blocks nothing, and two runs at once are harmless:
+ * every step is conditional on the attempt's state and idempotent at the processor.
+ */
+export async function scheduleRecovery(
+  services: Pick<CoreServices, 'orm' | 'processors' | 'jobs'>,
+  afterSeconds: number,
+  onError: (error: unknown) => void,
+): Promise<void> {
+  const { jobs } = services;
+  const next = (startAfter: number) => jobs.send(recoveryQueue, {}, { startAfter });
+  await jobs.createQueue(recoveryQueue, { policy: 'short', expireInSeconds: 300, retryLimit: 0 });
+  await jobs.schedule(recoveryQueue, '* * * * *');
+  await jobs.work(recoveryQueue, { pollingIntervalSeconds: 1 }, async () => {
+    try {
+      await recoverAttempts(services, afterSeconds);
+    } catch (error) {
+      onError(error);
+      throw error;
+    } finally {
+      await next(Math.min(afterSeconds, 60));
+    }
+  });
+  await next(0);
+}
