@@ -16,6 +16,7 @@ const hmacKeyHex = '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6B
 
 interface Received {
   headers: IncomingHttpHeaders;
+  live: unknown;
   item: NotificationItem;
 }
 
@@ -28,8 +29,11 @@ function receiver() {
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      expect(body.live).toBe('false');
-      received.push({ headers: request.headers, item: body.notificationItems[0].NotificationRequestItem });
+      received.push({
+        headers: request.headers,
+        live: body.live,
+        item: body.notificationItems[0].NotificationRequestItem,
+      });
       if (refusals > 0) {
         refusals--;
         response.writeHead(500).end('not now');
@@ -469,7 +473,8 @@ describe('notifications', () => {
     await settled();
     const notices = notificationsFor(psp);
     expect(notices).toHaveLength(2);
-    for (const { headers, item } of notices) {
+    for (const { headers, live, item } of notices) {
+      expect(live).toBe('false');
       expect(headers.authorization).toBe(`Basic ${Buffer.from('adyen:hook-secret').toString('base64')}`);
       expect(item.additionalData?.hmacSignature).toBe(expectedSignature(item));
       expect(item.merchantAccountCode).toBe(merchantAccount);
