@@ -9,7 +9,7 @@ import addFormats from 'ajv-formats';
  * (`x-*`, `example`, `discriminator`) are dropped so Ajv's strict mode can refuse everything else.
  */
 
-const documents = new URL('../../../../shared/processors/adyen/', import.meta.url);
+const documents = new URL('../processor-specs/adyen/', import.meta.url);
 
 /** The fake's operations and the document's path for each. */
 export const operations = {
@@ -32,6 +32,8 @@ export interface Violation {
 export interface Spec {
   request(operation: Operation, body: unknown): Violation | undefined;
   response(operation: Operation, status: number, body: unknown): Violation | undefined;
+  /** A body against one of the Checkout document's schemas by name ("ThreeDSecureData"). */
+  schema(name: string, body: unknown): Violation | undefined;
   /** A standard notification, checked against the webhook its first item's event code names. */
   notification(body: {
     notificationItems: Array<{ NotificationRequestItem: { eventCode: string } }>;
@@ -112,6 +114,7 @@ function build(): Spec {
   // biome-ignore lint/suspicious/noExplicitAny: the documents are read as untyped JSON
   const post = (path: string): any => (checkout.paths as any)[path].post;
   return {
+    schema: (name, body) => check(name, name, 'urn:adyen:checkout', body),
     request: (operation, body) =>
       check(
         `${operation} request`,
