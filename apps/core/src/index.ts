@@ -18,5 +18,12 @@ export { migrate, openDatabase } from './db/orm.ts';
 export { sweepExpiredRecords } from './idempotency/sweep.ts';
 export { upsertMerchant } from './merchants/service.ts';
 export { coreRegistry } from './metrics.ts';
+export {
+  addProcessorAccount,
+  disableProcessorAccount,
+  listProcessorAccounts,
+  routeProcessors,
+} from './processors/accounts/service.ts';
 export { type AppRouter, appRouter, createCaller } from './router.ts';
+export { createCardVault } from './security/card-vault.ts';
 export { type CoreOptions, type RunningCore, startCore } from './server.ts';
