@@ -35,7 +35,7 @@ export const errorCatalogue = {
   TRANSACTION_ALREADY_CAPTURED: { code: 20010, status: 400 },
   REFUND_AMOUNT_EXCEEDS_BALANCE: { code: 20011, status: 400 },
   INVALID_PAYMENT_DETAILS: { code: 20012, status: 400 },
-  NO_PROCESSOR_ACCOUNT: { code: 20060, status: 400 }, // ours: none of the merchant's processor accounts takes the payment
+  NO_PROCESSOR_ACCOUNT: { code: 20061, status: 400 }, // ours: none of the merchant's processor accounts takes the payment
   // Recurring billing: names from the original's SubscriptionAndBillingPlanErrors, codes ours
   SUBSCRIPTION_NOT_FOUND: { code: 20040, status: 404 },
   PLAN_NOT_FOUND: { code: 20041, status: 404 },
@@ -50,6 +50,7 @@ export const errorCatalogue = {
   CANNOT_CREATE_INACTIVE_PLAN: { code: 20050, status: 400 },
   MAX_PAGE_SIZE_EXCEEDED: { code: 20051, status: 400 },
   NEGATIVE_PAGE_SIZE: { code: 20052, status: 400 },
+  PROCESSOR_ACCOUNT_NOT_FOUND: { code: 20060, status: 404 }, // ours: an admin call names an unknown account
   SAME_IDEMPOTENCY_KEY_WAS_ALREADY_IN_USE_WITH_PREVIOUS_DIFFERENT_REQUEST: { code: 60101, status: 422 },
   REQUEST_WITH_SAME_IDEMPOTENCY_KEY_ALREADY_IN_PROGRESS: { code: 60102, status: 409 },
   IDEMPOTENCY_KEY_MAX_LENGTH_LIMIT_EXCEEDED: { code: 60103, status: 400 },
