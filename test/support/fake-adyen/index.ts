@@ -37,6 +37,8 @@ export interface FakeAdyen {
   requests: RecordedRequest[];
   /** Every notification sent (or being sent), with the receiver's last answer. */
   notifications: Delivery[];
+  /** Where notifications go from now on: Paywire's endpoint needs the account's id, known after the fake starts. */
+  notifyTo(target: { url: string; username: string; password: string }): void;
   /** Applies to the next matching request(s). */
   fault(next: Fault): void;
   setLatency(ms: number): void;
@@ -82,6 +84,7 @@ export async function startFakeAdyen(options: FakeAdyenOptions): Promise<FakeAdy
     violations: server.violations,
     requests: server.requests,
     notifications: notifier.sent,
+    notifyTo: (target) => notifier.notifyTo(target),
     fault: (next) => server.fault(next),
     setLatency: (ms) => {
       latencyMs = ms;

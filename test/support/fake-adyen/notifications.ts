@@ -98,6 +98,11 @@ export class Notifier {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
+  /** Where notifications go from now on (a receiver known only once its account exists). */
+  notifyTo(target: NonNullable<NotifierOptions['notify']>): void {
+    this.options.notify = target;
+  }
+
   /** Abandons deliveries still waiting, so closing the fake does not wait out their retries. */
   async close(): Promise<void> {
     this.stop.abort();
