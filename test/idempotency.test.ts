@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sweepExpiredRecords } from '@paywire/core';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adyenTestCard, startLiveStack } from './support/adyen.ts';
 import {
   as,
   type CallOptions,
@@ -473,7 +474,7 @@ describe('retention: 24 hours by the merchant clock', () => {
   describe('in live mode', () => {
     let live: Stack;
     beforeAll(async () => {
-      live = await startStack({ mode: 'live' });
+      live = await startLiveStack();
     });
     afterAll(() => live?.close());
 
@@ -481,7 +482,10 @@ describe('retention: 24 hours by the merchant clock', () => {
       const liveApi = client(live);
       const [kept, expired] = [newKey(), newKey()];
       for (const key of [kept, expired])
-        expectStatus(await liveApi.post('/transactions', saleBody(), keyed(key)), 200);
+        expectStatus(
+          await liveApi.post('/transactions', saleBody({ creditCard: adyenTestCard }), keyed(key)),
+          200,
+        );
       // Days of sandbox clock left on the merchant: live mode does not count them, for answers or the sweep.
       const merchantId = live.merchant.id;
       await live.db.query('update merchant set clock_offset_seconds = $1 where id = $2', [

@@ -2,6 +2,7 @@ import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from
 import { callOptions, createPaywireClient, type PaywireClient } from '@paywire/client';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adyenTestCard, startLiveStack } from './support/adyen.ts';
 import { as, type CallOptions, client, expectStatus, type Reply, saleBody } from './support/http.ts';
 import { type IpnReceiver, type ReceivedIpn, startIpnReceiver } from './support/ipn-receiver.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
@@ -874,7 +875,7 @@ describe('outbound safety in live mode', () => {
   let liveCore: PaywireClient;
 
   beforeAll(async () => {
-    live = await startStack({ mode: 'live' });
+    live = await startLiveStack();
     liveCore = createPaywireClient({ url: live.core.url, credential: live.facadeCredential });
   });
 
@@ -898,7 +899,10 @@ describe('outbound safety in live mode', () => {
       ),
       200,
     );
-    const paid = expectStatus(await liveApi.post('/transactions', saleBody(), { merchant }), 200).body;
+    const paid = expectStatus(
+      await liveApi.post('/transactions', saleBody({ creditCard: adyenTestCard }), { merchant }),
+      200,
+    ).body;
 
     const log = await waitFor('the deliveries to end', async () => {
       const entries = await deliveryLog(liveCore, merchant);

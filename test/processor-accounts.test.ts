@@ -343,7 +343,7 @@ describe('processors.route and routing', () => {
 });
 
 describe('liveRefusal', () => {
-  it('names a merchant without an enabled live account on its route, or routing to a sandbox account', async () => {
+  it('names a merchant whose route reaches a sandbox account; one without accounts is no reason', async () => {
     const databaseUrl = await newDatabase(); // its own merchants only
     const own = await openDatabase(databaseUrl, 2);
     try {
@@ -353,24 +353,27 @@ describe('liveRefusal', () => {
       const route = (rules: RouterInputs['processors']['route']['rules']) =>
         routeProcessors(own.em.fork(), vault, routeProcessorsInput.parse({ merchantId: shop.id, rules }));
       const refused = () => liveRefusal(own.em.fork());
-      const noLiveAccount = `live mode refused: merchant ${shop.id} (${shop.username}) has no enabled live processor account on its route`;
+      const toSandbox = `live mode refused: merchant ${shop.id} (${shop.username}) routes to the sandbox account(s) play`;
 
-      expect(await refused()).toBe(noLiveAccount);
-      await add(adyen(shop, 'test-one')); // the default, but a test account
+      expect(await refused()).toBeNull(); // no account: live card payments are refused, not sent anywhere
       const live = { environment: 'live', credentials: credentials({ liveUrlPrefix: 'abc-Shop' }) } as const;
-      await add(adyen(shop, 'live-one', live)); // neither default nor routed to
-      expect(await refused()).toBe(noLiveAccount);
+      await add(adyen(shop, 'live-one', live));
+      await add({ ...adyen(shop, 'play'), connector: 'sandbox', credentials: undefined, default: false });
+      expect(await refused()).toBeNull(); // a sandbox account on no route
+      await route([{ account: 'play', cardBrand: 'AMEX' }, { account: 'live-one' }]);
+      expect(await refused()).toBe(toSandbox);
       await route([{ account: 'live-one' }]);
       expect(await refused()).toBeNull();
-
-      await add({ ...adyen(shop, 'play'), connector: 'sandbox', credentials: undefined });
-      await route([{ account: 'play', cardBrand: 'AMEX' }, { account: 'live-one' }]);
-      expect(await refused()).toBe(
-        `live mode refused: merchant ${shop.id} (${shop.username}) routes to the sandbox account(s) play`,
-      );
-      await route([{ account: 'live-one' }]);
       await disableProcessorAccount(own.em.fork(), vault, { merchantId: shop.id, name: 'live-one' });
-      expect(await refused()).toBe(noLiveAccount);
+      await add({
+        ...adyen(shop, 'play-default'),
+        connector: 'sandbox',
+        credentials: undefined,
+        default: true,
+      });
+      expect(await refused()).toBe(
+        `live mode refused: merchant ${shop.id} (${shop.username}) routes to the sandbox account(s) play-default`,
+      );
     } finally {
       await own.close();
     }

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createSandboxProcessor, type Processor } from '@paywire/core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLiveStack } from './support/adyen.ts';
 import { as, type CallOptions, client, type Reply, saleBody, xmlDocument } from './support/http.ts';
 import { paymentRowCounts, type Stack, startStack, type TestMerchant } from './support/stack.ts';
 import { captureStdout } from './support/stdout.ts';
@@ -769,7 +770,7 @@ describe('live mode', () => {
   let liveApi: ReturnType<typeof client>;
 
   beforeAll(async () => {
-    live = await startStack({ mode: 'live' });
+    live = await startLiveStack();
     liveApi = client(live);
   });
   afterAll(() => live?.close());

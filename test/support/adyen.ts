@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createPaywireClient, type PaywireClient } from '@paywire/client';
 import { expect } from 'vitest';
 import { type FakeAdyen, startFakeAdyen } from './fake-adyen/index.ts';
-import type { Stack, TestMerchant } from './stack.ts';
+import { type Stack, startStack, type TestMerchant } from './stack.ts';
 
 /** A test card both connectors approve: Adyen's VISA test card with its test CVC; any Luhn-valid card at the sandbox. */
 export const adyenTestCard = {
@@ -101,4 +101,28 @@ export function standingCharges(fake: FakeAdyen) {
       !payment.cancelled &&
       !(payment.capturedMinor > 0 && payment.refundedMinor >= payment.capturedMinor),
   );
+}
+
+/**
+ * A live-mode stack whose merchants pay through a live Adyen account on one fake Adyen (core points every
+ * Adyen account there): live mode reaches no sandbox. `newMerchant` gives each new merchant its account.
+ */
+export async function startLiveStack(): Promise<Stack & { adyen: FakeAdyen }> {
+  const on = await startAdyenFake('live');
+  const stack = await startStack({ mode: 'live', adyenEndpoint: on.fake.url });
+  const operator = await operatorOf(stack);
+  const withAccount = async (merchant: TestMerchant) => {
+    await fakeAdyenAccount(stack, operator, merchant, { name: 'live', environment: 'live', on });
+    return merchant;
+  };
+  await withAccount(stack.merchant);
+  return {
+    ...stack,
+    adyen: on.fake,
+    newMerchant: async () => withAccount(await stack.newMerchant()),
+    async close() {
+      await stack.close();
+      await on.fake.close();
+    },
+  };
 }

@@ -131,24 +131,19 @@ export async function accountById(
 interface ReadinessRow {
   merchant_id: number;
   username: string;
-  has_live_account: boolean;
   sandbox_accounts: string[];
 }
 
 /**
- * Why live mode must refuse to start, or null: a merchant whose route (its rules and default) has no
- * enabled live account of a real processor, or names a sandbox account.
+ * Why live mode must refuse to start, or null: a merchant whose route (its rules and default) names a
+ * sandbox account. A merchant without accounts is no reason: in live mode its card payments are refused
+ * (NO_PROCESSOR_ACCOUNT), never sent to the sandbox, and its SEPA debits go on.
  */
 export async function liveRefusal(em: EntityManager): Promise<string | null> {
   const rows = await executeParameterized<ReadinessRow>(em, liveReadiness, []);
-  const reasons = rows.flatMap((row) => {
-    const merchant = `merchant ${row.merchant_id} (${row.username})`;
-    return [
-      ...(row.has_live_account ? [] : [`${merchant} has no enabled live processor account on its route`]),
-      ...(row.sandbox_accounts.length === 0
-        ? []
-        : [`${merchant} routes to the sandbox account(s) ${row.sandbox_accounts.join(', ')}`]),
-    ];
-  });
+  const reasons = rows.map(
+    (row) =>
+      `merchant ${row.merchant_id} (${row.username}) routes to the sandbox account(s) ${row.sandbox_accounts.join(', ')}`,
+  );
   return reasons.length === 0 ? null : `live mode refused: ${reasons.join('; ')}`;
 }
