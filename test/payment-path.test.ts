@@ -101,7 +101,9 @@ describe('with a 250 ms acquirer', () => {
   it('a sale whose answer and inquiry are both lost is voided by recovery, and its key is free again', async () => {
     const key = randomUUID();
     const body = saleBody({ creditCard: { ...saleBody().creditCard, cardNumber: '4000000000000309' } });
-    expectStatus(await api.post('/transactions', body, keyed(key)), 500);
+    const unanswered = expectStatus(await api.post('/transactions', body, keyed(key)), 503);
+    expect(unanswered.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(unanswered.body.message[0].description).toMatch(/outcome is being resolved/);
     const [attempt] = (
       await stack.db.query<{ reference: string }>(
         'select reference from payment_attempt where idempotency_key = $1',
@@ -117,14 +119,14 @@ describe('with a 250 ms acquirer', () => {
     );
     expect(acquirer.book.get(attempt.reference)?.reversed).toBe(true);
     const retried = await api.post('/transactions', body, keyed(key));
-    expect(retried.status).toBe(500); // this card's answers are always lost: again unknown, again voided
+    expect(retried.status).toBe(503); // this card's answers are always lost: again unknown, again voided
   });
 
   it('an approval whose answer is lost leaves no authorization at the acquirer and no transaction', async () => {
     const body = saleBody({ creditCard: { ...saleBody().creditCard, cardNumber: '4000000000000309' } });
     const before = (await stack.db.query<{ id: string }>('select max(id) as id from payment_attempt')).rows[0]
       ?.id;
-    expectStatus(await api.post('/transactions', body), 500);
+    expectStatus(await api.post('/transactions', body), 503);
     const { rows } = await stack.db.query<{ reference: string }>(
       'select reference from payment_attempt where id > $1',
       [before ?? 0],

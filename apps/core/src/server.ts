@@ -247,6 +247,9 @@ function procedures(
       if (!isExpected(error) && error.code !== 'UNAUTHORIZED' && error.code !== 'NOT_FOUND') {
         const cause = error.cause instanceof Error ? error.cause : error;
         (ctx?.log ?? log).error({ procedure: path, code: error.code, error: cause }, 'procedure failed');
+      } else if (error.cause instanceof DomainError && error.cause.cause instanceof Error) {
+        // an expected answer with a cause worth an operator's look (a processor that did not answer)
+        (ctx?.log ?? log).warn({ procedure: path, error: error.cause.cause }, error.cause.message);
       }
     },
   });

@@ -92,9 +92,17 @@ function fingerprintOf(vault: CardVault, request: IdempotentRequest, path: strin
 /** What is kept of a result: successes and the domain's own failures (declines, rules); nothing else. */
 function storable(result: Result): StoredOutcome | undefined {
   if (result.ok) return { ok: true, data: result.data };
-  return isDomainFailure(result.error)
+  return isDomainFailure(result.error) && !isTransient(result.error)
     ? { ok: false, body: publicErrorBody(result.error, undefined) }
     : undefined;
+}
+
+/**
+ * "Not now" rather than "no" (a processor that did not answer): never a key's answer. The key is freed, or
+ * stays in flight while its payment attempt is resolved.
+ */
+function isTransient(error: TRPCError): boolean {
+  return error.cause instanceof DomainError && error.cause.errorName === 'SERVICE_UNAVAILABLE';
 }
 
 /**

@@ -102,6 +102,19 @@ export async function voidAttempt(
   const found = await authorization();
   if (found === 'unknown') await processor.technicalCancel(reference);
   else if (found !== 'unseen') await processor.cancel({ ...attempt, processorReference: found });
+  await markAttemptVoided(em, reference);
+}
+
+/**
+ * An authorization attempt nothing stands for (no account reached, or what one did was cancelled): VOIDED at
+ * once, its key free for a retry.
+ */
+export async function abandonAttempt(em: EntityManager, reference: string): Promise<void> {
+  if ((await executeParameterized(em, takeForVoiding, [reference])).length > 0)
+    await markAttemptVoided(em, reference);
+}
+
+async function markAttemptVoided(em: EntityManager, reference: string): Promise<void> {
   await inTransaction(em, async (em) => {
     const [voided] = await executeParameterized<{ merchant_id: number; idempotency_key: string | null }>(
       em,

@@ -8,7 +8,7 @@ import {
   type Processor,
   ProcessorUnavailable,
 } from '../processors/processor.ts';
-import { moveAttemptTo } from './attempts.ts';
+import { abandonAttempt, moveAttemptTo } from './attempts.ts';
 
 /** An authorization's call: its request (with the attempt's reference) and the accounts to try, in order. */
 export interface AuthorizationCall {
@@ -43,8 +43,9 @@ async function settleUnanswered(processor: Processor, reference: string): Promis
  * cannot have authorized (no connection; or no answer, then an inquiry or technical cancel proved nothing
  * stands) the next account is written on the attempt (committed, so recovery asks the right one) and asked
  * under the same reference. Never after a decline or an approval, and never while an earlier account's
- * outcome is unknown. When no account could be asked, the last ProcessorUnavailable is thrown and the
- * attempt stays pending for recovery.
+ * outcome is unknown (an inquiry or technical cancel that fails throws, `reached`: the attempt stays pending
+ * for recovery). When no account took the payment and nothing stands, the attempt is voided at once and
+ * ProcessorUnavailable is thrown with `reached` false.
  */
 export async function authorizeWithFailover(
   em: EntityManager,
@@ -66,5 +67,11 @@ export async function authorizeWithFailover(
       if (answer) return { account, answer };
     }
   }
-  throw unavailable ?? new Error('no processor account to authorize on');
+  // Every account refused the connection, or what it did was cancelled: nothing stands for the attempt.
+  await abandonAttempt(em, request.reference);
+  throw new ProcessorUnavailable(
+    `no processor account answered: ${unavailable?.message ?? 'none to ask'}`,
+    false,
+    { cause: unavailable },
+  );
 }

@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { DomainError } from '@paywire/contracts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
+import { ProcessorUnavailable } from '../processors/processor.ts';
 
 /**
  * The one way to a processor. Every payment operation (an authorization, a capture, a cancel, a refund)
@@ -23,6 +25,22 @@ export interface PaymentOperation<Prepared, Outcome, Answer> {
   compensate?(ctx: MerchantContext, prepared: Prepared, outcome: Outcome): Promise<void>;
 }
 
+/**
+ * A call the processor did not answer, as the merchant hears of it: 503 (Retry-After). Nothing charged when
+ * the attempt was abandoned; otherwise its outcome is being resolved, and a keyed retry answers 409 until the
+ * recovery worker has, then runs afresh.
+ */
+function unanswered(error: ProcessorUnavailable): DomainError {
+  const refusal = new DomainError(
+    'SERVICE_UNAVAILABLE',
+    error.reached
+      ? 'the payment processor did not answer; the outcome is being resolved, retry later'
+      : 'no payment processor answered; nothing was charged, retry later',
+  );
+  refusal.cause = error;
+  return refusal;
+}
+
 /** Runs an operation's phases in order. */
 export async function runPayment<Prepared, Outcome, Answer>(
   ctx: MerchantContext,
@@ -40,7 +58,9 @@ export async function runPrepared<Prepared, Outcome, Answer>(
   operation: PaymentOperation<Prepared, Outcome, Answer>,
   prepared: Prepared,
 ): Promise<Answer> {
-  const outcome = await operation.call(ctx, prepared);
+  const outcome = await operation.call(ctx, prepared).catch((error: unknown) => {
+    throw error instanceof ProcessorUnavailable ? unanswered(error) : error;
+  });
   try {
     return await inTransaction(ctx.em, (em) => operation.record(em, prepared, outcome));
   } catch (error) {

@@ -1,0 +1,234 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { addProcessorAccountInput } from '@paywire/contracts';
+import { addProcessorAccount, createCardVault, createSandboxProcessor, openDatabase } from '@paywire/core';
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type AdyenFake, adyenTestCard, standingCharges, startAdyenFake } from './adyen.ts';
+import { saleBody } from './http.ts';
+import { freePort } from './ports.ts';
+import { newDatabase, newFacadeCredential, newMerchant, startFacade } from './stack.ts';
+import { waitFor } from './wait.ts';
+
+/**
+ * Fault test, for each connector: keyed sales whose processor answers after 250 ms, with client retries,
+ * while core is killed with SIGKILL and restarted five times. However the crashes fall, every key ends with
+ * exactly one payment, every answer a key got names the same transaction and that transaction exists, and
+ * once the recovery worker has resolved every unknown outcome, the processor's standing authorizations match
+ * Paywire's transactions one to one: the sandbox's book (journalled to a file that outlives each core), or
+ * the fake Adyen's (in this process; recovery technically cancels what it cannot ask about).
+ */
+export function defineCrashTest(connector: 'sandbox' | 'adyen'): void {
+  const keys = 80;
+  const clients = 8;
+  const kills = 5;
+  const journal = join(tmpdir(), `paywire-sandbox-${randomUUID()}.jsonl`);
+  const corePath = fileURLToPath(new URL('../../apps/core/src/main.ts', import.meta.url));
+
+  let adyen: AdyenFake | undefined;
+  let databaseUrl: string;
+  let baseUrl: string;
+  let authorization: string;
+  let merchantId: number;
+  let core: ChildProcess | undefined;
+  let closeFacade: () => Promise<void>;
+  const coreEnv: Record<string, string> = {};
+
+  async function startCoreProcess(): Promise<void> {
+    core = spawn(process.execPath, [corePath], { env: { ...process.env, ...coreEnv }, stdio: 'ignore' });
+    for (let attempt = 0; attempt < 200; attempt++) {
+      try {
+        await fetch(`http://127.0.0.1:${coreEnv.CORE_PORT}/trpc/`);
+        return;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+    throw new Error('core did not come back within 10 s');
+  }
+
+  function killCore(): Promise<void> {
+    return new Promise((resolve) => {
+      if (!core || core.exitCode !== null) return resolve();
+      core.once('exit', () => resolve());
+      core.kill('SIGKILL');
+    });
+  }
+
+  /** The merchant's test account on the fake Adyen, added as the operator CLI adds one, before core starts. */
+  async function addAdyenAccount(cardKey: Buffer, fake: AdyenFake): Promise<void> {
+    const orm = await openDatabase(databaseUrl, 1);
+    try {
+      await addProcessorAccount(
+        orm.em.fork(),
+        createCardVault(cardKey),
+        addProcessorAccountInput.parse({
+          merchantId,
+          name: 'adyen',
+          connector: 'adyen',
+          environment: 'test',
+          merchantAccount: fake.merchantAccount,
+          credentials: {
+            apiKey: fake.apiKey,
+            hmacKey: fake.fake.hmacKeyHex,
+            notificationUsername: 'adyen',
+            notificationPassword: 'unused-here',
+            endpoint: fake.fake.url,
+          },
+        }),
+      );
+    } finally {
+      await orm.close();
+    }
+  }
+
+  beforeAll(async () => {
+    databaseUrl = await newDatabase('paywire_crash');
+    const merchant = await newMerchant(databaseUrl);
+    merchantId = merchant.id;
+    authorization = merchant.authorization;
+    const cardKey = randomBytes(32);
+    Object.assign(coreEnv, {
+      DATABASE_URL: databaseUrl,
+      CORE_PORT: String(await freePort()),
+      CARD_ENCRYPTION_KEY: cardKey.toString('base64'),
+      DATABASE_POOL_SIZE: '8',
+      SANDBOX_ACQUIRER_LATENCY_MS: '250',
+      SANDBOX_ACQUIRER_JOURNAL: journal,
+      ADYEN_TIMEOUT_MS: '1000',
+      PAYMENT_RECOVERY_AFTER_SECONDS: '1',
+    });
+    if (connector === 'adyen') {
+      adyen = await startAdyenFake('crash', 250);
+      await addAdyenAccount(cardKey, adyen);
+    }
+    await startCoreProcess();
+    const facade = await startFacade(
+      `http://127.0.0.1:${coreEnv.CORE_PORT}/trpc`,
+      await newFacadeCredential(databaseUrl),
+    );
+    baseUrl = facade.baseUrl;
+    closeFacade = facade.close;
+  });
+
+  afterAll(async () => {
+    await killCore();
+    await closeFacade?.();
+    await adyen?.fake.close();
+    await rm(journal, { force: true });
+  });
+
+  /** How many authorizations the processor made, and the references of those still standing. */
+  function standingAtProcessor(): { authorizations: number; live: string[] } {
+    if (adyen) {
+      return {
+        authorizations: adyen.fake.book.size,
+        live: standingCharges(adyen.fake).map((payment) => payment.pspReference),
+      };
+    }
+    const book = [...createSandboxProcessor({ journal }).book.values()];
+    return {
+      authorizations: book.length,
+      live: book.flatMap((entry) =>
+        entry.answer.approved && !entry.reversed ? [entry.answer.processorReference] : [],
+      ),
+    };
+  }
+
+  /** Requests that died with core or met a key still held by a killed transaction, then were retried. */
+  let interrupted = 0;
+
+  /** One key's sale, retried on anything but a final answer; every 200's transaction id is kept. */
+  async function sellUntilAnswered(key: string, seen: Map<string, Set<string>>): Promise<number> {
+    const body = JSON.stringify(saleBody({ creditCard: adyenTestCard, amount: 10 }));
+    for (let attempt = 1; attempt <= 600; attempt++) {
+      try {
+        const reply = await fetch(`${baseUrl}/transactions`, {
+          method: 'POST',
+          headers: { authorization, 'content-type': 'application/json', 'idempotency-key': key },
+          body,
+        });
+        const answer = (await reply.json()) as { transactionId?: string };
+        if (reply.status === 200 && answer.transactionId) {
+          seen.get(key)?.add(answer.transactionId);
+          return attempt;
+        }
+        if (reply.status !== 503 && reply.status !== 409) throw new Error(`unexpected ${reply.status}`);
+      } catch (error) {
+        if (String(error).includes('unexpected')) throw error;
+      }
+      interrupted++;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error(`key ${key} never got an answer`);
+  }
+
+  it(`charges each key exactly once while core is killed and restarted (${connector})`, {
+    timeout: 120_000,
+  }, async () => {
+    const all = Array.from({ length: keys }, () => randomUUID());
+    const seen = new Map(all.map((key) => [key, new Set<string>()]));
+    const queue = [...all];
+    let attempts = 0;
+    let loadDone = false;
+
+    const load = Promise.all(
+      Array.from({ length: clients }, async () => {
+        for (let key = queue.shift(); key; key = queue.shift()) {
+          // (await first: `attempts += await …` would read attempts before the wait and lose other clients' counts)
+          const first = await sellUntilAnswered(key, seen);
+          // Ask again for a key already answered: a retry after a lost reply must replay, not charge.
+          const again = Math.random() < 0.5 ? await sellUntilAnswered(key, seen) : 0;
+          attempts += first + again;
+        }
+      }),
+    ).finally(() => {
+      loadDone = true;
+    });
+
+    let killed = 0;
+    while (killed < kills && !loadDone) {
+      await new Promise((resolve) => setTimeout(resolve, 150 + Math.random() * 200));
+      await killCore();
+      killed++;
+      await startCoreProcess();
+    }
+    await load;
+
+    const db = new pg.Client({ connectionString: databaseUrl });
+    await db.connect();
+    const payments = await db.query<{ count: string }>(
+      'select count(*) from card_transaction where merchant_id = $1',
+      [merchantId],
+    );
+    await waitFor('the recovery worker to resolve every attempt', async () => {
+      const { rows } = await db.query(`select 1 from payment_attempt where state in ('PENDING', 'VOIDING')`);
+      return rows.length === 0;
+    });
+    const recorded = await db.query<{ id: string; processor_reference: string }>(
+      'select id, processor_reference from card_transaction where merchant_id = $1',
+      [merchantId],
+    );
+    const voided = await db.query<{ count: string }>(
+      `select count(*) from payment_attempt where state = 'VOIDED'`,
+    );
+    await db.end();
+    const { authorizations, live } = standingAtProcessor();
+
+    console.info(
+      `fault test: ${keys} keys, ${attempts} requests (${interrupted} interrupted and retried), core killed ${killed} times, ${payments.rows[0]?.count} payments, ${authorizations} authorizations at the processor, ${voided.rows[0]?.count} attempts voided by recovery`,
+    );
+    expect(killed).toBeGreaterThanOrEqual(2);
+    expect(interrupted).toBeGreaterThan(0); // the kills did land on requests in flight
+    expect(Number(payments.rows[0]?.count)).toBe(keys);
+    for (const ids of seen.values()) expect(ids.size).toBe(1);
+    const ids = new Set(recorded.rows.map((row) => row.id));
+    for (const answered of seen.values()) for (const id of answered) expect(ids.has(id)).toBe(true);
+    expect(recorded.rows.map((row) => row.processor_reference).sort()).toEqual(live.sort());
+    if (adyen) expect(adyen.fake.violations).toEqual([]);
+  });
+}
