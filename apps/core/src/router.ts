@@ -5,6 +5,7 @@ import { clockRouter } from './clock/router.ts';
 import { ipnRouter } from './ipn/router.ts';
 import { merchantsRouter } from './merchants/router.ts';
 import { ordersRouter } from './orders/router.ts';
+import { adyenRouter } from './processors/adyen/router.ts';
 import { recurringRouter } from './recurring/router.ts';
 import { refundsRouter } from './refunds/router.ts';
 import { reportsRouter } from './reports/router.ts';
@@ -27,6 +28,7 @@ export const appRouter = router({
   callers: callersRouter,
   reports: reportsRouter,
   recurring: recurringRouter,
+  adyen: adyenRouter,
 });
 
 export type AppRouter = typeof appRouter;
