@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** What `npm start` and `npm run merchant` read from the environment. */
+/** What `npm start` and the operator CLIs (merchant, caller, processor) read from the environment. */
 const schema = z.object({
   DATABASE_URL: z.string().optional(),
   EMBEDDED_POSTGRES_PORT: z.coerce.number().int().default(54330),
@@ -9,6 +9,8 @@ const schema = z.object({
   PORT: z.coerce.number().int().default(8080),
   CORE_PORT: z.coerce.number().int().default(8081),
   CARD_ENCRYPTION_KEY: z.string().optional(),
+  /** npm run processor -- add: the account's credentials as JSON, instead of a file. */
+  PROCESSOR_CREDENTIALS: z.string().optional(),
   SANDBOX_API_USERNAME: z.string().min(1).default('sandbox'),
   SANDBOX_API_PASSWORD: z.string().min(8).default('sandbox-password'),
 });

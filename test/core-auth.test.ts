@@ -245,7 +245,7 @@ describe('scopes', () => {
     const forAdmin = await raw('ipn.secret', 'query', { credential: admin, merchant: stack.merchant });
     expect(forAdmin.status).toBe(403);
     expect(paywireError(forAdmin)?.description).toBe(
-      'an admin credential may only manage caller credentials',
+      'an admin credential may only manage caller credentials and processor accounts',
     );
     expect((await raw('callers.list', 'query', { credential: admin })).status).toBe(200);
     for (const credential of [stack.facadeCredential, oneMerchant, readOnly]) {
@@ -256,7 +256,9 @@ describe('scopes', () => {
         { name: 'sneaky', scope: 'admin' },
       );
       expect(reply.status).toBe(403);
-      expect(paywireError(reply)?.description).toBe('only an admin credential may manage caller credentials');
+      expect(paywireError(reply)?.description).toBe(
+        'only an admin credential may manage caller credentials and processor accounts',
+      );
     }
     const { rows } = await stack.db.query(
       "select count(*)::int as n from caller_credential where name = 'sneaky'",

@@ -11,6 +11,12 @@ export { sweepExpiredRecords } from './idempotency/sweep.ts';
 export { upsertMerchant } from './merchants/service.ts';
 export { coreRegistry } from './metrics.ts';
 export { recoverAttempts } from './payments/recovery.ts';
+export {
+  addProcessorAccount,
+  disableProcessorAccount,
+  listProcessorAccounts,
+  routeProcessors,
+} from './processors/accounts/service.ts';
 export type { AuthorizationRequest, Processor } from './processors/processor.ts';
 export {
   createSandboxProcessor,
@@ -18,4 +24,5 @@ export {
   type SandboxProcessor,
 } from './processors/sandbox/processor.ts';
 export { type AppRouter, appRouter, createCaller } from './router.ts';
+export { createCardVault } from './security/card-vault.ts';
 export { type CoreOptions, type RunningCore, startCore } from './server.ts';

@@ -5,6 +5,7 @@ import { clockRouter } from './clock/router.ts';
 import { ipnRouter } from './ipn/router.ts';
 import { merchantsRouter } from './merchants/router.ts';
 import { ordersRouter } from './orders/router.ts';
+import { processorsRouter } from './processors/accounts/router.ts';
 import { adyenRouter } from './processors/adyen/router.ts';
 import { recurringRouter } from './recurring/router.ts';
 import { refundsRouter } from './refunds/router.ts';
@@ -29,6 +30,7 @@ export const appRouter = router({
   reports: reportsRouter,
   recurring: recurringRouter,
   adyen: adyenRouter,
+  processors: processorsRouter,
 });
 
 export type AppRouter = typeof appRouter;

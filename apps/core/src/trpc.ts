@@ -100,11 +100,15 @@ export const publicProcedure = forScope('any-merchant', 'only the facade may cal
 /** Any authenticated caller, whatever its scope. */
 export const callerProcedure = observed;
 
-/** Credential management: admin credentials only. */
-export const adminProcedure = forScope('admin', 'only an admin credential may manage caller credentials');
+/** Caller credential and processor account management: admin credentials only. */
+export const adminProcedure = forScope(
+  'admin',
+  'only an admin credential may manage caller credentials and processor accounts',
+);
 
 const actingForMerchant = observed.use(({ ctx, next, type }) => {
-  if (ctx.caller.scope === 'admin') throw forbidden('an admin credential may only manage caller credentials');
+  if (ctx.caller.scope === 'admin')
+    throw forbidden('an admin credential may only manage caller credentials and processor accounts');
   if (ctx.caller.scope === 'read-only' && type !== 'query')
     throw forbidden('a read-only credential may only query');
   if (ctx.merchantId === null)

@@ -3,7 +3,7 @@ import { z } from 'zod';
 /**
  * What an internal caller's credential lets it do. `any-merchant` is the facade's: it names the merchant
  * it acts for in `x-paywire-merchant`. `one-merchant` and `read-only` are bound to one merchant at issue
- * (read-only: queries only). `admin` manages credentials and nothing else.
+ * (read-only: queries only). `admin` manages credentials and processor accounts, nothing else.
  */
 export const callerScopes = ['any-merchant', 'one-merchant', 'read-only', 'admin'] as const;
 export type CallerScope = (typeof callerScopes)[number];

@@ -56,7 +56,7 @@ export const creditCardInput = z
 
 export type CreditCardInput = z.output<typeof creditCardInput>;
 
-/** Properties that hold card or bank account data, or objects that do: values under them are never echoed in an error. */
+/** Properties that hold card or bank account data or other secrets, or objects that do: values under them are never echoed in an error. */
 export const sensitiveProperties = new Set([
   'creditCard',
   'cardNumber',
@@ -70,4 +70,6 @@ export const sensitiveProperties = new Set([
   'sepaDirectDebitTransaction',
   'sepaDirectDebit',
   'sepaDirectDebitsInfo',
+  // A processor account's secrets (processors.ts).
+  'credentials',
 ]);

@@ -14,6 +14,7 @@ export * from './money.ts';
 export * from './orders.ts';
 export * from './primitives.ts';
 export * from './processor-notifications.ts';
+export * from './processors.ts';
 export * from './recurring.ts';
 export * from './reports.ts';
 export * from './responses.ts';

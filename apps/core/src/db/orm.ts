@@ -9,6 +9,7 @@ import { IpnConfig, IpnDelivery } from '../ipn/entities.ts';
 import { migrateJobSchema } from '../jobs/boss.ts';
 import { Merchant } from '../merchants/entities.ts';
 import { Invoice, OrderItem, ShopperOrder } from '../orders/entities.ts';
+import { ProcessorAccount, ProcessorRoute } from '../processors/accounts/entities.ts';
 import { RecurringPlan, Subscription, SubscriptionCharge } from '../recurring/entities.ts';
 import { SepaDebit, SepaMandate, SepaRefund } from '../sepa/entities.ts';
 import { Shopper, StoredCard } from '../shoppers/entities.ts';
@@ -30,6 +31,7 @@ import { PaymentAttempts } from './migrations/0014-payment-attempts.ts';
 import { DeliveryRequestId } from './migrations/0015-delivery-request-id.ts';
 import { Recurring } from './migrations/0016-recurring.ts';
 import { Renewals } from './migrations/0017-renewals.ts';
+import { ProcessorAccounts } from './migrations/0018-processor-accounts.ts';
 import { ProcessorAttempts } from './migrations/0019-processor-attempts.ts';
 import { ProcessorNotifications } from './migrations/0020-processor-notifications.ts';
 import { wireDialect } from './wire.ts';
@@ -56,6 +58,8 @@ export const entities = [
   RecurringPlan,
   Subscription,
   SubscriptionCharge,
+  ProcessorAccount,
+  ProcessorRoute,
 ];
 
 /** Committed migrations, in order. The schema only ever changes through these, never by sync at boot. */
@@ -77,6 +81,7 @@ const migrationsList = [
   { name: '0015-delivery-request-id', class: DeliveryRequestId },
   { name: '0016-recurring', class: Recurring },
   { name: '0017-renewals', class: Renewals },
+  { name: '0018-processor-accounts', class: ProcessorAccounts },
   { name: '0019-processor-attempts', class: ProcessorAttempts },
   { name: '0020-processor-notifications', class: ProcessorNotifications },
 ];

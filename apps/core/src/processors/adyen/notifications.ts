@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
 import {
+  type AdyenCredentials,
   type AdyenNotificationItem,
   type adyenNotificationInput,
   DomainError,
@@ -16,6 +17,7 @@ import { inTransaction } from '../../db/transaction.ts';
 import { executeParameterized } from '../../db/wire.ts';
 import { recordEvent } from '../../ipn/events.ts';
 import type { AttemptKind } from '../../payments/attempts.ts';
+import { openCredentials } from '../accounts/credentials.ts';
 import { validNotificationSignature } from './hmac.ts';
 import {
   awaitingAttempt,
@@ -32,18 +34,17 @@ import {
 
 type NotificationInput = z.output<typeof adyenNotificationInput>;
 
-/** What an account's sealed credentials hold that notifications need. */
-interface NotificationCredentials {
-  hmacKey: string;
-  notificationUsername: string;
-  notificationPassword: string;
-}
-
 interface AccountRow {
   id: number;
   merchant_id: number;
+  name: string;
   sealed_credentials: string | null;
 }
+
+type NotificationCredentials = Pick<
+  AdyenCredentials,
+  'hmacKey' | 'notificationUsername' | 'notificationPassword'
+>;
 
 const refused = () => new DomainError('UNAUTHORIZED', 'the notification is not signed by this account');
 
@@ -74,8 +75,14 @@ export async function receiveAdyenNotification(
 ): Promise<{ accepted: true }> {
   const em = services.orm.em.fork();
   const [account] = await executeParameterized<AccountRow>(em, notificationAccount, [input.accountId]);
-  if (!account?.sealed_credentials) throw refused();
-  const credentials = JSON.parse(services.vault.open(account.sealed_credentials)) as NotificationCredentials;
+  const credentials =
+    account &&
+    openCredentials(services.vault, {
+      merchantId: account.merchant_id,
+      name: account.name,
+      sealedCredentials: account.sealed_credentials,
+    });
+  if (!account || !credentials) throw refused();
   const items = input.notification.notificationItems.map((wrapper) => wrapper.NotificationRequestItem);
   if (!validBasicAuth(input.authorization, credentials)) throw refused();
   if (!items.every((item) => validNotificationSignature(item, credentials.hmacKey))) throw refused();

@@ -1,0 +1,169 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import {
+  addProcessorAccountInput,
+  disableProcessorAccountInput,
+  listProcessorAccountsInput,
+  type ProcessorAccountView,
+  type ProcessorSetup,
+  routeProcessorsInput,
+} from '@paywire/contracts';
+import {
+  addProcessorAccount,
+  createCardVault,
+  disableProcessorAccount,
+  listProcessorAccounts,
+  routeProcessors,
+} from '@paywire/core';
+import type { z } from 'zod';
+import { type EntityManager, manageCallers } from './callers.ts';
+import { cardEncryptionKey } from './card-key.ts';
+import { provideDatabase } from './database.ts';
+import { loadLauncherEnv } from './launcher-env.ts';
+
+/**
+ * npm run processor -- add|list|disable|route ...: merchants' processor accounts, for operators. Credentials
+ * come from a JSON file or PROCESSOR_CREDENTIALS, never a flag, so an api key stays out of shell history.
+ */
+const usage = `usage:
+  npm run processor -- add --merchant <id> --name <account> --connector sandbox|adyen --environment test|live
+      --merchant-account <code> [--currencies EUR,USD] [--default] [--credentials-file <file.json>]
+      (adyen: credentials from --credentials-file or PROCESSOR_CREDENTIALS, JSON:
+       {"apiKey","hmacKey","notificationUsername","notificationPassword","liveUrlPrefix"?,"endpoint"?})
+  npm run processor -- list --merchant <id>
+  npm run processor -- disable --merchant <id> --name <account>
+  npm run processor -- route --merchant <id> [--rule account=<name>[,currency=EUR][,brand=VISA][,min=<minor>][,max=<minor>][,percent=30]]...
+      (the rules in order replace the merchant's; none clears them)`;
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    merchant: { type: 'string' },
+    name: { type: 'string' },
+    connector: { type: 'string' },
+    environment: { type: 'string' },
+    'merchant-account': { type: 'string' },
+    currencies: { type: 'string' },
+    default: { type: 'boolean' },
+    'credentials-file': { type: 'string' },
+    rule: { type: 'string', multiple: true },
+  },
+});
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+const number = (text: string | undefined) => (text === undefined ? undefined : Number(text));
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n${usage}\n`);
+  process.exit(2);
+}
+
+function parsed<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  // Messages only: a value could be a secret.
+  fail(result.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`).join('\n'));
+}
+
+function credentials(json: string | undefined): unknown {
+  const text = values['credentials-file'] ? readFileSync(values['credentials-file'], 'utf8') : json;
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return fail('credentials: not valid JSON');
+  }
+}
+
+/** `account=main,currency=EUR,percent=30` -> a rule's input. */
+function rule(text: string): Record<string, unknown> {
+  const fields = Object.fromEntries(text.split(',').map((pair) => pair.split('=', 2) as [string, string]));
+  return {
+    account: fields.account,
+    currency: fields.currency,
+    cardBrand: fields.brand,
+    minAmountMinor: number(fields.min),
+    maxAmountMinor: number(fields.max),
+    percent: number(fields.percent),
+  };
+}
+
+function describe(account: ProcessorAccountView): string {
+  const flags = [account.default ? 'default' : '', account.enabled ? '' : `disabled ${account.disabledAt}`];
+  const key = account.hasCredentials
+    ? `credentials (api key ...${account.apiKeyLastFour ?? ''})`
+    : 'no credentials';
+  return [
+    account.id,
+    account.name,
+    `${account.connector}/${account.environment}`,
+    account.merchantAccount,
+    account.currencies.join(',') || 'any currency',
+    key,
+    ...flags.filter(Boolean),
+  ].join('\t');
+}
+
+function printSetup(setup: ProcessorSetup): void {
+  for (const account of setup.accounts) say(describe(account));
+  for (const [index, route] of setup.routes.entries()) {
+    const { account, ...conditions } = route;
+    const when = Object.entries(conditions).map(([key, value]) => `${key}=${value}`);
+    say(`route ${index + 1}\t${when.join(' ') || 'any payment'}\t-> ${account}`);
+  }
+}
+
+type Work = (em: EntityManager, vault: ReturnType<typeof createCardVault>) => Promise<void>;
+
+/** Each command parses its options at once (a usage error opens no database) and returns its work. */
+const commands: Record<string, (env: ReturnType<typeof loadLauncherEnv>) => Work> = {
+  add(env) {
+    const input = parsed(addProcessorAccountInput, {
+      merchantId: number(values.merchant),
+      name: values.name,
+      connector: values.connector,
+      environment: values.environment,
+      merchantAccount: values['merchant-account'],
+      currencies: values.currencies?.split(',').filter(Boolean),
+      credentials: credentials(env.PROCESSOR_CREDENTIALS),
+      default: values.default,
+    });
+    return async (em, vault) => say(describe(await addProcessorAccount(em, vault, input)));
+  },
+  list() {
+    const input = parsed(listProcessorAccountsInput, { merchantId: number(values.merchant) });
+    return async (em, vault) => printSetup(await listProcessorAccounts(em, vault, input));
+  },
+  disable() {
+    const input = parsed(disableProcessorAccountInput, {
+      merchantId: number(values.merchant),
+      name: values.name,
+    });
+    return async (em, vault) => say(describe(await disableProcessorAccount(em, vault, input)));
+  },
+  route() {
+    const input = parsed(routeProcessorsInput, {
+      merchantId: number(values.merchant),
+      rules: (values.rule ?? []).map(rule),
+    });
+    return async (em, vault) => printSetup(await routeProcessors(em, vault, input));
+  },
+};
+
+const command = positionals[0];
+if (command === undefined || !Object.hasOwn(commands, command)) fail(`unknown command ${command ?? ''}`);
+const env = loadLauncherEnv();
+const work = (commands[command] as (typeof commands)[string])(env);
+
+const vault = createCardVault(
+  Buffer.from(cardEncryptionKey(env.CARD_ENCRYPTION_KEY, env.PAYWIRE_DATA_DIR), 'base64'),
+);
+const { server, databaseUrl } = await provideDatabase(env);
+try {
+  await manageCallers(databaseUrl, (em) => work(em, vault));
+} catch (error) {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+} finally {
+  await server.stop();
+}
