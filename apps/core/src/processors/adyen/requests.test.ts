@@ -1,0 +1,230 @@
+import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import formats from 'ajv-formats';
+import { describe, expect, it } from 'vitest';
+import type { AuthorizationRequest, ModificationRequest } from '../processor.ts';
+import {
+  cancelRequest,
+  captureRequest,
+  mpiData,
+  paymentRequest,
+  refundRequest,
+  technicalCancelRequest,
+} from './requests.ts';
+
+/** Adyen's published document, kept beside the checkout in shared/processors (its README says where from). */
+const checkoutDocument = new URL(
+  '../../../../../../shared/processors/adyen/CheckoutService-v72.json',
+  import.meta.url,
+);
+
+/**
+ * Checkout v72's component schemas under $defs, for Ajv 2020. The document is OpenAPI 3.1 (JSON Schema 2020-12)
+ * but for two 3.0-style `nullable` enums, translated here into what they mean: null is allowed too.
+ */
+function checkoutSchemas(): Ajv2020 {
+  const document = JSON.parse(readFileSync(checkoutDocument, 'utf8'), (key, value) =>
+    key === '$ref' && typeof value === 'string' ? value.replace('#/components/schemas/', '#/$defs/') : value,
+  );
+  const translate = (node: unknown): void => {
+    if (typeof node !== 'object' || node === null) return;
+    const schema = node as Record<string, unknown>;
+    if (schema.nullable === true) {
+      delete schema.nullable;
+      schema.type = [schema.type, 'null'];
+      if (Array.isArray(schema.enum)) schema.enum = [...schema.enum, null];
+    }
+    for (const child of Object.values(schema)) translate(child);
+  };
+  translate(document.components.schemas);
+  const ajv = new Ajv2020({ strict: true, allErrors: true });
+  formats.default(ajv);
+  // The document's own annotations: keywords that describe, never constrain.
+  for (const keyword of [
+    'example',
+    'x-addedInVersion',
+    'x-anyOf',
+    'x-deprecatedInVersion',
+    'x-deprecatedMessage',
+  ])
+    ajv.addKeyword({ keyword });
+  ajv.addSchema({ $id: 'checkout-v72', $defs: document.components.schemas });
+  return ajv;
+}
+
+const ajv = checkoutSchemas();
+function expectValid(schema: string, body: unknown) {
+  const validate = ajv.getSchema(`checkout-v72#/$defs/${schema}`);
+  if (!validate) throw new Error(`no schema ${schema}`);
+  expect(validate(body), ajv.errorsText(validate.errors)).toBe(true);
+}
+
+const now = new Date('2026-11-26T00:00:00Z');
+const card = {
+  number: '4111111111111111',
+  securityCode: '737',
+  expirationMonth: '3',
+  expirationYear: '2030',
+  brand: 'VISA',
+} as const;
+const account = { merchantAccount: 'PaywireECOM', returnUrl: 'https://paywire.invalid/adyen/return' };
+const base = { reference: '2f6d3c2e-4a43-4b1a-9a55-0d7b5d0f5e61', amountMinor: 1050, currency: 'EUR', now };
+const cavv = Buffer.alloc(20, 7).toString('base64');
+
+describe('Adyen /payments bodies', () => {
+  it('a card sale: captured at once, holder named, CVC sent', () => {
+    const body = paymentRequest(
+      { ...base, capture: true, card, cardHolder: { firstName: 'Ada', lastName: 'Lovelace', zip: '1011' } },
+      account,
+    );
+    expectValid('PaymentRequest', body);
+    expect(body).toEqual({
+      merchantAccount: 'PaywireECOM',
+      reference: base.reference,
+      amount: { currency: 'EUR', value: 1050 },
+      paymentMethod: {
+        type: 'scheme',
+        number: '4111111111111111',
+        expiryMonth: '03',
+        expiryYear: '2030',
+        cvc: '737',
+        holderName: 'Ada Lovelace',
+      },
+      returnUrl: account.returnUrl,
+      shopperInteraction: 'Ecommerce',
+      captureDelayHours: 0,
+      shopperName: { firstName: 'Ada', lastName: 'Lovelace' },
+    });
+  });
+
+  it('an auth-only asks for manual capture whatever the account default', () => {
+    const { securityCode: _, ...noCvc } = card;
+    const body = paymentRequest({ ...base, card: noCvc, cardHolder: { lastName: 'Lovelace' } }, account);
+    expectValid('PaymentRequest', body);
+    expect(body.additionalData).toEqual({ manualCapture: 'true' });
+    expect(body).not.toHaveProperty('captureDelayHours');
+    expect(body).not.toHaveProperty('shopperName');
+    expect(body.paymentMethod).toEqual({
+      type: 'scheme',
+      number: card.number,
+      expiryMonth: '03',
+      expiryYear: '2030',
+      holderName: 'Lovelace',
+    });
+  });
+
+  it('wallet tokens: Google Pay as given, Apple Pay base64-encoded', () => {
+    const wallet = { environment: 'TEST', brand: 'VISA', lastFour: '1111' } as const;
+    const google = paymentRequest(
+      {
+        ...base,
+        capture: true,
+        wallet: { ...wallet, walletType: 'GOOGLE_PAY', paymentData: '{"signature":"x"}' },
+      },
+      account,
+    );
+    expectValid('PaymentRequest', google);
+    expect(google.paymentMethod).toEqual({ type: 'googlepay', googlePayToken: '{"signature":"x"}' });
+    const apple = paymentRequest(
+      { ...base, wallet: { ...wallet, walletType: 'APPLE_PAY', paymentData: '{"version":"EC_v1"}' } },
+      account,
+    );
+    expectValid('PaymentRequest', apple);
+    expect(apple.paymentMethod).toEqual({
+      type: 'applepay',
+      applePayToken: Buffer.from('{"version":"EC_v1"}').toString('base64'),
+    });
+  });
+
+  it("an external MPI's 3-D Secure 2 result as mpiData", () => {
+    const request: AuthorizationRequest = {
+      ...base,
+      card,
+      threeDSecure: {
+        eci: '05',
+        cavv,
+        dsTransactionId: 'c4e59ceb-a382-4d6a-bc87-385d591fa09d',
+        threeDSecureVersion: '2.2.0',
+      },
+    };
+    const body = paymentRequest(request, account);
+    expectValid('PaymentRequest', body);
+    expect(body.mpiData).toEqual({
+      eci: '05',
+      cavv,
+      dsTransID: 'c4e59ceb-a382-4d6a-bc87-385d591fa09d',
+      threeDSVersion: '2.2.0',
+      directoryResponse: 'Y',
+    });
+  });
+
+  it('3-D Secure 1 as an enrolled card with the authentication status; statuses follow the ECI', () => {
+    const xid = Buffer.alloc(20, 1).toString('base64');
+    const v1 = mpiData({ eci: '06', cavv, xid, threeDSecureVersion: '1.0.2' });
+    expectValid('ThreeDSecureData', v1);
+    expect(v1).toEqual({
+      eci: '06',
+      cavv,
+      xid,
+      threeDSVersion: '1.0.2',
+      directoryResponse: 'Y',
+      authenticationResponse: 'A',
+    });
+    expect(mpiData({ eci: '02', cavv }).directoryResponse).toBe('Y');
+    expect(mpiData({ eci: '01', cavv }).directoryResponse).toBe('A');
+    expect(mpiData({ eci: '07', cavv }).directoryResponse).toBe('N');
+    expect(mpiData({ eci: '05', cavv, xid }).authenticationResponse).toBe('Y');
+  });
+
+  it('refuses a 3-D Secure reference it cannot send', () => {
+    expect(() =>
+      paymentRequest({ ...base, card, threeDSecure: { threeDSecureReferenceId: '42' } }, account),
+    ).toThrow(/external MPI/);
+  });
+});
+
+describe('Adyen modification bodies', () => {
+  const modification: ModificationRequest = {
+    reference: 'a1b2c3d4-0000-4000-8000-000000000001',
+    processorReference: 'PSP0000000000001',
+    amountMinor: 500,
+    currency: 'EUR',
+  };
+
+  it('capture, cancel and refund name the merchant account and our reference', () => {
+    const capture = captureRequest(modification, 'PaywireECOM');
+    expectValid('PaymentCaptureRequest', capture);
+    expect(capture).toEqual({
+      merchantAccount: 'PaywireECOM',
+      amount: { currency: 'EUR', value: 500 },
+      reference: modification.reference,
+    });
+    const cancel = cancelRequest(modification, 'PaywireECOM');
+    expectValid('PaymentCancelRequest', cancel);
+    expect(cancel).toEqual({ merchantAccount: 'PaywireECOM', reference: modification.reference });
+    const refund = refundRequest(modification, 'PaywireECOM');
+    expectValid('PaymentRefundRequest', refund);
+    expect(refund).toEqual(capture);
+  });
+
+  it('a technical cancel names the payment by our attempt reference', () => {
+    const body = technicalCancelRequest(base.reference, 'PaywireECOM');
+    expectValid('StandalonePaymentCancelRequest', body);
+    expect(body).toEqual({
+      merchantAccount: 'PaywireECOM',
+      paymentReference: base.reference,
+      reference: `${base.reference}-technical-cancel`,
+    });
+  });
+
+  it('the validator does validate: a body missing a required field fails', () => {
+    const validate = ajv.getSchema('checkout-v72#/$defs/PaymentCaptureRequest');
+    expect(validate?.({ merchantAccount: 'PaywireECOM' })).toBe(false);
+    expect(
+      ajv.getSchema('checkout-v72#/$defs/PaymentRequest')?.({
+        ...paymentRequest({ ...base, card }, account),
+        returnUrl: 1,
+      }),
+    ).toBe(false);
+  });
+});

@@ -1,0 +1,123 @@
+import type { ThreeDSecureInput } from '@paywire/contracts';
+import type { AuthorizationRequest, ModificationRequest } from '../processor.ts';
+import type {
+  ApplePayDetails,
+  CardDetails,
+  GooglePayDetails,
+  PaymentCancelRequest,
+  PaymentCaptureRequest,
+  PaymentRefundRequest,
+  PaymentRequest,
+  StandalonePaymentCancelRequest,
+  ThreeDSecureData,
+} from './checkout.ts';
+
+export interface Account {
+  merchantAccount: string;
+  /** Required by /payments; never followed, since Paywire refuses every redirect (results.ts). */
+  returnUrl: string;
+}
+
+function paymentMethod(request: AuthorizationRequest): PaymentRequest['paymentMethod'] {
+  const { card, wallet } = request;
+  if (card) {
+    const holder = [request.cardHolder?.firstName, request.cardHolder?.lastName].filter(Boolean).join(' ');
+    const details: CardDetails = {
+      type: 'scheme',
+      number: card.number,
+      expiryMonth: card.expirationMonth.padStart(2, '0'),
+      expiryYear: card.expirationYear,
+    };
+    if (card.securityCode) details.cvc = card.securityCode;
+    if (holder) details.holderName = holder;
+    return details;
+  }
+  if (wallet.walletType === 'GOOGLE_PAY')
+    return { type: 'googlepay', googlePayToken: wallet.paymentData } satisfies GooglePayDetails;
+  return {
+    type: 'applepay',
+    applePayToken: Buffer.from(wallet.paymentData, 'utf8').toString('base64'),
+  } satisfies ApplePayDetails;
+}
+
+/** The 3-D Secure status an ECI stands for: 05/02 authenticated, 06/01 attempted, 07/00 not authenticated. */
+function transStatus(eci: string): 'Y' | 'A' | 'N' {
+  if (eci === '05' || eci === '02') return 'Y';
+  if (eci === '06' || eci === '01') return 'A';
+  return 'N';
+}
+
+/**
+ * An external MPI's result as mpiData. Paywire is not told whether a challenge took place, so a 3-D Secure 2
+ * result is sent as the frictionless flow's (the ECI's status as directoryResponse); a 3-D Secure 1 result as an
+ * enrolled card (directoryResponse Y) with the ECI's status as authenticationResponse.
+ */
+export function mpiData(secure: ThreeDSecureInput): ThreeDSecureData {
+  if (secure.eci === undefined || secure.cavv === undefined)
+    throw new Error(
+      'adyen: only an external MPI result (eci and cavv) can be sent; a 3-D Secure reference or result token cannot',
+    );
+  const status = transStatus(secure.eci);
+  const version1 =
+    secure.threeDSecureVersion?.startsWith('1.') ?? (secure.xid !== undefined && !secure.dsTransactionId);
+  const data: ThreeDSecureData = { eci: secure.eci, cavv: secure.cavv };
+  if (secure.xid) data.xid = secure.xid;
+  if (secure.dsTransactionId) data.dsTransID = secure.dsTransactionId;
+  if (secure.threeDSecureVersion) data.threeDSVersion = secure.threeDSecureVersion;
+  return version1
+    ? { ...data, directoryResponse: 'Y', authenticationResponse: status }
+    : { ...data, directoryResponse: status };
+}
+
+/**
+ * The /payments body of an authorization. A sale is captured at once (captureDelayHours 0); an auth-only asks
+ * for manual capture explicitly (additionalData.manualCapture), so the account's default capture delay never
+ * captures what the merchant meant only to authorize.
+ */
+export function paymentRequest(request: AuthorizationRequest, account: Account): PaymentRequest {
+  const body: PaymentRequest = {
+    merchantAccount: account.merchantAccount,
+    reference: request.reference,
+    amount: { currency: request.currency, value: request.amountMinor },
+    paymentMethod: paymentMethod(request),
+    returnUrl: account.returnUrl,
+    shopperInteraction: 'Ecommerce',
+    ...(request.capture ? { captureDelayHours: 0 } : { additionalData: { manualCapture: 'true' } }),
+  };
+  const { firstName, lastName } = request.cardHolder ?? {};
+  // ShopperName needs both names; one alone still reaches Adyen as the card's holderName.
+  if (firstName && lastName) body.shopperName = { firstName, lastName };
+  if (request.threeDSecure) body.mpiData = mpiData(request.threeDSecure);
+  return body;
+}
+
+export function captureRequest(request: ModificationRequest, merchantAccount: string): PaymentCaptureRequest {
+  return {
+    merchantAccount,
+    amount: { currency: request.currency, value: request.amountMinor },
+    reference: request.reference,
+  };
+}
+
+export function cancelRequest(request: ModificationRequest, merchantAccount: string): PaymentCancelRequest {
+  return { merchantAccount, reference: request.reference };
+}
+
+export function refundRequest(request: ModificationRequest, merchantAccount: string): PaymentRefundRequest {
+  return captureRequest(request, merchantAccount);
+}
+
+/**
+ * A technical cancel's own reference and idempotency key: Adyen keeps idempotency keys per company account across
+ * endpoints, so reusing the authorization's reference as the key would replay the /payments answer.
+ */
+export function technicalCancelReference(reference: string): string {
+  return `${reference}-technical-cancel`;
+}
+
+export function technicalCancelRequest(
+  reference: string,
+  merchantAccount: string,
+): StandalonePaymentCancelRequest {
+  return { merchantAccount, paymentReference: reference, reference: technicalCancelReference(reference) };
+}
