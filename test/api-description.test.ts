@@ -105,7 +105,7 @@ describe('the document and the routes', () => {
       logRequests: false,
     });
     app.use(extra.routes());
-    const served = servedRoutes(app);
+    const served = servedRoutes(app).filter((route) => route.includes(` ${basePath}/`));
     expect(served.filter((route) => !documentedRoutes(document).includes(route))).toEqual([
       `GET ${basePath}/undocumented/:id`,
     ]);
