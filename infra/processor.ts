@@ -50,7 +50,9 @@ const { positionals, values } = parseArgs({
   },
 });
 
-const say = (line: string) => process.stdout.write(`${line}\n`);
+function say(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
 const number = (text: string | undefined) => (text === undefined ? undefined : Number(text));
 
 function fail(message: string): never {
@@ -65,27 +67,36 @@ function parsed<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   fail(result.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`).join('\n'));
 }
 
-function credentials(json: string | undefined): unknown {
-  const text = values['credentials-file'] ? readFileSync(values['credentials-file'], 'utf8') : json;
-  if (text === undefined) return undefined;
+function credentials(fromEnv: string | undefined): unknown {
+  const file = values['credentials-file'];
   try {
-    return JSON.parse(text);
+    const text = file ? readFileSync(file, 'utf8') : fromEnv;
+    return text === undefined ? undefined : JSON.parse(text);
   } catch {
-    return fail('credentials: not valid JSON');
+    // Not the parser's message: it quotes the text, which holds the keys.
+    return fail(file ? `credentials: cannot read ${file} as JSON` : 'PROCESSOR_CREDENTIALS: not valid JSON');
   }
 }
 
-/** `account=main,currency=EUR,percent=30` -> a rule's input. */
+const ruleFields: Record<string, string> = {
+  account: 'account',
+  currency: 'currency',
+  brand: 'cardBrand',
+  min: 'minAmountMinor',
+  max: 'maxAmountMinor',
+  percent: 'percent',
+};
+
+/** `account=main,currency=EUR,percent=30` -> a rule's input (numbers as numbers). */
 function rule(text: string): Record<string, unknown> {
-  const fields = Object.fromEntries(text.split(',').map((pair) => pair.split('=', 2) as [string, string]));
-  return {
-    account: fields.account,
-    currency: fields.currency,
-    cardBrand: fields.brand,
-    minAmountMinor: number(fields.min),
-    maxAmountMinor: number(fields.max),
-    percent: number(fields.percent),
-  };
+  return Object.fromEntries(
+    text.split(',').map((pair) => {
+      const [key = '', value = ''] = pair.split('=', 2);
+      const field = Object.hasOwn(ruleFields, key) ? ruleFields[key] : undefined;
+      if (!field) fail(`--rule ${text}: unknown condition ${key}`);
+      return [field, /^(min|max|percent)$/.test(key) ? Number(value) : value];
+    }),
+  );
 }
 
 function describe(account: ProcessorAccountView): string {

@@ -18,6 +18,7 @@ import {
 import type { TRPCClientError } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  accountById,
   liveRefusal,
   type PaymentToRoute,
   routeAccounts,
@@ -151,7 +152,7 @@ describe('processors.add, list and disable', () => {
     ]);
   });
 
-  it('disables an account (again: no change); an unknown one is PROCESSOR_ACCOUNT_NOT_FOUND', async () => {
+  it('disables an account (again: no change; a disabled default yields); an unknown one is PROCESSOR_ACCOUNT_NOT_FOUND', async () => {
     const merchant = await stack.newMerchant();
     await operator.processors.add.mutate(adyen(merchant, 'old'));
     const disabled = await operator.processors.disable.mutate({ merchantId: merchant.id, name: 'old' });
@@ -159,6 +160,13 @@ describe('processors.add, list and disable', () => {
     expect(await operator.processors.disable.mutate({ merchantId: merchant.id, name: 'old' })).toEqual(
       disabled,
     );
+    // A disabled default takes no payments: the next account added takes its place.
+    expect(await operator.processors.add.mutate(adyen(merchant, 'new'))).toMatchObject({ default: true });
+    const { accounts } = await operator.processors.list.query({ merchantId: merchant.id });
+    expect(accounts.map((account) => [account.name, account.default])).toEqual([
+      ['old', false],
+      ['new', true],
+    ]);
     expect(
       await refusal(operator.processors.disable.mutate({ merchantId: merchant.id, name: 'nope' })),
     ).toMatchObject({ status: 404, errorName: 'PROCESSOR_ACCOUNT_NOT_FOUND' });
@@ -256,7 +264,7 @@ describe('processors.route and routing', () => {
     expect(await route({ roll: 50, currency: 'GBP' })).toEqual(['split-a', 'split-b']);
   });
 
-  it('skips disabled accounts and those of the other environment', async () => {
+  it('skips disabled accounts and those of the other environment; accountById still finds them', async () => {
     expect(await route({ roll: 50 }, 'live')).toEqual([]);
     const other = await stack.newMerchant();
     await operator.processors.add.mutate(adyen(other, 'test-one'));
@@ -274,8 +282,18 @@ describe('processors.route and routing', () => {
         (account) => account.name,
       ),
     ).toEqual(['test-one']);
-    await operator.processors.disable.mutate({ merchantId: other.id, name: 'test-one' });
+    const { id } = await operator.processors.disable.mutate({ merchantId: other.id, name: 'test-one' });
     expect(await routeAccounts(orm.em.fork(), vault, other.id, payment(), 'sandbox')).toEqual([]);
+    // Its payments' captures, refunds and notifications still find it; another merchant's look does not.
+    expect(await accountById(orm.em.fork(), vault, other.id, id)).toMatchObject({
+      name: 'test-one',
+      credentials: { apiKey },
+    });
+    expect(await accountById(orm.em.fork(), vault, merchant.id, id)).toBeNull();
+    expect(await accountById(orm.em.fork(), vault, other.id, null)).toMatchObject({
+      id: null,
+      connector: 'sandbox',
+    });
   });
 
   it('pays a merchant without accounts through the built-in sandbox in sandbox mode, nowhere in live mode', async () => {
@@ -381,16 +399,24 @@ describe('npm run processor', () => {
     expect(added.stdout).toMatch(
       /\tcli-adyen\tadyen\/test\tPaywireECOM\tEUR,USD\tcredentials \(api key \.\.\.7f3a\)\tdefault/,
     );
+    await cli(
+      'route',
+      '--merchant',
+      merchantId,
+      '--rule',
+      'account=cli-adyen,currency=USD,min=100,percent=40',
+    );
     const listed = await cli('list', '--merchant', merchantId);
     expect(listed.stdout).toContain('cli-adyen');
+    expect(listed.stdout).toContain('route 1\tcurrency=USD minAmountMinor=100 percent=40\t-> cli-adyen');
     expect(listed.stdout + added.stdout + added.stderr).not.toContain(apiKey);
     // The service the procedures run: the account is usable, its credentials open under core's key.
     const [account] = await routeAccounts(orm.em.fork(), vault, merchant.id, payment(), 'sandbox');
     expect(account?.credentials).toEqual(credentials());
-    await expect(
+    const refusals = [
       cli('add', '--merchant', merchantId, '--name', 'x', '--connector', 'adyen'),
-    ).rejects.toMatchObject({
-      code: 2,
-    });
-  });
+      cli('route', '--merchant', merchantId, '--rule', 'account=cli-adyen,brnd=VISA'),
+    ];
+    for (const refused of refusals) await expect(refused).rejects.toMatchObject({ code: 2 });
+  }, 60_000); // six runs of the CLI, each a process loading core
 });

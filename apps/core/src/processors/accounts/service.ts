@@ -64,7 +64,8 @@ function ruleOf(route: ProcessorRoute, accounts: Map<number, ProcessorAccount>):
 
 /**
  * A new account, its credentials sealed. It becomes the merchant's default when asked, or when the
- * merchant has none yet (so a first account is used without a rule); a new default replaces the old.
+ * merchant has no enabled default (so a first account is used without a rule); a new default replaces
+ * the old.
  */
 export function addProcessorAccount(
   em: EntityManager,
@@ -77,7 +78,7 @@ export function addProcessorAccount(
     if (await em.findOne(ProcessorAccount, { merchantId, name }))
       throw invalid('name', 'the merchant already has a processor account of this name', name);
     const currentDefault = await em.findOne(ProcessorAccount, { merchantId, isDefault: true });
-    const isDefault = input.default ?? currentDefault === null;
+    const isDefault = input.default ?? !currentDefault?.enabled;
     if (isDefault && currentDefault) {
       currentDefault.isDefault = false;
       await em.flush(); // before the insert: one default per merchant is a unique index
