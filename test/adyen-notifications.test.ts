@@ -2,6 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { createPaywireClient } from '@paywire/client';
 import { createSandboxProcessor, type Processor } from '@paywire/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { processUnprocessed } from '../apps/core/src/processors/adyen/notifications.ts';
 import { as, client, expectStatus, saleBody } from './support/http.ts';
 import { type IpnReceiver, startIpnReceiver } from './support/ipn-receiver.ts';
 import { type Stack, startStack } from './support/stack.ts';
@@ -263,6 +264,31 @@ describe('a modification confirmed by notification', () => {
     );
     expect(after.rows[0]).toEqual({ status: 'CAPTURED', refunded_minor: '0', refunds: '0' });
     expect(await deliveries('Refund', transactionId)).toEqual([]);
+  });
+});
+
+describe('the janitor', () => {
+  it('processes an item a dead core stored but never processed', async () => {
+    const { transactionId, authorization, reference } = await awaiting('AUTH_ONLY', capture);
+    const { NotificationRequestItem: item } = signedItem({
+      pspReference: pspReference(),
+      originalReference: authorization,
+      merchantReference: reference,
+      eventCode: 'CAPTURE',
+      success: 'true',
+      value: 2000,
+    });
+    await stack.db.query(
+      `insert into processor_notification (account_id, merchant_id, psp_reference, original_reference,
+         merchant_reference, event_code, success, body, received_at)
+       values ($1, $2, $3, $4, $5, 'CAPTURE', true, $6, now() - interval '2 minutes')`,
+      [accountId, stack.merchant.id, item.pspReference, authorization, reference, JSON.stringify(item)],
+    );
+    expect(await processUnprocessed(stack.core.services, 60)).toBeGreaterThanOrEqual(1);
+    // the worker's own janitor run may have taken the item first: either settles it
+    await waitFor('the attempt settled', async () => (await attemptState(reference)) === 'DONE');
+    expect(await deliveries('Charge', transactionId)).toHaveLength(1);
+    expect((await storedNotifications(item.pspReference))[0]?.processed_at).toBeInstanceOf(Date);
   });
 });
 
