@@ -226,9 +226,9 @@ async function settleModification(
 
 /**
  * A chargeback of one of the account's payments: recorded once per dispute, with the merchant's Chargeback
- * event. Adyen's item names the disputed payment by originalReference (its authorization's pspReference);
- * older notifications carried it in pspReference, so either identifies the transaction, and pspReference
- * identifies the dispute. A chargeback of a payment Paywire does not know is kept in the inbox only.
+ * event. In Adyen's dispute notifications pspReference is the dispute's own (every stage of one dispute
+ * carries it) and originalReference the disputed payment's, its authorization's pspReference. A
+ * chargeback of a payment Paywire does not know is kept in the inbox only.
  */
 async function recordChargeback(
   ctx: MerchantContext,
@@ -236,11 +236,11 @@ async function recordChargeback(
   accountId: number,
   item: AdyenNotificationItem,
 ): Promise<void> {
-  const references = [item.originalReference, item.pspReference].filter((reference) => reference);
+  if (!item.originalReference) return;
   const [found] = await executeParameterized<{ id: string }>(em, transactionByPspReference, [
     ctx.merchantId,
     accountId,
-    references,
+    item.originalReference,
   ]);
   if (!found) return;
   const reasonCode = item.additionalData?.chargebackReasonCode?.trim() || null;

@@ -50,10 +50,9 @@ export const settleAwaitingAttempt = `update payment_attempt set state = $2, res
 /** Removes the refund row an attempt ($1) stood for, when the processor reports that refund failed. */
 export const removeRefundOfAttempt = 'delete from refund where attempt_reference = $1';
 
-/** The transaction of merchant $1 on account $2 whose authorization's pspReference is one of $3. */
+/** The transaction of merchant $1 on account $2 whose authorization's pspReference is $3. */
 export const transactionByPspReference = `select id from card_transaction
-     where merchant_id = $1 and processor_account_id = $2 and processor_reference = any($3::text[])
-     limit 1`;
+     where merchant_id = $1 and processor_account_id = $2 and processor_reference = $3`;
 
 /**
  * Records a chargeback once per dispute: $1 merchant, $2 transaction, $3 account, $4 the dispute's
