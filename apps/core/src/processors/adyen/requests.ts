@@ -109,7 +109,7 @@ export function refundRequest(request: ModificationRequest, merchantAccount: str
 
 /**
  * A technical cancel's own reference and idempotency key: Adyen keeps idempotency keys per company account across
- * endpoints, so reusing the authorization's reference as the key would replay the /payments answer.
+ * endpoints, so the authorization's reference as key would be taken for a repeat of its /payments request.
  */
 export function technicalCancelReference(reference: string): string {
   return `${reference}-technical-cancel`;
