@@ -124,6 +124,9 @@ export async function startStack(
   options: {
     mode?: 'sandbox' | 'live';
     sandbox?: Processor;
+    /** Every Adyen account's endpoint (a fake Adyen): what a live-mode stack's accounts reach. */
+    adyenEndpoint?: string;
+    adyenTimeoutMs?: number;
     postgresAdminUrl?: string;
     paymentRecoveryAfterSeconds?: number;
   } = {},
@@ -135,6 +138,8 @@ export async function startStack(
     port: 0,
     mode: options.mode ?? 'sandbox',
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+    ...(options.adyenEndpoint ? { adyenEndpoint: options.adyenEndpoint } : {}),
+    ...(options.adyenTimeoutMs ? { adyenTimeoutMs: options.adyenTimeoutMs } : {}),
     ...(options.paymentRecoveryAfterSeconds
       ? { paymentRecoveryAfterSeconds: options.paymentRecoveryAfterSeconds }
       : {}),

@@ -27,6 +27,8 @@ const schema = z.object({
   SANDBOX_ACQUIRER_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   /** A file the sandbox acquirer keeps its book in (appended), so it outlives core; unset: in memory. */
   SANDBOX_ACQUIRER_JOURNAL: z.string().optional(),
+  /** How long an Adyen call may take before its outcome counts as unknown (shorter than the recovery delay). */
+  ADYEN_TIMEOUT_MS: z.coerce.number().int().min(1000).max(55_000).default(15_000),
   /** Payment attempts without an outcome this long are resolved by the recovery worker. */
   PAYMENT_RECOVERY_AFTER_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   /** Prometheus metrics at http://CORE_HOST:CORE_METRICS_PORT/metrics; unset: none served. */

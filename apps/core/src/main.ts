@@ -30,6 +30,7 @@ const core = await startCore({
     ...(env.SANDBOX_ACQUIRER_JOURNAL ? { journal: env.SANDBOX_ACQUIRER_JOURNAL } : {}),
   }),
   paymentRecoveryAfterSeconds: env.PAYMENT_RECOVERY_AFTER_SECONDS,
+  adyenTimeoutMs: env.ADYEN_TIMEOUT_MS,
   ...(env.IPN_ALLOW_PRIVATE_TARGETS === undefined
     ? {}
     : { ipnAllowPrivateTargets: env.IPN_ALLOW_PRIVATE_TARGETS }),

@@ -11,6 +11,7 @@ import { isExpected } from './errors.ts';
 import { answerHealth, isHealthPath, type Lifecycle } from './health.ts';
 import { describeJobError, startJobs } from './jobs/boss.ts';
 import { sampleQueues } from './metrics.ts';
+import { liveRefusal } from './processors/accounts/routing.ts';
 import { createProcessorDirectory } from './processors/directory.ts';
 import type { Processor } from './processors/processor.ts';
 import { createSandboxProcessor, sandboxCardProfile } from './processors/sandbox/processor.ts';
@@ -39,6 +40,10 @@ export interface CoreOptions {
   poolSize?: number;
   /** The sandbox connector (default: one answering at once, its book in memory). */
   sandbox?: Processor;
+  /** How long an Adyen call may take before its outcome counts as unknown (default 15 000 ms). */
+  adyenTimeoutMs?: number;
+  /** Every Adyen account's Checkout base URL instead of Adyen's (tests: a fake Adyen on 127.0.0.1). */
+  adyenEndpoint?: string;
   /** Payment attempts without an outcome this long (default 60 s) are resolved by the recovery worker. */
   paymentRecoveryAfterSeconds?: number;
   /** IPN retries: the first delay in seconds (default 300); private targets (default: sandbox only). */
@@ -146,6 +151,10 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
   const { port } = server.address() as AddressInfo;
 
   await untilMigrated(orm, log);
+  if (options.mode === 'live') {
+    const refusal = await liveRefusal(orm.em.fork());
+    if (refusal) throw new Error(`live mode refuses to start: ${refusal}`);
+  }
   const worker = role !== 'api';
   const jobs = await startJobs(
     options.databaseUrl,
@@ -154,12 +163,18 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
       worker,
     },
   );
+  const vault = createCardVault(options.cardEncryptionKey);
   const services: CoreServices = {
     orm,
     jobs,
-    processors: createProcessorDirectory({ sandbox: options.sandbox ?? createSandboxProcessor() }),
+    processors: createProcessorDirectory({
+      vault,
+      sandbox: options.sandbox ?? createSandboxProcessor(),
+      adyenTimeoutMs: options.adyenTimeoutMs ?? 15_000,
+      adyenEndpoint: options.adyenEndpoint,
+    }),
     cardProfile: sandboxCardProfile,
-    vault: createCardVault(options.cardEncryptionKey),
+    vault,
     passwords: createPasswordGate(),
     mode: options.mode,
     ipn: {

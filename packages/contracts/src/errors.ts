@@ -35,7 +35,7 @@ export const errorCatalogue = {
   TRANSACTION_ALREADY_CAPTURED: { code: 20010, status: 400 },
   REFUND_AMOUNT_EXCEEDS_BALANCE: { code: 20011, status: 400 },
   INVALID_PAYMENT_DETAILS: { code: 20012, status: 400 },
-  NO_PROCESSOR_ACCOUNT: { code: 20060, status: 400 }, // ours: none of the merchant's processor accounts takes the payment
+  NO_PROCESSOR_ACCOUNT: { code: 20061, status: 400 }, // ours: none of the merchant's processor accounts takes the payment
   // Recurring billing: names from the original's SubscriptionAndBillingPlanErrors, codes ours
   SUBSCRIPTION_NOT_FOUND: { code: 20040, status: 404 },
   PLAN_NOT_FOUND: { code: 20041, status: 404 },

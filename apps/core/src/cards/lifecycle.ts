@@ -22,7 +22,7 @@ import { openAttempt, settleAttempt } from '../payments/attempts.ts';
 import { type ModificationKind, modify } from '../payments/modify.ts';
 import { type PaymentOperation, runPayment } from '../payments/pipeline.ts';
 import { type RefundFollowUp, refundAnswer, refundColumns } from '../payments/refund-answer.ts';
-import type { RoutedAccount } from '../processors/directory.ts';
+import type { RoutedAccount } from '../processors/accounts/routing.ts';
 import type { ModificationOutcome } from '../processors/processor.ts';
 import { CardTransaction, processorReferenceOf, Refund } from './entities.ts';
 import { cardEventParameters } from './events.ts';

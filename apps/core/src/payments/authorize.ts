@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { ProcessorDirectory, RoutedAccount } from '../processors/directory.ts';
+import type { RoutedAccount } from '../processors/accounts/routing.ts';
+import type { ProcessorDirectory } from '../processors/directory.ts';
 import {
   type Approval,
   type AuthorizationRequest,

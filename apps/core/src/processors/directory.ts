@@ -1,45 +1,29 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { CardBrand } from '@paywire/contracts';
+import { DomainError } from '@paywire/contracts';
 import type { Mode } from '../context.ts';
-import type { ConnectorName, Processor } from './processor.ts';
-
-/** A processor account as a payment is routed to it: credentials opened, for the connector alone. */
-export interface RoutedAccount {
-  /** Null: the built-in sandbox account a sandbox merchant without accounts of its own pays through. */
-  id: number | null;
-  name: string;
-  connector: ConnectorName;
-  environment: 'test' | 'live';
-  merchantAccount: string;
-  credentials: unknown;
-}
-
-/** What routing decides on (processors/routing.ts). `roll` (0-99) is stable per payment: percentage splits. */
-export interface RoutingFacts {
-  currency: string;
-  brand?: CardBrand | undefined;
-  amountMinor: number;
-  roll: number;
-}
-
-/** The built-in sandbox account: no credentials, never live. */
-export const builtInSandboxAccount: RoutedAccount = {
-  id: null,
-  name: 'sandbox',
-  connector: 'sandbox',
-  environment: 'test',
-  merchantAccount: 'sandbox',
-  credentials: null,
-};
+import type { CardVault } from '../security/card-vault.ts';
+import { accountById, type PaymentToRoute, type RoutedAccount, routeAccounts } from './accounts/routing.ts';
+import { adyenEndpoint, createAdyenProcessor } from './adyen/client.ts';
+import type { Processor } from './processor.ts';
 
 /**
  * Where the payment pipeline finds processors: the merchant's accounts in failover order for a payment,
  * an account by id (a capture goes where its authorization went), and the connector that talks to one.
  */
 export interface ProcessorDirectory {
-  route(em: EntityManager, merchantId: number, facts: RoutingFacts, mode: Mode): Promise<RoutedAccount[]>;
+  route(em: EntityManager, merchantId: number, payment: PaymentToRoute, mode: Mode): Promise<RoutedAccount[]>;
   account(em: EntityManager, merchantId: number, id: number | null): Promise<RoutedAccount>;
   connect(account: RoutedAccount): Processor;
+}
+
+export interface DirectoryOptions {
+  vault: CardVault;
+  /** Answers the built-in account and every sandbox account (one book, as one sandbox acquirer keeps). */
+  sandbox: Processor;
+  /** How long an Adyen call may take before its outcome counts as unknown. */
+  adyenTimeoutMs: number;
+  /** Every Adyen account's Checkout base URL, in place of Adyen's own (tests: a fake on 127.0.0.1). */
+  adyenEndpoint?: string | undefined;
 }
 
 /** The percentage roll of a payment, from its attempt reference (a UUID): the same payment, the same roll. */
@@ -48,21 +32,40 @@ export function rollOf(reference: string): number {
 }
 
 /**
- * The directory core runs with. `sandbox` answers the built-in account and every sandbox account (one book,
- * as one sandbox acquirer would keep).
+ * The directory core runs with. A connector is made once per account and kept (its credentials cannot
+ * change: a new key is a new account), so a payment costs no setup.
  */
-export function createProcessorDirectory(options: { sandbox: Processor }): ProcessorDirectory {
+export function createProcessorDirectory(options: DirectoryOptions): ProcessorDirectory {
+  const connected = new Map<number, Processor>();
+  const connectAdyen = (account: RoutedAccount & { id: number }): Processor => {
+    const credentials = account.credentials;
+    if (!credentials) throw new Error(`processor account ${account.id} has no credentials`);
+    return createAdyenProcessor({
+      endpoint:
+        options.adyenEndpoint ??
+        credentials.endpoint ??
+        adyenEndpoint(account.environment, credentials.liveUrlPrefix),
+      apiKey: credentials.apiKey,
+      merchantAccount: account.merchantAccount,
+      timeoutMs: options.adyenTimeoutMs,
+    });
+  };
   return {
-    async route(_em, _merchantId, _facts, mode) {
-      return mode === 'sandbox' ? [builtInSandboxAccount] : [];
-    },
-    async account(_em, _merchantId, id) {
-      if (id !== null) throw new Error(`processor account ${id} is unknown`);
-      return builtInSandboxAccount;
+    route: (em, merchantId, payment, mode) => routeAccounts(em, options.vault, merchantId, payment, mode),
+    async account(em, merchantId, id) {
+      const account = await accountById(em, options.vault, merchantId, id);
+      if (!account)
+        throw new DomainError('PROCESSOR_ACCOUNT_NOT_FOUND', `processor account ${id} is unknown`);
+      return account;
     },
     connect(account) {
-      if (account.connector === 'sandbox') return options.sandbox;
-      throw new Error(`no connector for ${account.connector}`);
+      if (account.connector === 'sandbox' || account.id === null) return options.sandbox;
+      let processor = connected.get(account.id);
+      if (!processor) {
+        processor = connectAdyen({ ...account, id: account.id });
+        connected.set(account.id, processor);
+      }
+      return processor;
     },
   };
 }

@@ -2,11 +2,14 @@ import type {
   AuthenticationResult,
   CardBrand,
   CardResponse,
+  ConnectorName,
   ErrorName,
   ThreeDSecureInput,
   WalletEnvironment,
   WalletType,
 } from '@paywire/contracts';
+
+export type { ConnectorName };
 
 /**
  * What Paywire needs from a card processor, whatever the connector (processors/sandbox, processors/adyen).
@@ -14,7 +17,6 @@ import type {
  * processor honours at most once (its idempotency key), so a call repeated after an unknown outcome never
  * moves money twice.
  */
-export type ConnectorName = 'sandbox' | 'adyen';
 
 export interface CardToCharge {
   number: string;

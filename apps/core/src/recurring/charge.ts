@@ -1,17 +1,19 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, minorToDecimal } from '@paywire/contracts';
-import { CardDeclined } from '../cards/events.ts';
-import { runSale } from '../cards/sale.ts';
+import type { CardDeclined } from '../cards/events.ts';
+import { type PreparedSale, type SaleRecord, saleOperation } from '../cards/sale.ts';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
-import { executeParameterized, executePrepared, sendWithNext } from '../db/wire.ts';
-import type { EventParameters } from '../ipn/events.ts';
+import { executeParameterized, sendWithNext } from '../db/wire.ts';
+import { type EventParameters, recordReportedFailure } from '../ipn/events.ts';
+import type { Authorized } from '../payments/authorize.ts';
+import { type PaymentOperation, runPayment, runPrepared } from '../payments/pipeline.ts';
 import { openSepaDebit } from '../sepa/service.ts';
 import type { Shopper, StoredCard } from '../shoppers/entities.ts';
 import { type ChargeKind, Subscription, SubscriptionCharge } from './entities.ts';
-import { claimPeriodCharge, reclaimStaleCharge, settleCharge, settleChargeReturning } from './queries.ts';
+import { claimPeriodCharge, reclaimStaleCharge, settleCharge } from './queries.ts';
 
 /** One charge of an existing subscription (see chargeSubscription). */
 export interface SubscriptionChargeRequest {
@@ -35,24 +37,20 @@ export interface SubscriptionChargeRequest {
    * Writes that commit in the charge's own transaction once it succeeded (the next period, charges made).
    * What it returns is the answer a keyed call (ctx.keyed) records.
    */
-  onCharged?: (em: EntityManager, charge: SubscriptionCharge) => Promise<unknown>;
-  /**
-   * A card subscription as its caller read it already (renewals read a leased batch's at once): the charge
-   * skips reading it, and its claim is one statement of its own.
-   */
-  payer?: KnownPayer;
-  /** With `payer`: the period's charge row, claimed already (renewals claim a leased batch's at once). */
-  claimed?: { id: number; attempt: number };
-  /**
-   * The caller reads nothing of the charge row (renewals): its CHARGED write is not waited for but travels
-   * with the transaction's next statement (whose failure fails the commit), and `onCharged` and the outcome
-   * get a reference to the row, not its state.
-   */
-  rowUnread?: boolean;
+  onCharged?: (em: EntityManager, charged: ChargedRow) => Promise<unknown>;
+}
+
+/**
+ * The charge row just marked CHARGED: its CHARGED write travels with the transaction's next statement (no
+ * round trip of its own), so the row is read only by a caller that shows it.
+ */
+export interface ChargedRow {
+  id: number;
+  read(): Promise<SubscriptionCharge>;
 }
 
 /** What a card charge needs of its subscription: its currency, descriptor and vaulted shopper and card. */
-export interface KnownPayer {
+export interface CardPayer {
   currency: string;
   softDescriptor: string | null;
   shopper: Shopper;
@@ -60,12 +58,18 @@ export interface KnownPayer {
   card: StoredCard | null;
 }
 
+/** A period's charge row, claimed for one attempt. */
+export interface ChargeClaim {
+  id: number;
+  attempt: number;
+}
+
 export type ChargeOutcome =
-  | { outcome: 'CHARGED'; charge: SubscriptionCharge; answer: unknown }
-  /** The acquirer declined: the row is DECLINED, a later attempt of the same period may retry it. */
-  | { outcome: 'DECLINED'; charge: SubscriptionCharge; error: DomainError }
+  | { outcome: 'CHARGED'; chargeId: number; answer: unknown }
+  /** The processor declined: the row is DECLINED, a later attempt of the same period may retry it. */
+  | { outcome: 'DECLINED'; chargeId: number; error: CardDeclined }
   /** The period was charged already, or an attempt of it is in flight: nothing was done. */
-  | { outcome: 'ALREADY_CHARGED' | 'IN_FLIGHT'; charge: SubscriptionCharge };
+  | { outcome: 'ALREADY_CHARGED' | 'IN_FLIGHT'; chargeId: number };
 
 /**
  * The acquirer's reference of one attempt of one charge, derived from the row, so the same attempt always
@@ -86,7 +90,7 @@ async function claimCharge(
   merchantId: number,
   request: SubscriptionChargeRequest,
   currency: string,
-): Promise<{ id: number; attempt: number } | null> {
+): Promise<ChargeClaim | null> {
   const info = request.chargeInfo;
   const rows = await executeParameterized<{ id: string; attempt: number }>(em, claimPeriodCharge, [
     merchantId,
@@ -114,7 +118,7 @@ async function reclaimStale(
   em: EntityManager,
   charge: SubscriptionCharge,
   staleAfterSeconds: number,
-): Promise<{ id: number; attempt: number } | null> {
+): Promise<ChargeClaim | null> {
   if (charge.status !== 'PENDING') return null;
   const rows = await executeParameterized<{ attempt: number }>(em, reclaimStaleCharge, [
     charge.id,
@@ -129,50 +133,49 @@ async function reclaimStale(
 }
 
 /**
- * Marks the claimed charge CHARGED by its payment: one statement, the row it leaves as the entity; `unread`,
- * sent with the transaction's next statement, and a reference to the row.
+ * Marks the claimed charge CHARGED by its payment. The write is not waited for: it travels with the
+ * transaction's next statement (whose failure fails the commit).
  */
 async function settle(
   em: EntityManager,
   chargeId: number,
   payment: { cardTransactionId: number } | { sepaDebitId: number },
   chargedAt: Date,
-  unread = false,
-): Promise<SubscriptionCharge> {
-  const parameters = [
+): Promise<void> {
+  await sendWithNext(em, settleCharge, [
     chargeId,
     chargedAt,
     'cardTransactionId' in payment ? payment.cardTransactionId : null,
     'sepaDebitId' in payment ? payment.sepaDebitId : null,
-  ];
-  if (unread) {
-    await sendWithNext(em, settleCharge, parameters);
-    return em.getReference(SubscriptionCharge, chargeId);
-  }
-  const [row] = await executePrepared<Record<string, unknown>>(em, settleChargeReturning, parameters);
-  return em.map(SubscriptionCharge, row as Record<string, unknown>);
+  ]);
 }
 
+/** A charge prepared: done already (found charged or in flight, or a SEPA debit opened), or a card sale. */
+type PreparedCharge =
+  | { done: ChargeOutcome }
+  | {
+      done?: undefined;
+      chargeId: number;
+      sale: PaymentOperation<PreparedSale, Authorized, SaleRecord>;
+      prepared: PreparedSale;
+    };
+
 /**
- * Makes one charge of a subscription through the payment path: the shopper's card (createTransaction, with
- * the reference derived from the charge row) or its SEPA mandate (openSepaDebit). The charge row is
- * committed PENDING before the acquirer is asked, and a scheduled period has one row (unique per
- * subscription and period), so a period is never charged twice: a second call finds it CHARGED or in
- * flight and does nothing. A decline leaves the row DECLINED (the caller decides on dunning); an approval
- * and the row's CHARGED state, with `onCharged`'s writes, commit in one transaction. An unknown outcome
- * (acquirer silent, core killed) leaves the row PENDING and the payment attempt to the recovery worker,
- * which voids it: the shopper is not charged, and a later call retries the period as a new attempt once the
- * row is older than the recovery delay (reclaimStale).
- *
- * The subscription must be the context merchant's; its status is the caller's to check.
+ * One charge of a subscription as a payment operation (payments/pipeline.ts). Prepare claims the charge row
+ * (a scheduled period has one row, unique per subscription and period, so a period is never charged twice:
+ * a second call finds it CHARGED or in flight and does nothing) and prepares the card sale under the
+ * reference derived from the row; a SEPA subscription's debit is opened there and then (the bank answers
+ * later, through settlement). The call is the sale's; record writes the sale and the row CHARGED with
+ * `onCharged`'s writes, or the row DECLINED, in one transaction. An unknown outcome leaves the row PENDING
+ * and the payment attempt to the recovery worker, which voids it: a later call retries the period as a new
+ * attempt once the row is older than the recovery delay (reclaimStale).
  */
-export async function chargeSubscription(
-  ctx: MerchantContext,
-  request: SubscriptionChargeRequest,
-): Promise<ChargeOutcome> {
-  type Claimed = { done: ChargeOutcome } | { payer: KnownPayer; claim: { id: number; attempt: number } };
+function chargeOperation(ctx: MerchantContext, request: SubscriptionChargeRequest) {
   /** The claim, or what was found instead: the period charged already or in flight. */
-  const claimIn = async (em: EntityManager, currency: string) => {
+  const claimIn = async (
+    em: EntityManager,
+    currency: string,
+  ): Promise<{ claim: ChargeClaim } | ChargeOutcome> => {
     const claim = await claimCharge(em, ctx.merchantId, request, currency);
     if (claim) return { claim };
     const charge = await em.findOneOrFail(SubscriptionCharge, {
@@ -181,73 +184,15 @@ export async function chargeSubscription(
     });
     const reclaimed = await reclaimStale(em, charge, ctx.payments.recoveryAfterSeconds);
     if (reclaimed) return { claim: reclaimed };
-    const outcome = charge.status === 'CHARGED' ? 'ALREADY_CHARGED' : 'IN_FLIGHT';
-    return { done: { outcome, charge } as ChargeOutcome };
+    return { outcome: charge.status === 'CHARGED' ? 'ALREADY_CHARGED' : 'IN_FLIGHT', chargeId: charge.id };
   };
-  // A known card subscription's claim needs no transaction: each of its statements is atomic on its own.
-  const known = request.payer;
-  const claimed: Claimed =
-    known && request.claimed
-      ? { payer: known, claim: request.claimed }
-      : known
-        ? await claimIn(ctx.em, known.currency).then(
-            (found) => (found.claim ? { payer: known, claim: found.claim } : found) as Claimed,
-          )
-        : await inTransaction(ctx.em, async (em): Promise<Claimed> => {
-            const subscription = await em.findOne(
-              Subscription,
-              { id: request.subscriptionId, merchantId: ctx.merchantId },
-              { populate: ['shopper', 'card', 'sepaMandate'] },
-            );
-            if (!subscription) {
-              throw new DomainError(
-                'SUBSCRIPTION_NOT_FOUND',
-                `subscription ${request.subscriptionId} was not found`,
-              );
-            }
-            const found = await claimIn(em, subscription.currency);
-            if (!found.claim) return found as Claimed;
-            const { claim } = found;
-            if (!subscription.sepaMandate) {
-              const { currency, softDescriptor, shopper, card } = subscription;
-              return {
-                payer: { currency, softDescriptor: softDescriptor ?? null, shopper, card: card ?? null },
-                claim,
-              };
-            }
-            // SEPA: the debit is opened in this transaction; the bank answers later through settlement.
-            const now = await callNow(ctx, em);
-            const mandate = subscription.sepaMandate;
-            const debit = await openSepaDebit(
-              ctx,
-              em,
-              {
-                shopper: subscription.shopper,
-                iban: ctx.vault.open(mandate.sealedIban),
-                payer: {
-                  firstName: subscription.shopper.firstName ?? '',
-                  lastName: subscription.shopper.lastName ?? '',
-                },
-                amountMinor: request.amountMinor,
-                currency: 'EUR',
-                ...(request.merchantTransactionId
-                  ? { merchantTransactionId: request.merchantTransactionId }
-                  : {}),
-              },
-              now,
-            );
-            const charge = await settle(em, claim.id, { sepaDebitId: Number(debit.transactionId) }, now);
-            const answer = await request.onCharged?.(em, charge);
-            await ctx.keyed?.record(em, answer);
-            return { done: { outcome: 'CHARGED', charge, answer } };
-          });
-  if ('done' in claimed) return claimed.done;
-
-  const { payer, claim } = claimed;
-  let charge: SubscriptionCharge | undefined;
-  let answer: unknown;
-  try {
-    answer = await runSale(
+  const chargedRow = (em: EntityManager, id: number): ChargedRow => ({
+    id,
+    read: () => em.findOneOrFail(SubscriptionCharge, id, { refresh: true }),
+  });
+  /** The card sale of a claimed charge: prepared here, or for a whole batch by its caller (renewals). */
+  const prepareClaimed = async (payer: CardPayer, claim: ChargeClaim): Promise<PreparedCharge> => {
+    const sale = saleOperation(
       ctx,
       {
         cardTransactionType: 'AUTH_CAPTURE',
@@ -263,23 +208,101 @@ export async function chargeSubscription(
         ...(request.event ? { event: request.event } : {}),
         ...(request.eventParameters ? { eventParameters: request.eventParameters } : {}),
       },
-      async (em, sale) => {
-        const now = await callNow(ctx, em);
-        const payment = { cardTransactionId: sale.transactionId };
-        charge = await settle(em, claim.id, payment, now, request.rowUnread);
-        return request.onCharged?.(em, charge);
-      },
     );
-  } catch (error) {
-    if (!(error instanceof CardDeclined)) throw error;
-    const declined = await inTransaction(ctx.em, async (em) => {
-      const row = await em.findOneOrFail(SubscriptionCharge, claim.id);
-      row.status = 'DECLINED';
-      row.declineReason = error.errorName;
-      await em.flush();
-      return row;
-    });
-    return { outcome: 'DECLINED', charge: declined, error };
-  }
-  return { outcome: 'CHARGED', charge: charge as SubscriptionCharge, answer };
+    return { chargeId: claim.id, sale, prepared: await sale.prepare(ctx) };
+  };
+  const operation: PaymentOperation<PreparedCharge, Authorized | null, ChargeOutcome> = {
+    async prepare() {
+      type Claimed = { done: ChargeOutcome } | { payer: CardPayer; claim: ChargeClaim };
+      const claimed = await inTransaction(ctx.em, async (em): Promise<Claimed> => {
+        const subscription = await em.findOne(
+          Subscription,
+          { id: request.subscriptionId, merchantId: ctx.merchantId },
+          { populate: ['shopper', 'card', 'sepaMandate'] },
+        );
+        if (!subscription) {
+          throw new DomainError(
+            'SUBSCRIPTION_NOT_FOUND',
+            `subscription ${request.subscriptionId} was not found`,
+          );
+        }
+        const found = await claimIn(em, subscription.currency);
+        if (!('claim' in found)) return { done: found };
+        const { claim } = found;
+        if (!subscription.sepaMandate) {
+          const { currency, softDescriptor, shopper, card } = subscription;
+          return {
+            payer: { currency, softDescriptor: softDescriptor ?? null, shopper, card: card ?? null },
+            claim,
+          };
+        }
+        // SEPA: the debit is opened in this transaction; the bank answers later through settlement.
+        const now = await callNow(ctx, em);
+        const mandate = subscription.sepaMandate;
+        const debit = await openSepaDebit(
+          ctx,
+          em,
+          {
+            shopper: subscription.shopper,
+            iban: ctx.vault.open(mandate.sealedIban),
+            payer: {
+              firstName: subscription.shopper.firstName ?? '',
+              lastName: subscription.shopper.lastName ?? '',
+            },
+            amountMinor: request.amountMinor,
+            currency: 'EUR',
+            ...(request.merchantTransactionId
+              ? { merchantTransactionId: request.merchantTransactionId }
+              : {}),
+          },
+          now,
+        );
+        await settle(em, claim.id, { sepaDebitId: Number(debit.transactionId) }, now);
+        const answer = await request.onCharged?.(em, chargedRow(em, claim.id));
+        await ctx.keyed?.record(em, answer);
+        return { done: { outcome: 'CHARGED', chargeId: claim.id, answer } };
+      });
+      return 'done' in claimed ? { done: claimed.done } : prepareClaimed(claimed.payer, claimed.claim);
+    },
+    call: async (ctx, charge) => (charge.done ? null : charge.sale.call(ctx, charge.prepared)),
+    async record(em, charge, authorized) {
+      if (charge.done) return charge.done;
+      const { chargeId } = charge;
+      const sale = await charge.sale.record(em, charge.prepared, authorized as Authorized);
+      if (sale.declined) {
+        const row = em.getReference(SubscriptionCharge, chargeId);
+        row.status = 'DECLINED';
+        row.declineReason = sale.declined.errorName;
+        await em.flush();
+        return { outcome: 'DECLINED', chargeId, error: sale.declined };
+      }
+      await settle(em, chargeId, { cardTransactionId: sale.transactionId }, charge.prepared.now);
+      const answer = await request.onCharged?.(em, chargedRow(em, chargeId));
+      await ctx.keyed?.record(em, answer);
+      return { outcome: 'CHARGED', chargeId, answer };
+    },
+    async compensate(ctx, charge, authorized) {
+      if (!charge.done && authorized) await charge.sale.compensate?.(ctx, charge.prepared, authorized);
+    },
+  };
+  return { operation, prepareClaimed };
+}
+
+/**
+ * Makes one charge of a subscription through the payment pipeline (chargeOperation). `claimed` is the
+ * pipeline's batch entry: renewals claim a leased batch's charges and read their payers at once, and hand
+ * each charge in prepared. A decline is reported (the Decline IPN) and answered, not thrown: the caller
+ * decides on dunning. The subscription must be the context merchant's; its status is the caller's to check.
+ */
+export async function chargeSubscription(
+  ctx: MerchantContext,
+  request: SubscriptionChargeRequest,
+  claimed?: { payer: CardPayer; claim: ChargeClaim },
+): Promise<ChargeOutcome> {
+  const { operation, prepareClaimed } = chargeOperation(ctx, request);
+  const outcome = claimed
+    ? await runPrepared(ctx, operation, await prepareClaimed(claimed.payer, claimed.claim))
+    : await runPayment(ctx, operation);
+  if (outcome.outcome === 'DECLINED') await recordReportedFailure(ctx, outcome.error);
+  return outcome;
 }

@@ -94,7 +94,7 @@ export async function chargeOndemand(
     dueDate: calendarDate(now),
     chargeInfo: input.chargeInfo,
     merchantTransactionId: input.merchantTransactionId,
-    onCharged: async (_em, charge) => presentCharge(subscription, charge),
+    onCharged: async (_em, charged) => presentCharge(subscription, await charged.read()),
   });
   if (outcome.outcome === 'DECLINED') throw outcome.error;
   return (outcome as { answer: SubscriptionChargeBody }).answer;

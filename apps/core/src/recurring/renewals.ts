@@ -9,7 +9,7 @@ import { kickRenewals, renewalQueue, renewalRun } from '../jobs/queues.ts';
 import { type FactsRow, factsOf } from '../merchants/facts.ts';
 import { renewalSteps } from '../metrics.ts';
 import { StoredCard } from '../shoppers/entities.ts';
-import { chargeSubscription, type KnownPayer } from './charge.ts';
+import { type CardPayer, chargeSubscription } from './charge.ts';
 import { afterDecline } from './dunning.ts';
 import {
   recordSubscriptionEvent,
@@ -90,7 +90,7 @@ interface RenewalRow extends FactsRow {
 /** A leased subscription: its row, and its vaulted shopper and card when it pays by card (read per batch). */
 interface Leased {
   row: RenewalRow;
-  payer: KnownPayer | null;
+  payer: CardPayer | null;
   /** The charge of its first due period, claimed with its batch; taken by the walk's first charge. */
   claim: { period: number; id: number; attempt: number } | null;
 }
@@ -281,29 +281,35 @@ async function chargeStep(
   const nextPeriod = row.next_period + 1;
   const ctx = workerContext(services, row);
   let moved: Moved | null = null;
-  const result = await chargeSubscription(ctx, {
-    subscriptionId: Number(row.id),
-    period: row.next_period,
-    kind: 'RECURRING',
-    amountMinor: periodAmountMinor(row),
-    dueDate: row.next_charge_date as string,
-    event: 'Recurring',
-    eventParameters: recurringParameters(afterCharge(row, nextPeriod, finished), at),
-    // The card read with the lease, while it is still the subscription's (moveSchedule checks it again).
-    ...(payer && String(payer.card?.id) === String(row.card_id) ? { payer } : {}),
-    ...(payer && claim?.period === row.next_period ? { claimed: claim } : {}),
-    rowUnread: true,
-    onCharged: async (em) => {
-      // Canceled, moved or switched meanwhile: the commit fails, the sale rolls back (its authorization is
-      // voided) and the next run charges the subscription as it is now, if anything is due.
-      moved = await moveSchedule(em, row, walk, {
-        mustMove: true,
-        nextPeriod,
-        charged: true,
-        ...(finished ? { status: 'FINISHED' } : {}),
-      });
+  // The batch's claim and payer, when they are this period's and the card still the subscription's (read with
+  // the lease; moveSchedule checks it again): the pipeline's batch entry takes the charge in prepared.
+  const claimed =
+    payer && claim?.period === row.next_period && String(payer.card?.id) === String(row.card_id)
+      ? { payer, claim }
+      : undefined;
+  const result = await chargeSubscription(
+    ctx,
+    {
+      subscriptionId: Number(row.id),
+      period: row.next_period,
+      kind: 'RECURRING',
+      amountMinor: periodAmountMinor(row),
+      dueDate: row.next_charge_date as string,
+      event: 'Recurring',
+      eventParameters: recurringParameters(afterCharge(row, nextPeriod, finished), at),
+      onCharged: async (em) => {
+        // Canceled, moved or switched meanwhile: the commit fails, the sale rolls back (its authorization is
+        // voided) and the next run charges the subscription as it is now, if anything is due.
+        moved = await moveSchedule(em, row, walk, {
+          mustMove: true,
+          nextPeriod,
+          charged: true,
+          ...(finished ? { status: 'FINISHED' } : {}),
+        });
+      },
     },
-  });
+    claimed,
+  );
   // An attempt without an outcome yet: chargeSubscription retries it once the recovery delay has passed,
   // which is when this walk's lease runs out for a later run.
   if (result.outcome === 'IN_FLIGHT') return 'busy';

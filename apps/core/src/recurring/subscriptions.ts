@@ -445,9 +445,9 @@ export async function updateSubscription(
     amountMinor: switching,
     dueDate: calendarDate(now),
     chargeInfo: { chargeDescription: `Plan switch to ${input.planId}` },
-    onCharged: async (em, charge) => {
+    onCharged: async (em, charged) => {
       const subscription = await applyUpdate(ctx, em, input, now, true);
-      return presentSubscription(subscription, presentCharge(subscription, charge));
+      return presentSubscription(subscription, presentCharge(subscription, await charged.read()));
     },
   });
   if (outcome.outcome === 'DECLINED') throw outcome.error;
@@ -504,8 +504,8 @@ export async function extendedSubscriptionCharge(
     amountMinor,
     dueDate: calendarDate(now),
     chargeInfo: input.chargeInfo,
-    onCharged: async (_em, charge) => ({ chargeId: charge.id }),
+    onCharged: async (_em, charged) => ({ chargeId: charged.id }),
   });
   if (outcome.outcome === 'DECLINED') throw outcome.error;
-  return { chargeId: outcome.charge.id };
+  return { chargeId: outcome.chargeId };
 }

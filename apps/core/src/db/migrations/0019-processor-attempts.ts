@@ -10,13 +10,13 @@ import { Migration } from '@mikro-orm/migrations';
 export class ProcessorAttempts extends Migration {
   override up(): void {
     this.addSql(`alter table "payment_attempt"
-      add column "processor_account_id" integer,
+      add column "processor_account_id" integer references "processor_account" ("id"),
       add column "currency" varchar(3)`);
     this.addSql('alter table "payment_attempt" drop constraint "payment_attempt_state_check"');
     this.addSql(`alter table "payment_attempt" add constraint "payment_attempt_state_check"
       check ("state" in ('PENDING', 'AWAITING', 'DONE', 'DECLINED', 'FAILED', 'VOIDING', 'VOIDED'))`);
     this.addSql(`alter table "card_transaction"
-      add column "processor_account_id" integer,
+      add column "processor_account_id" integer references "processor_account" ("id"),
       add column "processor_reference" varchar(64)`);
     this.addSql(`create index "payment_attempt_awaiting_idx" on "payment_attempt" ("transaction_id")
       where "state" = 'AWAITING'`);

@@ -1,0 +1,243 @@
+import { randomUUID } from 'node:crypto';
+import type { PaywireClient } from '@paywire/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  adyenTestCard,
+  type FakeAdyenAccount,
+  fakeAdyenAccount,
+  operatorOf,
+  standingCharges,
+} from './support/adyen.ts';
+import { as, client, expectStatus, saleBody } from './support/http.ts';
+import type { Stack, TestMerchant } from './support/stack.ts';
+import { startStack } from './support/stack.ts';
+import { waitFor } from './support/wait.ts';
+
+/**
+ * Card payments through the Adyen connector, against a fake Adyen built from Adyen's published Checkout v72
+ * document that validates every request Paywire sends and every answer it gives; and failover between two
+ * Adyen accounts: only when the first cannot have authorized, never a shopper charged twice.
+ */
+let stack: Stack;
+let api: ReturnType<typeof client>;
+let operator: PaywireClient;
+const fakes: FakeAdyenAccount[] = [];
+
+beforeAll(async () => {
+  stack = await startStack({ paymentRecoveryAfterSeconds: 2, adyenTimeoutMs: 1000 });
+  api = client(stack);
+  operator = await operatorOf(stack);
+});
+afterAll(async () => {
+  for (const account of fakes) {
+    account.expectNoViolations();
+    await account.fake.close();
+  }
+  await stack?.close();
+});
+
+async function adyenAccount(merchant: TestMerchant, name: string, latencyMs = 0) {
+  const account = await fakeAdyenAccount(stack, operator, merchant, { name, latencyMs });
+  fakes.push(account);
+  return account;
+}
+
+/** A merchant whose payments go to `first`, then fail over to `second`. */
+async function twoAccounts() {
+  const merchant = await stack.newMerchant();
+  const first = await adyenAccount(merchant, 'first');
+  const second = await adyenAccount(merchant, 'second');
+  await operator.processors.route.mutate({
+    merchantId: merchant.id,
+    rules: [{ account: 'first' }, { account: 'second' }],
+  });
+  return { merchant, first, second };
+}
+
+const adyenSale = (overrides: Record<string, unknown> = {}) =>
+  saleBody({ creditCard: adyenTestCard, ...overrides });
+
+async function transactionRow(id: string) {
+  const { rows } = await stack.db.query<{ processor_account_id: number; processor_reference: string }>(
+    'select processor_account_id, processor_reference from card_transaction where id = $1',
+    [id],
+  );
+  return rows[0];
+}
+
+async function attempts(transactionId: string) {
+  const { rows } = await stack.db.query<{ kind: string; state: string; reference: string }>(
+    'select kind, state, reference::text from payment_attempt where transaction_id = $1 order by id',
+    [transactionId],
+  );
+  return rows;
+}
+
+describe('the Adyen connector', () => {
+  it('sells, captures, refunds and reverses; Adyen confirms modifications later, its book matches', async () => {
+    const merchant = await stack.newMerchant();
+    const adyen = await adyenAccount(merchant, 'main');
+    const sale = expectStatus(await api.post('/transactions', adyenSale(), as(merchant)), 200).body;
+    const row = await transactionRow(sale.transactionId);
+    expect(row?.processor_account_id).toBe(adyen.accountId);
+    const sold = adyen.fake.book.get(row?.processor_reference ?? '');
+    expect(sold).toMatchObject({ authorisedMinor: 2550, capturedMinor: 2550, currency: 'USD' });
+    expect(sale.processingInfo).toMatchObject({ processingStatus: 'success', cvvResponseCode: 'MA' });
+
+    const auth = expectStatus(
+      await api.post(
+        '/transactions',
+        adyenSale({ cardTransactionType: 'AUTH_ONLY', amount: 40 }),
+        as(merchant),
+      ),
+      200,
+    ).body;
+    const authorized = adyen.fake.book.get(
+      (await transactionRow(auth.transactionId))?.processor_reference ?? '',
+    );
+    expect(authorized).toMatchObject({ authorisedMinor: 4000, capturedMinor: 0 });
+    expectStatus(
+      await api.put(
+        '/transactions',
+        { cardTransactionType: 'CAPTURE', transactionId: auth.transactionId, amount: 30 },
+        as(merchant),
+      ),
+      200,
+    );
+    expect(authorized?.capturedMinor).toBe(3000);
+    expectStatus(
+      await api.post(`/transactions/refund/${auth.transactionId}`, { amount: 10 }, as(merchant)),
+      200,
+    );
+    expect(authorized?.refundedMinor).toBe(1000);
+    // Adyen answers modifications "received": the attempts wait for its confirmation
+    expect((await attempts(auth.transactionId)).map((a) => [a.kind, a.state])).toEqual([
+      ['AUTHORIZE', 'DONE'],
+      ['CAPTURE', 'AWAITING'],
+      ['REFUND', 'AWAITING'],
+    ]);
+
+    const reversed = expectStatus(
+      await api.post('/transactions', adyenSale({ cardTransactionType: 'AUTH_ONLY' }), as(merchant)),
+      200,
+    ).body;
+    expectStatus(
+      await api.put(
+        '/transactions',
+        { cardTransactionType: 'AUTH_REVERSAL', transactionId: reversed.transactionId },
+        as(merchant),
+      ),
+      200,
+    );
+    expect(
+      adyen.fake.book.get((await transactionRow(reversed.transactionId))?.processor_reference ?? ''),
+    ).toMatchObject({ cancelled: true });
+    // every request carried the attempt's reference as its idempotency key
+    for (const request of adyen.fake.requests) expect(request.idempotencyKey).toMatch(/^[0-9a-f-]{36}/);
+  });
+
+  it("maps Adyen's refusals to the interface's decline errors and writes no sale", async () => {
+    const merchant = await stack.newMerchant();
+    const adyen = await adyenAccount(merchant, 'declines');
+    for (const [holder, errorName] of [
+      ['NOT_ENOUGH_BALANCE', 'INSUFFICIENT_FUNDS'],
+      ['CARD_EXPIRED', 'EXPIRED_CARD'],
+      ['CVC_DECLINED', 'CVV_ERROR'],
+      ['DECLINED', 'DO_NOT_HONOR'],
+    ]) {
+      const reply = await api.post(
+        '/transactions',
+        adyenSale({ cardHolderInfo: { firstName: holder, zip: '02139' } }),
+        as(merchant),
+      );
+      expectStatus(reply, 400);
+      expect(reply.body.message[0]).toMatchObject({ errorName, code: 14002 });
+    }
+    const { rows } = await stack.db.query('select 1 from card_transaction where merchant_id = $1', [
+      merchant.id,
+    ]);
+    expect(rows).toHaveLength(0);
+    expect(standingCharges(adyen.fake)).toHaveLength(0);
+  });
+
+  it('a keyed retry while Adyen is answering is 409; afterwards the same bytes, one authorisation', async () => {
+    const merchant = await stack.newMerchant();
+    const adyen = await adyenAccount(merchant, 'slow', 300);
+    const key = { headers: { 'idempotency-key': randomUUID() } };
+    const first = api.post('/transactions', adyenSale(), as(merchant, key));
+    await waitFor('the authorisation to reach Adyen', async () => adyen.fake.requests.length > 0);
+    expectStatus(await api.post('/transactions', adyenSale(), as(merchant, key)), 409);
+    const answer = expectStatus(await first, 200);
+    expect(expectStatus(await api.post('/transactions', adyenSale(), as(merchant, key)), 200).text).toBe(
+      answer.text,
+    );
+    expect(standingCharges(adyen.fake)).toHaveLength(1);
+  });
+});
+
+describe('failover between accounts', () => {
+  it('the first account refuses connections: the sale is made on the second at once', async () => {
+    const { merchant, first, second } = await twoAccounts();
+    await first.fake.close();
+    const sale = expectStatus(await api.post('/transactions', adyenSale(), as(merchant)), 200).body;
+    expect((await transactionRow(sale.transactionId))?.processor_account_id).toBe(second.accountId);
+    expect(standingCharges(second.fake)).toHaveLength(1);
+  });
+
+  for (const kind of ['timeout', 'error500'] as const) {
+    it(`the first account ${kind === 'timeout' ? 'times out' : 'answers 500'} before authorizing: technically cancelled, then charged once on the second`, async () => {
+      const { merchant, first, second } = await twoAccounts();
+      first.fake.fault({ path: 'payments', kind });
+      const sale = expectStatus(await api.post('/transactions', adyenSale(), as(merchant)), 200).body;
+      const row = await transactionRow(sale.transactionId);
+      expect(row?.processor_account_id).toBe(second.accountId);
+      const [attempt] = await attempts(sale.transactionId);
+      // the first was asked to cancel whatever it did under the attempt's reference before the second was asked
+      const cancel = first.fake.requests.find((request) => request.path.endsWith('/cancels'));
+      expect(cancel?.body).toMatchObject({ paymentReference: attempt?.reference });
+      expect(standingCharges(first.fake)).toHaveLength(0);
+      expect(standingCharges(second.fake)).toHaveLength(1);
+    });
+  }
+
+  it('the first account approves but the answer is lost: its authorisation is cancelled, the shopper charged once', async () => {
+    const { merchant, first, second } = await twoAccounts();
+    first.fake.fault({ path: 'payments', kind: 'approve-then-drop' });
+    const sale = expectStatus(await api.post('/transactions', adyenSale(), as(merchant)), 200).body;
+    expect([...first.fake.book.values()]).toHaveLength(1); // it did authorise
+    expect(standingCharges(first.fake)).toHaveLength(0); // and was technically cancelled
+    expect(standingCharges(second.fake)).toHaveLength(1);
+    expect((await transactionRow(sale.transactionId))?.processor_account_id).toBe(second.accountId);
+  });
+
+  it('a decline is final: the second account is never asked', async () => {
+    const { merchant, second } = await twoAccounts();
+    const reply = await api.post(
+      '/transactions',
+      adyenSale({ cardHolderInfo: { firstName: 'DECLINED' } }),
+      as(merchant),
+    );
+    expectStatus(reply, 400);
+    expect(second.fake.requests).toHaveLength(0);
+  });
+
+  it('both accounts unreachable: 500, the attempt left to recovery, nothing charged anywhere', async () => {
+    const { merchant, first, second } = await twoAccounts();
+    first.fake.fault({ path: 'payments', kind: 'timeout' });
+    second.fake.fault({ path: 'payments', kind: 'error500' });
+    const key = randomUUID();
+    expectStatus(
+      await api.post('/transactions', adyenSale(), as(merchant, { headers: { 'idempotency-key': key } })),
+      500,
+    );
+    await waitFor('recovery to resolve the attempt', async () => {
+      const { rows } = await stack.db.query<{ state: string }>(
+        'select state from payment_attempt where idempotency_key = $1',
+        [key],
+      );
+      return rows[0]?.state === 'VOIDED';
+    });
+    expect(standingCharges(first.fake)).toHaveLength(0);
+    expect(standingCharges(second.fake)).toHaveLength(0);
+  });
+});

@@ -1,0 +1,104 @@
+import { randomBytes } from 'node:crypto';
+import { createPaywireClient, type PaywireClient } from '@paywire/client';
+import { expect } from 'vitest';
+import { type FakeAdyen, startFakeAdyen } from './fake-adyen/index.ts';
+import type { Stack, TestMerchant } from './stack.ts';
+
+/** A test card both connectors approve: Adyen's VISA test card with its test CVC; any Luhn-valid card at the sandbox. */
+export const adyenTestCard = {
+  cardNumber: '4111111111111111',
+  securityCode: '737',
+  expirationMonth: '03',
+  expirationYear: '2030',
+};
+
+/** An admin client on the stack's core: what an operator's tooling uses to add processor accounts. */
+export async function operatorOf(stack: Stack): Promise<PaywireClient> {
+  return createPaywireClient({
+    url: stack.core.url,
+    credential: await stack.issueCredential({
+      name: `operator-${randomBytes(3).toString('hex')}`,
+      scope: 'admin',
+    }),
+  });
+}
+
+/** A fake Adyen with the credentials and merchant account it accepts. */
+export interface AdyenFake {
+  fake: FakeAdyen;
+  apiKey: string;
+  merchantAccount: string;
+}
+
+export async function startAdyenFake(name: string, latencyMs = 0): Promise<AdyenFake> {
+  const apiKey = `AQE-${randomBytes(16).toString('hex')}`;
+  const merchantAccount = `Paywire${name.replace(/[^a-z0-9]/gi, '')}ECOM`;
+  return { fake: await startFakeAdyen({ apiKey, merchantAccount, latencyMs }), apiKey, merchantAccount };
+}
+
+export interface FakeAdyenAccount {
+  fake: FakeAdyen;
+  accountId: number;
+  name: string;
+  /** Fails the calling test when Paywire sent the fake anything its published document refuses. */
+  expectNoViolations(): void;
+}
+
+/**
+ * A fake Adyen (test/support/fake-adyen) and a merchant's test-environment account on it, added through the
+ * admin procedure; the fake's notifications go to Paywire's endpoint for the account. An account is live
+ * when the stack's core points every Adyen account at the fake (CoreOptions.adyenEndpoint).
+ */
+export async function fakeAdyenAccount(
+  stack: Stack,
+  operator: PaywireClient,
+  merchant: TestMerchant,
+  options: {
+    name: string;
+    environment?: 'test' | 'live';
+    default?: boolean;
+    latencyMs?: number;
+    currencies?: string[];
+    /** A fake started already (a live stack is pointed at it before its accounts exist). */
+    on?: AdyenFake;
+  },
+): Promise<FakeAdyenAccount> {
+  const { fake, apiKey, merchantAccount } =
+    options.on ?? (await startAdyenFake(options.name, options.latencyMs));
+  const notification = { username: `adyen-${options.name}`, password: randomBytes(12).toString('hex') };
+  const live = options.environment === 'live';
+  const account = await operator.processors.add.mutate({
+    merchantId: merchant.id,
+    name: options.name,
+    connector: 'adyen',
+    environment: options.environment ?? 'test',
+    merchantAccount,
+    ...(options.currencies ? { currencies: options.currencies } : {}),
+    ...(options.default === undefined ? {} : { default: options.default }),
+    credentials: {
+      apiKey,
+      hmacKey: fake.hmacKeyHex,
+      notificationUsername: notification.username,
+      notificationPassword: notification.password,
+      ...(live ? { liveUrlPrefix: 'paywire-test' } : { endpoint: fake.url }),
+    },
+  });
+  const origin = new URL(stack.baseUrl).origin;
+  fake.notifyTo({ url: `${origin}/processors/adyen/${account.id}/notifications`, ...notification });
+  return {
+    fake,
+    accountId: account.id,
+    name: options.name,
+    expectNoViolations: () => expect(fake.violations).toEqual([]),
+  };
+}
+
+/** What a fake Adyen holds against shoppers: authorisations neither cancelled nor refunded whole. */
+export function standingCharges(fake: FakeAdyen) {
+  return [...fake.book.values()].filter(
+    (payment) =>
+      payment.resultCode === 'Authorised' &&
+      !payment.cancelled &&
+      !(payment.capturedMinor > 0 && payment.refundedMinor >= payment.capturedMinor),
+  );
+}
