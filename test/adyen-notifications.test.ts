@@ -58,6 +58,15 @@ beforeAll(async () => {
     default: false,
   });
   accountId = account.id;
+  // payments are routed to a sandbox account; their rows are moved to the Adyen account afterwards
+  await operator.processors.add.mutate({
+    merchantId: stack.merchant.id,
+    name: 'sandbox',
+    connector: 'sandbox',
+    environment: 'test',
+    merchantAccount: 'sandbox',
+    default: true,
+  });
   hook = receiver.newHook();
   const flags = ['sendCharge', 'sendCancellation', 'sendRefund', 'sendChargeback'];
   const config = {
@@ -145,7 +154,7 @@ async function awaiting(kind: 'AUTH_ONLY' | 'AUTH_CAPTURE', start: (transactionI
     await api.post('/transactions', saleBody({ cardTransactionType: kind, amount: 20 }), as(stack.merchant)),
     200,
   ).body as { transactionId: string };
-  // the built-in sandbox account takes the call (main's directory knows no other), then the rows move
+  // the sandbox account takes the call (Adyen's connector would need Adyen), then the rows move
   await start(sale.transactionId);
   const authorization = pspReference();
   await stack.db.query(
