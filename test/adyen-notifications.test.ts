@@ -276,6 +276,53 @@ describe('a modification confirmed by notification', () => {
   });
 });
 
+describe('cancels and failed captures', () => {
+  const reverse = (transactionId: string) =>
+    api
+      .put('/transactions', { cardTransactionType: 'AUTH_REVERSAL', transactionId }, as(stack.merchant))
+      .then((reply) => void expectStatus(reply, 200));
+
+  it('sends one Cancellation IPN for a confirmed cancel', async () => {
+    const { transactionId, authorization, reference } = await awaiting('AUTH_ONLY', reverse);
+    const reply = await notify([
+      signedItem({
+        pspReference: pspReference(),
+        originalReference: authorization,
+        merchantReference: reference,
+        eventCode: 'CANCELLATION',
+        success: 'true',
+        value: 2000,
+      }),
+    ]);
+    expect(reply.status).toBe(200);
+    expect(await attemptState(reference)).toBe('DONE');
+    expect(await deliveries('Cancellation', transactionId)).toHaveLength(1);
+  });
+
+  it('reopens the authorization when the capture failed, with no Charge IPN', async () => {
+    const { transactionId, authorization, reference } = await awaiting('AUTH_ONLY', capture);
+    const reply = await notify([
+      signedItem({
+        pspReference: pspReference(),
+        originalReference: authorization,
+        merchantReference: reference,
+        eventCode: 'CAPTURE',
+        success: 'false',
+        value: 2000,
+        reason: 'Insufficient balance on payment',
+      }),
+    ]);
+    expect(reply.status).toBe(200);
+    expect(await attemptState(reference)).toBe('FAILED');
+    const { rows } = await stack.db.query(
+      'select status, captured_minor from card_transaction where id = $1',
+      [transactionId],
+    );
+    expect(rows[0]).toEqual({ status: 'AUTHORIZED', captured_minor: '0' });
+    expect(await deliveries('Charge', transactionId)).toEqual([]);
+  });
+});
+
 describe('the janitor', () => {
   it('processes an item a dead core stored but never processed', async () => {
     const { transactionId, authorization, reference } = await awaiting('AUTH_ONLY', capture);
