@@ -77,13 +77,19 @@ function xmlNames(schema: unknown, names = new Set<string>()): Set<string> {
 
 describe('the document and the routes', () => {
   it('documents every route the facade serves, and nothing it does not serve', () => {
-    const served = servedRoutes(facade);
+    const served = servedRoutes(facade).filter((route) => route.includes(` ${basePath}/`));
     const documented = documentedRoutes(document);
     expect(served.length).toBeGreaterThan(25);
     expect({
       undocumented: served.filter((route) => !documented.includes(route)),
       unserved: documented.filter((route) => !served.includes(route)),
     }).toEqual({ undocumented: [], unserved: [] });
+  });
+
+  it("leaves out the processors' notification routes, which Adyen calls, not merchants", () => {
+    const processorRoutes = servedRoutes(facade).filter((route) => !route.includes(` ${basePath}/`));
+    expect(processorRoutes).toEqual(['POST /processors/adyen/:accountId/notifications']);
+    expect(JSON.stringify(document)).not.toContain('/processors/');
   });
 
   it('sees a route added to the app (the comparison reads the routers, not a list)', () => {
@@ -99,7 +105,7 @@ describe('the document and the routes', () => {
       logRequests: false,
     });
     app.use(extra.routes());
-    const served = servedRoutes(app);
+    const served = servedRoutes(app).filter((route) => route.includes(` ${basePath}/`));
     expect(served.filter((route) => !documentedRoutes(document).includes(route))).toEqual([
       `GET ${basePath}/undocumented/:id`,
     ]);

@@ -6,6 +6,7 @@ import { ipnRouter } from './ipn/router.ts';
 import { merchantsRouter } from './merchants/router.ts';
 import { ordersRouter } from './orders/router.ts';
 import { processorsRouter } from './processors/accounts/router.ts';
+import { adyenRouter } from './processors/adyen/router.ts';
 import { recurringRouter } from './recurring/router.ts';
 import { refundsRouter } from './refunds/router.ts';
 import { reportsRouter } from './reports/router.ts';
@@ -28,6 +29,7 @@ export const appRouter = router({
   callers: callersRouter,
   reports: reportsRouter,
   recurring: recurringRouter,
+  adyen: adyenRouter,
   processors: processorsRouter,
 });
 

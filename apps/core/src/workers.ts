@@ -4,6 +4,7 @@ import { scheduleSweep } from './idempotency/sweep.ts';
 import { startDeliveryWorkers } from './ipn/delivery.ts';
 import { renewalFailures, sepaRunFailures } from './metrics.ts';
 import { scheduleRecovery } from './payments/recovery.ts';
+import { scheduleNotificationJanitor } from './processors/adyen/notifications.ts';
 import { renewalDebitParameters, startRenewalWorkers } from './recurring/renewals.ts';
 import { startSettlementWorkers } from './sepa/settlement.ts';
 
@@ -13,6 +14,9 @@ export interface StartedWorker {
 }
 
 export type WorkerStarter = (services: CoreServices, log: Logger) => Promise<StartedWorker | undefined>;
+
+/** Stored notifications still unprocessed this long after they arrived were left by a core that died. */
+const notificationJanitorAfterSeconds = 60;
 
 /** A child logger per kind of job, so its lines say which work failed. */
 const failureLogger = (log: Logger, job: string, message: string) => {
@@ -53,6 +57,14 @@ export const workerStarters: WorkerStarter[] = [
       services,
       services.payments.recoveryAfterSeconds,
       failureLogger(log, 'payment-recovery', 'payment recovery failed'),
+    );
+    return undefined;
+  },
+  async (services, log) => {
+    await scheduleNotificationJanitor(
+      services,
+      notificationJanitorAfterSeconds,
+      failureLogger(log, 'processor-notifications', 'processing stored processor notifications failed'),
     );
     return undefined;
   },

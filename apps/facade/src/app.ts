@@ -20,6 +20,7 @@ import { hostedFieldsRoutes } from './routes/hosted-fields.ts';
 import { notificationConfigRoutes } from './routes/notification-config.ts';
 import { notificationDeliveryRoutes } from './routes/notification-deliveries.ts';
 import { orderRoutes } from './routes/orders.ts';
+import { processorNotificationRoutes } from './routes/processor-notifications.ts';
 import { recurringRoutes } from './routes/recurring.ts';
 import { shopperRoutes } from './routes/shoppers.ts';
 import type { MerchantState } from './routes/state.ts';
@@ -60,6 +61,8 @@ export function createFacade({
   if (publicBaseUrl !== undefined) app.context.publicBaseUrl = publicBaseUrl;
   app.silent = true; // renderErrors logs what is unexpected; Koa's default logger would print the rest too
 
+  const processorRoutes = new Router();
+  processorNotificationRoutes(processorRoutes, core);
   const publicRoutes = new Router({ prefix: basePath });
   publicTokenRoutes(publicRoutes, core);
   hostedFieldsRoutes(publicRoutes, core);
@@ -87,7 +90,7 @@ export function createFacade({
   app.use(
     checkProtocol((path) => [
       ...new Set(
-        [publicRoutes, merchantRoutes].flatMap((router) =>
+        [processorRoutes, publicRoutes, merchantRoutes].flatMap((router) =>
           router.match(path, 'GET').path.flatMap((layer) => layer.methods),
         ),
       ),
@@ -107,6 +110,7 @@ export function createFacade({
     } as bodyParser.Options),
   );
   app.use(refuseUnsafeInput);
+  app.use(processorRoutes.routes());
   app.use(publicRoutes.routes());
   app.use(basicAuth(credentialChecks(core), { ttlSeconds: authCacheSeconds, trustedProxyHops }));
   app.use(idempotencyKey);

@@ -13,6 +13,7 @@ export * from './merchants.ts';
 export * from './money.ts';
 export * from './orders.ts';
 export * from './primitives.ts';
+export * from './processor-notifications.ts';
 export * from './processors.ts';
 export * from './recurring.ts';
 export * from './reports.ts';

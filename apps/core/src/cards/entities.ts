@@ -71,6 +71,8 @@ export const Refund = defineEntity({
     reason: p.string().length(4000).nullable(),
     cancelSubscriptions: p.boolean().nullable(),
     transactionMetaData: p.json<TransactionMetaData>().nullable(),
+    /** The payment attempt that asked the processor for it: a refund the processor reports failed is undone by it. */
+    attemptReference: p.string().columnType('uuid').nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
 import {
   amountInMinorUnits,
@@ -90,7 +91,8 @@ function reserveReversal(transaction: CardTransaction, now: Date): Reservation {
   return { kind: 'REVERSE', amountMinor: transaction.amountMinor, event: 'Cancellation' };
 }
 
-function transactionEventParameters(transaction: CardTransaction, amountMinor: number, now: Date) {
+/** The IPN parameters of a change of the transaction; a processor's later confirmation reports the same. */
+export function transactionEventParameters(transaction: CardTransaction, amountMinor: number, now: Date) {
   return cardEventParameters(
     cardOf(transaction),
     transaction.shopper,
@@ -105,6 +107,8 @@ interface Reservation {
   kind: ModificationKind;
   amountMinor: number;
   event: 'Charge' | 'Cancellation' | 'Refund';
+  /** The attempt's reference when a row of the change must name it (a refund). */
+  reference?: string;
 }
 
 interface PreparedChange {
@@ -153,6 +157,7 @@ function changeOperation<T>(
           accountId: account.id,
           idempotencyKey: ctx.keyed?.key,
           transactionId: transaction.id,
+          reference: reservation.reference,
         });
         return { transaction, now, reservation, reference, account };
       }),
@@ -267,13 +272,15 @@ export async function refundTransaction(
           transaction.refundedMinor += amountMinor;
           reservation = { kind: 'REFUND', amountMinor, event: 'Refund' };
         }
+        const reference = randomUUID();
         refund = em.create(Refund, {
           merchantId: ctx.merchantId,
           transaction,
           amountMinor: reservation.amountMinor,
           ...refundColumns(input, currency),
+          attemptReference: reference,
         });
-        return reservation;
+        return { ...reservation, reference };
       },
       (transaction, now) => refundAnswer(refund as Refund, transaction.id, transaction.currency, now),
       followUp,

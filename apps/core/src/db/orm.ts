@@ -33,6 +33,7 @@ import { Recurring } from './migrations/0016-recurring.ts';
 import { Renewals } from './migrations/0017-renewals.ts';
 import { ProcessorAccounts } from './migrations/0018-processor-accounts.ts';
 import { ProcessorAttempts } from './migrations/0019-processor-attempts.ts';
+import { ProcessorNotifications } from './migrations/0020-processor-notifications.ts';
 import { wireDialect } from './wire.ts';
 
 export const entities = [
@@ -82,6 +83,7 @@ const migrationsList = [
   { name: '0017-renewals', class: Renewals },
   { name: '0018-processor-accounts', class: ProcessorAccounts },
   { name: '0019-processor-attempts', class: ProcessorAttempts },
+  { name: '0020-processor-notifications', class: ProcessorNotifications },
 ];
 
 /** Each open database's pool (wire.ts), for what needs a connection of its own (tests). */

@@ -1,0 +1,304 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
+import {
+  type AdyenCredentials,
+  type AdyenNotificationItem,
+  type adyenNotificationInput,
+  DomainError,
+  minorToDecimal,
+} from '@paywire/contracts';
+import type { Logger } from '@paywire/observability';
+import type { z } from 'zod';
+import { CardTransaction } from '../../cards/entities.ts';
+import { transactionEventParameters } from '../../cards/lifecycle.ts';
+import { callNow } from '../../clock/clock.ts';
+import type { CoreServices, MerchantContext } from '../../context.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import { executeParameterized } from '../../db/wire.ts';
+import { recordEvent } from '../../ipn/events.ts';
+import type { AttemptKind } from '../../payments/attempts.ts';
+import { openCredentials } from '../accounts/credentials.ts';
+import { validNotificationSignature } from './hmac.ts';
+import {
+  awaitingAttempt,
+  insertChargeback,
+  markProcessed,
+  notificationAccount,
+  removeRefundOfAttempt,
+  settleAwaitingAttempt,
+  storeNotification,
+  takeNotification,
+  transactionByPspReference,
+  unprocessedNotifications,
+} from './queries.ts';
+
+type NotificationInput = z.output<typeof adyenNotificationInput>;
+
+interface AccountRow {
+  id: number;
+  merchant_id: number;
+  name: string;
+  sealed_credentials: string | null;
+}
+
+type NotificationCredentials = Pick<
+  AdyenCredentials,
+  'hmacKey' | 'notificationUsername' | 'notificationPassword'
+>;
+
+const refused = () => new DomainError('UNAUTHORIZED', 'the notification is not signed by this account');
+
+/** Equal in constant time: digests of both sides, so neither length nor content leaks through timing. */
+function sameText(given: string, expected: string): boolean {
+  const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+/** Whether the Authorization header carries the account's notification username and password. */
+function validBasicAuth(header: string, credentials: NotificationCredentials): boolean {
+  const encoded = /^Basic ([A-Za-z0-9+/]+={0,2})$/i.exec(header)?.[1];
+  const expected = `${credentials.notificationUsername}:${credentials.notificationPassword}`;
+  return sameText(encoded ? Buffer.from(encoded, 'base64').toString('utf8') : '', expected);
+}
+
+/**
+ * Adyen's notification for one account: HTTP Basic with the account's notification credentials, and every
+ * item signed with its HMAC key, or nothing is stored (UNAUTHORIZED). The authentic items are stored in one
+ * transaction (a repeated one once), which is what Adyen's acknowledgement promises; the new ones are then
+ * processed at once. One that fails there stays stored for the janitor (processUnprocessed): Adyen is still
+ * answered, since retrying the delivery would not help.
+ */
+export async function receiveAdyenNotification(
+  services: CoreServices,
+  log: Logger,
+  input: NotificationInput,
+): Promise<{ accepted: true }> {
+  const em = services.orm.em.fork();
+  const [account] = await executeParameterized<AccountRow>(em, notificationAccount, [input.accountId]);
+  const credentials =
+    account &&
+    openCredentials(services.vault, {
+      merchantId: account.merchant_id,
+      name: account.name,
+      sealedCredentials: account.sealed_credentials,
+    });
+  if (!account || !credentials) throw refused();
+  const items = input.notification.notificationItems.map((wrapper) => wrapper.NotificationRequestItem);
+  if (!validBasicAuth(input.authorization, credentials)) throw refused();
+  if (!items.every((item) => validNotificationSignature(item, credentials.hmacKey))) throw refused();
+
+  const stored = await inTransaction(em, async (em) => {
+    const ids: number[] = [];
+    for (const item of items) {
+      const [row] = await executeParameterized<{ id: string }>(em, storeNotification, [
+        account.id,
+        account.merchant_id,
+        item.pspReference,
+        item.originalReference ?? null,
+        item.merchantReference,
+        item.eventCode,
+        item.success === 'true',
+        JSON.stringify(item),
+      ]);
+      if (row) ids.push(Number(row.id));
+    }
+    return ids;
+  });
+  for (const id of stored) {
+    try {
+      await processNotification(services, id);
+    } catch (error) {
+      log.error(
+        { error, notification: id },
+        'processing an Adyen notification failed; the janitor retries it',
+      );
+    }
+  }
+  return { accepted: true };
+}
+
+/** The attempt kinds each modification's notification confirms (a cancel of a refund-as-void is REVERSE). */
+const confirmedKinds: Partial<Record<string, AttemptKind[]>> = {
+  CAPTURE: ['CAPTURE'],
+  CANCELLATION: ['REVERSE'],
+  // Our technical cancels never leave an attempt AWAITING (payments/attempts.ts voids it): nothing matches.
+  TECHNICAL_CANCEL: ['REVERSE'],
+  REFUND: ['REFUND'],
+  CANCEL_OR_REFUND: ['REVERSE', 'REFUND'],
+};
+
+/** The merchant's event for a confirmed change: the one the synchronous path sends (cards/lifecycle.ts). */
+const eventOf = { CAPTURE: 'Charge', REVERSE: 'Cancellation', REFUND: 'Refund' } as const;
+
+interface StoredNotification {
+  id: string;
+  account_id: number;
+  merchant_id: number;
+  body: AdyenNotificationItem;
+}
+
+interface AwaitingAttempt {
+  id: string;
+  reference: string;
+  kind: Exclude<AttemptKind, 'AUTHORIZE'>;
+  amount_minor: string;
+  transaction_id: string;
+}
+
+/**
+ * Processes one stored item, once: it is taken under a row lock and marked processed in the same transaction
+ * as what it changes, so a concurrent janitor skips it and a crash leaves it for the next run. Idempotent by
+ * the item's (pspReference, eventCode, success), which the inbox stores once.
+ */
+export async function processNotification(services: CoreServices, id: number): Promise<void> {
+  await inTransaction(services.orm.em.fork(), async (em) => {
+    const [notification] = await executeParameterized<StoredNotification>(em, takeNotification, [id]);
+    if (!notification) return;
+    const ctx: MerchantContext = {
+      ...services,
+      em,
+      merchantId: notification.merchant_id,
+      idempotency: null,
+      memo: {},
+    };
+    const item = notification.body;
+    const kinds = confirmedKinds[item.eventCode];
+    if (kinds) await settleModification(ctx, em, notification.account_id, item, kinds);
+    else if (item.eventCode === 'CHARGEBACK' && item.success === 'true')
+      await recordChargeback(ctx, em, notification.account_id, item);
+    // Any other code (AUTHORISATION: our authorizations are answered synchronously; CAPTURE_FAILED,
+    // REFUND_FAILED and the later dispute stages are not acted on yet) is kept as received, nothing more.
+    await executeParameterized(em, markProcessed, [notification.id]);
+  });
+}
+
+function lockTransaction(em: EntityManager, merchantId: number, id: number) {
+  return em.findOneOrFail(
+    CardTransaction,
+    { id, merchantId },
+    { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['card', 'shopper'] },
+  );
+}
+
+/**
+ * The processor's outcome of a capture, cancel or refund it had only received: success completes the
+ * attempt with the event the synchronous path would have sent; failure undoes what the attempt reserved on
+ * its transaction (cards/lifecycle.ts reserves before the call), and no event is sent, since the merchant
+ * was never told the change happened. No AWAITING attempt (settled already, or not ours): nothing to do.
+ */
+async function settleModification(
+  ctx: MerchantContext,
+  em: EntityManager,
+  accountId: number,
+  item: AdyenNotificationItem,
+  kinds: AttemptKind[],
+): Promise<void> {
+  const [attempt] = await executeParameterized<AwaitingAttempt>(em, awaitingAttempt, [
+    accountId,
+    ctx.merchantId,
+    kinds,
+    item.merchantReference,
+    item.originalReference ?? null,
+    item.amount.value,
+  ]);
+  if (!attempt) return;
+  const succeeded = item.success === 'true';
+  const transaction = await lockTransaction(em, ctx.merchantId, Number(attempt.transaction_id));
+  const amountMinor = Number(attempt.amount_minor);
+  await executeParameterized(em, settleAwaitingAttempt, [attempt.id, succeeded ? 'DONE' : 'FAILED']);
+  if (succeeded) {
+    const now = await callNow(ctx, em);
+    await recordEvent(
+      ctx,
+      em,
+      eventOf[attempt.kind],
+      transactionEventParameters(transaction, amountMinor, now),
+    );
+    return;
+  }
+  if (attempt.kind === 'CAPTURE') transaction.capturedMinor = 0;
+  if (attempt.kind === 'REFUND') transaction.refundedMinor -= amountMinor;
+  // A capture or a reversal was reserved only on an open authorization (cards/lifecycle.ts): it is one again.
+  if (attempt.kind !== 'REFUND') transaction.status = 'AUTHORIZED';
+  // A refund, or a refund of an uncaptured authorization that voided it, left a refund row.
+  if (attempt.kind !== 'CAPTURE') await executeParameterized(em, removeRefundOfAttempt, [attempt.reference]);
+}
+
+/**
+ * A chargeback of one of the account's payments: recorded once per dispute, with the merchant's Chargeback
+ * event. In Adyen's dispute notifications pspReference is the dispute's own (every stage of one dispute
+ * carries it) and originalReference the disputed payment's, its authorization's pspReference. A
+ * chargeback of a payment Paywire does not know is kept in the inbox only.
+ */
+async function recordChargeback(
+  ctx: MerchantContext,
+  em: EntityManager,
+  accountId: number,
+  item: AdyenNotificationItem,
+): Promise<void> {
+  if (!item.originalReference) return;
+  const [found] = await executeParameterized<{ id: string }>(em, transactionByPspReference, [
+    ctx.merchantId,
+    accountId,
+    item.originalReference,
+  ]);
+  if (!found) return;
+  const reasonCode = item.additionalData?.chargebackReasonCode?.trim() || null;
+  const reason = item.reason || null;
+  const { value, currency } = item.amount;
+  const [created] = await executeParameterized(em, insertChargeback, [
+    ctx.merchantId,
+    found.id,
+    accountId,
+    item.pspReference,
+    value,
+    currency,
+    reasonCode,
+    reason,
+  ]);
+  if (!created) return;
+  const transaction = await lockTransaction(em, ctx.merchantId, Number(found.id));
+  const now = await callNow(ctx, em);
+  await recordEvent(ctx, em, 'Chargeback', {
+    ...transactionEventParameters(transaction, value, now),
+    chargebackAmount: minorToDecimal(value, currency),
+    chargebackCurrency: currency,
+    chargebackStatus: 'NEW',
+    chargebackReason: reason ?? '',
+    chargebackReasonCode: reasonCode ?? '',
+  });
+}
+
+/**
+ * The janitor: processes items stored more than `afterSeconds` ago and still unprocessed (core died between
+ * acknowledging Adyen and processing them). Returns how many it took up.
+ */
+export async function processUnprocessed(services: CoreServices, afterSeconds: number, limit = 100) {
+  const rows = await executeParameterized<{ id: string }>(services.orm.em.fork(), unprocessedNotifications, [
+    afterSeconds,
+    limit,
+  ]);
+  for (const row of rows) await processNotification(services, Number(row.id));
+  return rows.length;
+}
+
+export const notificationJanitorQueue = 'processor-notifications';
+
+/** The janitor as a pg-boss job every minute; two runs at once are harmless (items are taken under lock). */
+export async function scheduleNotificationJanitor(
+  services: CoreServices,
+  afterSeconds: number,
+  onError: (error: unknown) => void,
+): Promise<void> {
+  const { jobs } = services;
+  await jobs.createQueue(notificationJanitorQueue, { policy: 'short', expireInSeconds: 300, retryLimit: 0 });
+  await jobs.schedule(notificationJanitorQueue, '* * * * *');
+  await jobs.work(notificationJanitorQueue, async () => {
+    try {
+      await processUnprocessed(services, afterSeconds);
+    } catch (error) {
+      onError(error);
+      throw error;
+    }
+  });
+}

@@ -1,0 +1,64 @@
+/** The statements of Adyen's notifications (notifications.ts); parameters as `$n`, never values in the text. */
+
+/** The Adyen account ($1) a notification URL names, with its sealed credentials. */
+export const notificationAccount = `select id, merchant_id, name, sealed_credentials from processor_account
+     where id = $1 and connector = 'adyen'`;
+
+/**
+ * Stores an item once: $1 account, $2 merchant, $3 pspReference, $4 originalReference, $5 merchantReference,
+ * $6 eventCode, $7 success, $8 the item as sent. No row when the same (account, pspReference, eventCode,
+ * success) is stored already: Adyen repeats a notification until it is acknowledged.
+ */
+export const storeNotification = `insert into processor_notification (account_id, merchant_id, psp_reference,
+       original_reference, merchant_reference, event_code, success, body)
+     values ($1, $2, $3, $4, $5, $6, $7, $8)
+     on conflict on constraint processor_notification_once do nothing returning id`;
+
+/**
+ * Takes a stored item ($1) for processing, locked until the transaction ends; no row when it is processed
+ * already or another core is processing it now.
+ */
+export const takeNotification = `select id, account_id, merchant_id, body from processor_notification
+     where id = $1 and processed_at is null for update skip locked`;
+
+/** Marks an item ($1) processed. */
+export const markProcessed = 'update processor_notification set processed_at = now() where id = $1';
+
+/** Items not processed $1 seconds after they arrived (core died between storing and processing), $2 at most. */
+export const unprocessedNotifications = `select id from processor_notification
+     where processed_at is null and received_at < now() - make_interval(secs => $1)
+     order by received_at limit $2`;
+
+/**
+ * The AWAITING attempt an item confirms, locked: on account $1 of merchant $2, of a kind in $3. Ours is
+ * the one whose reference is the item's merchantReference ($4: the modification's `reference` we sent);
+ * failing that, the oldest of that amount ($6) on the authorization the item names ($5, originalReference,
+ * the authorization's pspReference), for a modification whose reference Adyen did not echo.
+ */
+export const awaitingAttempt = `select a.id, a.reference, a.kind, a.amount_minor, a.transaction_id
+     from payment_attempt a join card_transaction t on t.id = a.transaction_id
+     where a.state = 'AWAITING' and a.processor_account_id = $1 and a.merchant_id = $2
+       and a.kind = any($3::text[])
+       and (a.reference::text = $4 or (t.processor_reference = $5 and a.amount_minor = $6))
+     order by a.reference::text = $4 desc, a.created_at
+     limit 1 for update of a`;
+
+/** Settles an AWAITING attempt ($1) as $2 (DONE or FAILED). */
+export const settleAwaitingAttempt = `update payment_attempt set state = $2, resolved_at = now()
+     where id = $1 and state = 'AWAITING'`;
+
+/** Removes the refund row an attempt ($1) stood for, when the processor reports that refund failed. */
+export const removeRefundOfAttempt = 'delete from refund where attempt_reference = $1';
+
+/** The transaction of merchant $1 on account $2 whose authorization's pspReference is $3. */
+export const transactionByPspReference = `select id from card_transaction
+     where merchant_id = $1 and processor_account_id = $2 and processor_reference = $3`;
+
+/**
+ * Records a chargeback once per dispute: $1 merchant, $2 transaction, $3 account, $4 the dispute's
+ * pspReference, $5 amount in minor units, $6 currency, $7 reason code, $8 reason. No row when recorded already.
+ */
+export const insertChargeback = `insert into chargeback (merchant_id, transaction_id, processor_account_id,
+       psp_reference, amount_minor, currency, reason_code, reason)
+     values ($1, $2, $3, $4, $5, $6, $7, $8)
+     on conflict on constraint chargeback_once do nothing returning id`;
