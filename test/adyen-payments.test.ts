@@ -112,12 +112,23 @@ describe('the Adyen connector', () => {
       200,
     );
     expect(authorized?.refundedMinor).toBe(1000);
-    // Adyen answers modifications "received": the attempts wait for its confirmation
-    expect((await attempts(auth.transactionId)).map((a) => [a.kind, a.state])).toEqual([
-      ['AUTHORIZE', 'DONE'],
-      ['CAPTURE', 'AWAITING'],
-      ['REFUND', 'AWAITING'],
-    ]);
+    // Adyen answers modifications "received"; its signed notifications confirm them (AWAITING -> DONE)
+    await waitFor('Adyen to confirm the capture and the refund', async () => {
+      const states = (await attempts(auth.transactionId)).map((a) => [a.kind, a.state]);
+      return (
+        JSON.stringify(states) ===
+        JSON.stringify([
+          ['AUTHORIZE', 'DONE'],
+          ['CAPTURE', 'DONE'],
+          ['REFUND', 'DONE'],
+        ])
+      );
+    });
+    const { rows: inbox } = await stack.db.query<{ event_code: string }>(
+      'select event_code from processor_notification where account_id = $1 and processed_at is not null',
+      [adyen.accountId],
+    );
+    expect(inbox.map((row) => row.event_code)).toEqual(expect.arrayContaining(['CAPTURE', 'REFUND']));
 
     const reversed = expectStatus(
       await api.post('/transactions', adyenSale({ cardTransactionType: 'AUTH_ONLY' }), as(merchant)),
