@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PaywireClient } from '@paywire/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   adyenTestCard,
   type FakeAdyenAccount,
@@ -30,11 +30,12 @@ beforeAll(async () => {
   api = client(stack);
   operator = await operatorOf(stack);
 });
+// Every request Paywire sent and every answer the fake gave is valid against Adyen's document.
+afterEach(() => {
+  for (const account of fakes) account.expectNoViolations();
+});
 afterAll(async () => {
-  for (const account of fakes) {
-    account.expectNoViolations();
-    await account.fake.close();
-  }
+  for (const account of fakes) await account.fake.close();
   await stack?.close();
 });
 
@@ -188,6 +189,105 @@ describe('the Adyen connector', () => {
   });
 });
 
+describe('the Adyen connector under the payment path', () => {
+  it('captures, reversals and refunds racing on one authorization never exceed it, here or at Adyen', async () => {
+    const merchant = await stack.newMerchant();
+    const adyen = await adyenAccount(merchant, 'races');
+    for (let round = 0; round < 3; round++) {
+      const { transactionId } = expectStatus(
+        await api.post(
+          '/transactions',
+          adyenSale({ cardTransactionType: 'AUTH_ONLY', amount: 10 }),
+          as(merchant),
+        ),
+        200,
+      ).body;
+      const replies = await Promise.all([
+        api.put('/transactions', { cardTransactionType: 'CAPTURE', transactionId, amount: 10 }, as(merchant)),
+        api.put('/transactions', { cardTransactionType: 'CAPTURE', transactionId, amount: 6 }, as(merchant)),
+        api.put('/transactions', { cardTransactionType: 'AUTH_REVERSAL', transactionId }, as(merchant)),
+        api.post(`/transactions/refund/${transactionId}`, { amount: 6 }, as(merchant)),
+        api.post(`/transactions/refund/${transactionId}`, { amount: 6 }, as(merchant)),
+      ]);
+      for (const reply of replies) expect([200, 400], reply.text).toContain(reply.status);
+      await waitFor('Adyen to confirm every change', async () =>
+        (await attempts(transactionId)).every((attempt) => attempt.state === 'DONE'),
+      );
+      const { rows } = await stack.db.query<{
+        status: string;
+        captured: string;
+        refunded: string;
+        psp: string;
+      }>(
+        `select status, captured_minor as captured, refunded_minor as refunded, processor_reference as psp
+           from card_transaction where id = $1`,
+        [transactionId],
+      );
+      const ours = rows[0];
+      const theirs = adyen.fake.book.get(ours?.psp ?? '');
+      if (!ours || !theirs) throw new Error('the transaction is missing on one side');
+      expect(Number(ours.captured)).toBeLessThanOrEqual(1000);
+      expect(theirs.capturedMinor).toBe(Number(ours.captured));
+      expect(theirs.refundedMinor).toBe(Number(ours.refunded));
+      expect(theirs.cancelled).toBe(ours.status === 'REVERSED');
+    }
+  });
+
+  it("renews a card subscription through the merchant's Adyen account", async () => {
+    const merchant = await stack.newMerchant();
+    const adyen = await adyenAccount(merchant, 'renewals');
+    const plan = expectStatus(
+      await api.post(
+        '/recurring/plans',
+        { name: 'Gold', currency: 'USD', recurringChargeAmount: 9.99, chargeFrequency: 'MONTHLY' },
+        as(merchant),
+      ),
+      200,
+    ).body;
+    const subscription = expectStatus(
+      await api.post(
+        '/recurring/subscriptions',
+        {
+          planId: plan.planId,
+          payerInfo: { firstName: 'Ada', lastName: 'Lovelace', zip: '02139' },
+          paymentSource: { creditCardInfo: { creditCard: adyenTestCard } },
+        },
+        as(merchant),
+      ),
+      200,
+    ).body;
+    expect(standingCharges(adyen.fake).map((payment) => payment.capturedMinor)).toEqual([999]);
+    expectStatus(await api.put('/sandbox/clock', { advanceBy: 'P31D' }, as(merchant)), 200);
+    await waitFor(
+      'the renewal to be charged at Adyen',
+      async () => standingCharges(adyen.fake).length === 2,
+      30_000,
+    );
+    const { rows } = await stack.db.query<{ psp: string }>(
+      `select t.processor_reference as psp from subscription_charge c join card_transaction t on t.id = c.card_transaction_id
+        where c.subscription_id = $1 order by c.period`,
+      [subscription.subscriptionId],
+    );
+    expect(rows.map((row) => row.psp).sort()).toEqual(
+      standingCharges(adyen.fake)
+        .map((p) => p.pspReference)
+        .sort(),
+    );
+  });
+
+  it('a payment in a currency no account of the merchant takes is refused, nothing written', async () => {
+    const merchant = await stack.newMerchant();
+    fakes.push(await fakeAdyenAccount(stack, operator, merchant, { name: 'euro', currencies: ['EUR'] }));
+    const reply = await api.post('/transactions', adyenSale({ currency: 'USD' }), as(merchant));
+    expectStatus(reply, 400);
+    expect(reply.body.message[0]).toMatchObject({ errorName: 'NO_PROCESSOR_ACCOUNT', code: 20061 });
+    const { rows } = await stack.db.query('select 1 from payment_attempt where merchant_id = $1', [
+      merchant.id,
+    ]);
+    expect(rows).toHaveLength(0);
+  });
+});
+
 describe('failover between accounts', () => {
   it('the first account refuses connections: the sale is made on the second at once', async () => {
     const { merchant, first, second } = await twoAccounts();
@@ -200,7 +300,7 @@ describe('failover between accounts', () => {
   for (const kind of ['timeout', 'error500'] as const) {
     it(`the first account ${kind === 'timeout' ? 'times out' : 'answers 500'} before authorizing: technically cancelled, then charged once on the second`, async () => {
       const { merchant, first, second } = await twoAccounts();
-      first.fake.fault({ path: 'payments', kind });
+      first.fake.fault({ path: 'payments', kind, times: 2 }); // the call and its repeat under the same key
       const sale = expectStatus(await api.post('/transactions', adyenSale(), as(merchant)), 200).body;
       const row = await transactionRow(sale.transactionId);
       expect(row?.processor_account_id).toBe(second.accountId);
@@ -213,9 +313,20 @@ describe('failover between accounts', () => {
     });
   }
 
-  it('the first account approves but the answer is lost: its authorisation is cancelled, the shopper charged once', async () => {
+  it('the first account approves but the answer is lost: the repeat under the same key gets it, one charge', async () => {
     const { merchant, first, second } = await twoAccounts();
     first.fake.fault({ path: 'payments', kind: 'approve-then-drop' });
+    const sale = expectStatus(await api.post('/transactions', adyenSale(), as(merchant)), 200).body;
+    expect(standingCharges(first.fake)).toHaveLength(1);
+    expect(second.fake.requests).toHaveLength(0);
+    const row = await transactionRow(sale.transactionId);
+    expect(row?.processor_account_id).toBe(first.accountId);
+    expect(standingCharges(first.fake)[0]?.pspReference).toBe(row?.processor_reference);
+  });
+
+  it('the first approves and both answers are lost: its authorisation is technically cancelled, the second charges once', async () => {
+    const { merchant, first, second } = await twoAccounts();
+    first.fake.fault({ path: 'payments', kind: 'approve-then-drop', times: 2 });
     const sale = expectStatus(await api.post('/transactions', adyenSale(), as(merchant)), 200).body;
     expect([...first.fake.book.values()]).toHaveLength(1); // it did authorise
     expect(standingCharges(first.fake)).toHaveLength(0); // and was technically cancelled
@@ -236,8 +347,8 @@ describe('failover between accounts', () => {
 
   it('neither account takes the payment: 503 at once, nothing charged, the key free for a retry', async () => {
     const { merchant, first, second } = await twoAccounts();
-    first.fake.fault({ path: 'payments', kind: 'timeout' });
-    second.fake.fault({ path: 'payments', kind: 'error500' });
+    first.fake.fault({ path: 'payments', kind: 'timeout', times: 2 });
+    second.fake.fault({ path: 'payments', kind: 'error500', times: 2 });
     const key = { headers: { 'idempotency-key': randomUUID() } };
     const refused = expectStatus(await api.post('/transactions', adyenSale(), as(merchant, key)), 503);
     expect(refused.body.message[0].description).toMatch(/nothing was charged/);

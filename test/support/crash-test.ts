@@ -100,7 +100,8 @@ export function defineCrashTest(connector: 'sandbox' | 'adyen'): void {
       SANDBOX_ACQUIRER_LATENCY_MS: '250',
       SANDBOX_ACQUIRER_JOURNAL: journal,
       ADYEN_TIMEOUT_MS: '1000',
-      PAYMENT_RECOVERY_AFTER_SECONDS: '1',
+      // Adyen calls get a third of it (call, repeat, technical cancel) before recovery may step in
+      PAYMENT_RECOVERY_AFTER_SECONDS: '3',
     });
     if (connector === 'adyen') {
       adyen = await startAdyenFake('crash', 250);

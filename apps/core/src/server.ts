@@ -164,13 +164,27 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     },
   );
   const vault = createCardVault(options.cardEncryptionKey);
+  const recoveryAfterSeconds = options.paymentRecoveryAfterSeconds ?? 60;
+  // An authorization may take a call, its repeat and a technical cancel at one account before recovery may
+  // touch it: each processor call gets at most a third of the recovery delay.
+  const adyenTimeoutMs = Math.min(
+    options.adyenTimeoutMs ?? 15_000,
+    Math.floor((recoveryAfterSeconds * 1000) / 3),
+  );
+  if (adyenTimeoutMs < (options.adyenTimeoutMs ?? 15_000)) {
+    log.warn(
+      { adyenTimeoutMs, recoveryAfterSeconds },
+      'Adyen calls cut to a third of the payment recovery delay',
+    );
+  }
   const services: CoreServices = {
     orm,
     jobs,
     processors: createProcessorDirectory({
       vault,
+      mode: options.mode,
       sandbox: options.sandbox ?? createSandboxProcessor(),
-      adyenTimeoutMs: options.adyenTimeoutMs ?? 15_000,
+      adyenTimeoutMs,
       adyenEndpoint: options.adyenEndpoint,
     }),
     cardProfile: sandboxCardProfile,
@@ -188,7 +202,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
       bank: options.sepaBank ?? sandboxSepaBank,
       sandboxSettleSeconds: options.sepaSandboxSettleSeconds ?? 120,
     },
-    payments: { recoveryAfterSeconds: options.paymentRecoveryAfterSeconds ?? 60 },
+    payments: { recoveryAfterSeconds },
   };
   const workers: (StartedWorker | undefined)[] = worker
     ? await Promise.all(workerStarters.map((start) => start(services, log)))

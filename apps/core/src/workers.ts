@@ -1,4 +1,5 @@
 import type { Logger } from '@paywire/observability';
+import { recoveredAnswer } from './cards/recovered.ts';
 import type { CoreServices } from './context.ts';
 import { scheduleSweep } from './idempotency/sweep.ts';
 import { startDeliveryWorkers } from './ipn/delivery.ts';
@@ -56,6 +57,7 @@ export const workerStarters: WorkerStarter[] = [
     await scheduleRecovery(
       services,
       services.payments.recoveryAfterSeconds,
+      recoveredAnswer,
       failureLogger(log, 'payment-recovery', 'payment recovery failed'),
     );
     return undefined;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import * as contracts from './index.ts';
+import * as processorNotifications from './processor-notifications.ts';
 import { createAltTransactionInput } from './sepa.ts';
 import { createTransactionInput, refundInput } from './transactions.ts';
 import { validate } from './validation.ts';
@@ -34,7 +35,11 @@ function strictObjects(schema: z.ZodType, path: string, seen = new Set<unknown>(
 
 describe('unknown properties', () => {
   it('no contract refuses them: every object schema strips what it does not know', () => {
-    const schemas = Object.entries(contracts).filter(([, value]) => value instanceof z.ZodType);
+    // Adyen's notifications are not the interface: they keep what they do not know, to be stored raw.
+    const processorFacing = new Set<unknown>(Object.values(processorNotifications));
+    const schemas = Object.entries(contracts).filter(
+      ([, value]) => value instanceof z.ZodType && !processorFacing.has(value),
+    );
     expect(schemas.length).toBeGreaterThan(20);
     const strict = schemas.flatMap(([name, schema]) => strictObjects(schema as z.ZodType, name));
     expect(strict).toEqual([]);

@@ -170,8 +170,9 @@ function changeOperation<T>(
       }),
     async record(em, { transaction, now, reservation, reference }, outcome) {
       const { amountMinor, event } = reservation;
-      await settleAttempt(em, reference, outcome === 'done' ? 'DONE' : 'AWAITING');
-      if (outcome === 'done') {
+      // Not pending any more: recovery or the processor's notification settled it first, and sent its event.
+      const settled = await settleAttempt(em, reference, outcome === 'done' ? 'DONE' : 'AWAITING');
+      if (settled && outcome === 'done') {
         await recordEvent(ctx, em, event, transactionEventParameters(transaction, amountMinor, now));
       }
       await followUp?.(em, transaction.id);

@@ -13,7 +13,7 @@ import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { type EventParameters, recordEvent, recordReportedFailure } from '../ipn/events.ts';
-import { AttemptTakenOver, openAttempt, settleAttempt, voidAttempt } from '../payments/attempts.ts';
+import { AttemptTakenOver, cancelApproval, openAttempt, settleAttempt } from '../payments/attempts.ts';
 import { type AuthorizationCall, type Authorized, authorizeWithFailover } from '../payments/authorize.ts';
 import { type PaymentOperation, runPayment } from '../payments/pipeline.ts';
 import { rollOf } from '../processors/directory.ts';
@@ -270,13 +270,8 @@ export function saleOperation(
     // An approval with no sale to show for it must not hold the shopper's funds.
     async compensate(ctx, { call }, { account, answer }) {
       if (!answer.approved) return;
-      const { reference } = call.request;
-      await voidAttempt(
-        ctx.em,
-        ctx.processors.connect(account),
-        { reference, amountMinor, currency },
-        async () => answer.processorReference,
-      );
+      const attempt = { reference: call.request.reference, amountMinor, currency };
+      await cancelApproval(ctx.em, ctx.processors.connect(account), attempt, answer.processorReference);
     },
   };
 }

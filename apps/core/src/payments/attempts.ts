@@ -47,13 +47,17 @@ export async function openAttempt(em: EntityManager, attempt: AttemptRow): Promi
   return reference;
 }
 
-/** A pending authorization fails over: the next account is written before it is asked, so recovery asks it. */
+/**
+ * A pending authorization fails over: the next account is written before it is asked, so recovery asks it,
+ * and its call is dated afresh, so recovery leaves it alone as long as a first call. False when recovery took
+ * the attempt meanwhile: it must not be carried on.
+ */
 export async function moveAttemptTo(
   em: EntityManager,
   reference: string,
   accountId: number | null,
-): Promise<void> {
-  await executePrepared(em, moveAttempt, [reference, accountId]);
+): Promise<boolean> {
+  return (await executePrepared(em, moveAttempt, [reference, accountId])).length === 1;
 }
 
 /**
@@ -81,32 +85,65 @@ export class AttemptTakenOver extends Error {
   }
 }
 
+/** What an attempt's authorization is known by: its processor reference, or unseen, or unknown. */
+export type FoundAuthorization = string | 'unseen' | 'unknown';
+
+interface AttemptMoney {
+  reference: string;
+  amountMinor: number;
+  currency: string;
+}
+
+/**
+ * Undoes at the processor what it did under the attempt: an authorization (or a sale captured with it) is
+ * voided under a reference of its own (a processor keeps one answer per idempotency key, and the attempt's
+ * is the authorization's); an unknown outcome is technically cancelled by the attempt's reference.
+ */
+async function undo(processor: Processor, attempt: AttemptMoney, found: FoundAuthorization): Promise<void> {
+  if (found === 'unseen') return;
+  if (found === 'unknown') {
+    await processor.technicalCancel(attempt.reference);
+    return;
+  }
+  await processor.cancel({ ...attempt, reference: `${attempt.reference}-void`, processorReference: found });
+}
+
 /**
  * Voids an authorization that no Paywire transaction will stand for: the attempt is taken to VOIDING
  * (committed; from then on no late outcome can be written for it, settleAttempt refuses), the processor's
- * authorization found (`authorization`: its processor reference, known to the caller or from an inquiry;
- * 'unknown' when the processor cannot tell) and cancelled by the attempt's reference, which the processor
- * does at most once (a technical cancel when the authorization is unknown), then VOIDED. A keyed call's
- * in-flight record goes with it: the key is free for a retry, which authorizes afresh. Nothing happens to
- * an attempt already settled.
+ * authorization found (`authorization`: an inquiry) and undone, then VOIDED. A keyed call's in-flight
+ * record goes with it: the key is free for a retry, which authorizes afresh. Nothing happens to an attempt
+ * already settled.
  */
 export async function voidAttempt(
   em: EntityManager,
   processor: Processor,
-  attempt: { reference: string; amountMinor: number; currency: string },
-  authorization: () => Promise<string | 'unseen' | 'unknown'>,
+  attempt: AttemptMoney,
+  authorization: () => Promise<FoundAuthorization>,
 ): Promise<void> {
-  const { reference } = attempt;
-  const taken = await executeParameterized(em, takeForVoiding, [reference]);
+  const taken = await executeParameterized(em, takeForVoiding, [attempt.reference]);
   if (taken.length === 0) return;
-  const found = await authorization();
-  if (found === 'unknown') await processor.technicalCancel(reference);
-  else if (found !== 'unseen') await processor.cancel({ ...attempt, processorReference: found });
-  await markAttemptVoided(em, reference);
+  await undo(processor, attempt, await authorization());
+  await markAttemptVoided(em, attempt.reference);
 }
 
 /**
- * An authorization attempt nothing stands for (no account reached, or what one did was cancelled): VOIDED at
+ * An approval no sale will stand for (its record failed): undone at the processor whatever became of its
+ * attempt meanwhile (recovery may have taken it and found nothing), then the attempt VOIDED.
+ */
+export async function cancelApproval(
+  em: EntityManager,
+  processor: Processor,
+  attempt: AttemptMoney,
+  processorReference: string,
+): Promise<void> {
+  await executeParameterized(em, takeForVoiding, [attempt.reference]);
+  await undo(processor, attempt, processorReference);
+  await markAttemptVoided(em, attempt.reference);
+}
+
+/**
+ * An authorization attempt nothing stands for (no account took it, or what one did was cancelled): VOIDED at
  * once, its key free for a retry.
  */
 export async function abandonAttempt(em: EntityManager, reference: string): Promise<void> {

@@ -6,6 +6,7 @@ import {
   type AuthorizationRequest,
   type Decline,
   type Processor,
+  ProcessorRejected,
   ProcessorUnavailable,
 } from '../processors/processor.ts';
 import { abandonAttempt, moveAttemptTo } from './attempts.ts';
@@ -23,29 +24,43 @@ export interface Authorized {
 }
 
 /**
- * After an unanswered authorization that may have arrived: what the processor did with it. An answer found
- * by inquiry stands (the shopper is charged once, on this account); `unseen`, or unknown and then
- * technically cancelled, means nothing of it can remain, so the next account may be asked. A failure here
- * leaves the outcome unknown: the caller must not fail over (the attempt stays pending for recovery).
+ * After an authorization that may have arrived but got no answer: what the processor did with it. The same
+ * request is repeated once under the same reference (the processor answers a repeat with its first answer,
+ * or does it now, once); then an inquiry; an answer found stands (the shopper is charged once, on this
+ * account). `unseen`, or unknown and then technically cancelled, means nothing of it can remain, so the next
+ * account may be asked. Any failure here leaves the outcome unknown: it is thrown as such (`reached`), and
+ * the attempt stays pending for recovery.
  */
-async function settleUnanswered(processor: Processor, reference: string): Promise<Approval | Decline | null> {
-  const found = await processor.inquire(reference);
-  if (found === 'unseen') return null;
-  if (found === 'unknown') {
-    await processor.technicalCancel(reference);
-    return null;
+async function settleUnanswered(
+  processor: Processor,
+  request: AuthorizationRequest,
+): Promise<Approval | Decline | null> {
+  try {
+    return await processor.authorize(request);
+  } catch (error) {
+    if (!(error instanceof ProcessorUnavailable)) throw error;
   }
-  return found;
+  try {
+    const found = await processor.inquire(request.reference);
+    if (found === 'unseen') return null;
+    if (found !== 'unknown') return found;
+    await processor.technicalCancel(request.reference);
+    return null;
+  } catch (error) {
+    throw new ProcessorUnavailable('the processor did not answer, nor could it be asked what it did', true, {
+      cause: error,
+    });
+  }
 }
 
 /**
  * The call phase of an authorization, with failover: the first account routing chose is asked; when it
- * cannot have authorized (no connection; or no answer, then an inquiry or technical cancel proved nothing
- * stands) the next account is written on the attempt (committed, so recovery asks the right one) and asked
- * under the same reference. Never after a decline or an approval, and never while an earlier account's
- * outcome is unknown (an inquiry or technical cancel that fails throws, `reached`: the attempt stays pending
- * for recovery). When no account took the payment and nothing stands, the attempt is voided at once and
- * ProcessorUnavailable is thrown with `reached` false.
+ * cannot have authorized (no connection, or a refusal of the request itself; or no answer, then a repeat,
+ * an inquiry or a technical cancel proved nothing stands) the next account is written on the attempt
+ * (committed, so recovery asks the right one) and asked under the same reference. Never after a decline or
+ * an approval, and never while an earlier account's outcome is unknown (settleUnanswered throws, and the
+ * attempt stays pending for recovery). When no account took the payment and nothing stands, the attempt is
+ * voided at once and ProcessorUnavailable is thrown with `reached` false.
  */
 export async function authorizeWithFailover(
   em: EntityManager,
@@ -53,25 +68,32 @@ export async function authorizeWithFailover(
   call: AuthorizationCall,
 ): Promise<Authorized> {
   const { request, accounts } = call;
-  let unavailable: ProcessorUnavailable | undefined;
+  let failure: Error | undefined;
   for (const [index, account] of accounts.entries()) {
-    if (index > 0) await moveAttemptTo(em, request.reference, account.id);
+    if (index > 0 && !(await moveAttemptTo(em, request.reference, account.id))) {
+      throw new ProcessorUnavailable('the attempt was taken over by recovery during failover', true, {
+        cause: failure,
+      });
+    }
     const processor = processors.connect(account);
     try {
       return { account, answer: await processor.authorize(request) };
     } catch (error) {
-      if (!(error instanceof ProcessorUnavailable)) throw error;
-      unavailable = error;
-      if (!error.reached) continue;
-      const answer = await settleUnanswered(processor, request.reference);
+      // a refused request (bad credentials, a field the account does not take) authorized nothing
+      if (!(error instanceof ProcessorUnavailable || error instanceof ProcessorRejected)) throw error;
+      failure = error;
+      if (error instanceof ProcessorRejected || !error.reached) continue;
+      const answer = await settleUnanswered(processor, request);
       if (answer) return { account, answer };
     }
   }
-  // Every account refused the connection, or what it did was cancelled: nothing stands for the attempt.
+  // Every account refused, or what it did was cancelled: nothing stands for the attempt.
   await abandonAttempt(em, request.reference);
   throw new ProcessorUnavailable(
-    `no processor account answered: ${unavailable?.message ?? 'none to ask'}`,
+    `no processor account answered: ${failure?.message ?? 'none to ask'}`,
     false,
-    { cause: unavailable },
+    {
+      cause: failure,
+    },
   );
 }

@@ -12,15 +12,15 @@ export const claimMerchantTransactionId = `insert into merchant_transaction_ids 
   select $1::integer, $2::varchar where $2::varchar is not null`;
 
 /**
- * Attempts still PENDING or VOIDING after $1 seconds, oldest first, $2 at most, with the account they went
+ * Attempts still PENDING or VOIDING $1 seconds after their last call began (a failover dates each account's), oldest first, $2 at most, with the account they went
  * to and the authorization they change (its processor reference and currency).
  */
 export const unresolvedAttempts = `select a.reference, a.merchant_id, a.kind, a.amount_minor, a.idempotency_key,
-       a.processor_account_id, a.currency,
+       a.processor_account_id, a.currency, a.transaction_id,
        coalesce(t.processor_reference, t.processing->>'networkTransactionId') as processor_reference
      from payment_attempt a left join card_transaction t on t.id = a.transaction_id
-     where a.state in ('PENDING', 'VOIDING') and a.created_at < now() - make_interval(secs => $1)
-     order by a.created_at limit $2`;
+     where a.state in ('PENDING', 'VOIDING') and a.called_at < now() - make_interval(secs => $1)
+     order by a.called_at limit $2`;
 
 /** Marks a pending attempt ($1) done ($2 DONE) or accepted for confirmation later ($2 AWAITING). */
 export const completeAttempt = `update payment_attempt set state = $2, resolved_at = now() where reference = $1 and state = 'PENDING'`;
@@ -35,8 +35,9 @@ export const insertAttempt = `insert into payment_attempt (reference, merchant_i
        amount_minor, currency, processor_account_id)
      values ($1, $2, $3, 'PENDING', $4, $5, $6, $7, $8)`;
 
-/** A pending authorization ($1) moves to the next account ($2) of its failover, committed before it is asked. */
-export const moveAttempt = `update payment_attempt set processor_account_id = $2 where reference = $1 and state = 'PENDING'`;
+/** A pending authorization ($1) moves to the next account ($2) of its failover, committed before it is asked; no row once it is not pending. */
+export const moveAttempt = `update payment_attempt set processor_account_id = $2, called_at = now()
+     where reference = $1 and state = 'PENDING' returning id`;
 
 /** Settles a pending attempt ($1) as $2, with the transaction ($3) it made; no row when it is no longer pending. */
 export const settlePendingAttempt = `update payment_attempt set state = $2, transaction_id = coalesce($3, transaction_id), resolved_at = now()
@@ -53,3 +54,7 @@ export const markVoided = `update payment_attempt set state = 'VOIDED', resolved
 /** Frees a key whose call is in flight (no outcome recorded). */
 export const freeKeyInFlight =
   'delete from idempotency_record where merchant_id = $1 and key = $2 and outcome is null';
+
+/** Answers a key in flight ($1 merchant, $2 key) with $3, a stored outcome: the call recovery completed. */
+export const answerKeyInFlight =
+  'update idempotency_record set outcome = $3 where merchant_id = $1 and key = $2 and outcome is null';

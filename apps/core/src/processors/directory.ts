@@ -18,6 +18,7 @@ export interface ProcessorDirectory {
 
 export interface DirectoryOptions {
   vault: CardVault;
+  mode: Mode;
   /** Answers the built-in account and every sandbox account (one book, as one sandbox acquirer keeps). */
   sandbox: Processor;
   /** How long an Adyen call may take before its outcome counts as unknown. */
@@ -53,6 +54,14 @@ export function createProcessorDirectory(options: DirectoryOptions): ProcessorDi
   return {
     route: (em, merchantId, payment, mode) => routeAccounts(em, options.vault, merchantId, payment, mode),
     async account(em, merchantId, id) {
+      // A transaction authorized by the built-in sandbox (sandbox mode, or before accounts existed) has no
+      // live processor to capture or refund it: live mode never sends anything to the sandbox.
+      if (id === null && options.mode === 'live') {
+        throw new DomainError(
+          'PROCESSOR_ACCOUNT_NOT_FOUND',
+          'the transaction was made by the sandbox, not a live processor',
+        );
+      }
       const account = await accountById(em, options.vault, merchantId, id);
       if (!account)
         throw new DomainError('PROCESSOR_ACCOUNT_NOT_FOUND', `processor account ${id} is unknown`);

@@ -102,7 +102,8 @@ export interface PaymentCaptureRequest {
   reference: string;
 }
 
-export interface PaymentCancelRequest {
+/** A reversal: Adyen cancels the authorisation, or refunds it whole once captured (CANCEL_OR_REFUND). */
+export interface PaymentReversalRequest {
   merchantAccount: string;
   reference: string;
 }

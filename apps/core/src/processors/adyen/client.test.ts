@@ -122,7 +122,7 @@ describe('Adyen connector over HTTP', () => {
     expect(await adyen.technicalCancel(sale.reference)).toBe('received');
     expect(received.map((request) => [request.url, request.headers['idempotency-key']])).toEqual([
       ['/v72/payments/PSP0000000000001/captures', modification.reference],
-      ['/v72/payments/PSP0000000000001/cancels', modification.reference],
+      ['/v72/payments/PSP0000000000001/reversals', modification.reference],
       ['/v72/payments/PSP0000000000001/refunds', modification.reference],
       ['/v72/cancels', `${sale.reference}-technical-cancel`],
     ]);

@@ -3,10 +3,10 @@ import { ProcessorUnavailable } from '../processor.ts';
 import type { ModificationResponse, PaymentResponse } from './checkout.ts';
 import { failedAnswer, noAnswer } from './errors.ts';
 import {
-  cancelRequest,
   captureRequest,
   paymentRequest,
   refundRequest,
+  reversalRequest,
   technicalCancelReference,
   technicalCancelRequest,
 } from './requests.ts';
@@ -104,10 +104,12 @@ export function createAdyenProcessor(options: AdyenOptions): Processor {
         captureRequest(request, account.merchantAccount),
         request.reference,
       ),
+    // A reversal, not /cancels: it voids a sale Adyen captured with its authorisation too (a refund of the
+    // whole, CANCEL_OR_REFUND), which a cancel cannot.
     cancel: (request) =>
       modification(
-        payment(request.processorReference, 'cancels'),
-        cancelRequest(request, account.merchantAccount),
+        payment(request.processorReference, 'reversals'),
+        reversalRequest(request, account.merchantAccount),
         request.reference,
       ),
     refund: (request) =>

@@ -30,22 +30,23 @@ export const unprocessedNotifications = `select id from processor_notification
      order by received_at limit $2`;
 
 /**
- * The AWAITING attempt an item confirms, locked: on account $1 of merchant $2, of a kind in $3. Ours is
+ * The attempt an item confirms, locked: AWAITING, or still PENDING when the confirmation outran the answer
+ * to our call (or a timeout lost that answer; recovery would leave it AWAITING with its confirmation gone): on account $1 of merchant $2, of a kind in $3. Ours is
  * the one whose reference is the item's merchantReference ($4: the modification's `reference` we sent);
  * failing that, the oldest of that amount ($6) on the authorization the item names ($5, originalReference,
  * the authorization's pspReference), for a modification whose reference Adyen did not echo.
  */
 export const awaitingAttempt = `select a.id, a.reference, a.kind, a.amount_minor, a.transaction_id
      from payment_attempt a join card_transaction t on t.id = a.transaction_id
-     where a.state = 'AWAITING' and a.processor_account_id = $1 and a.merchant_id = $2
+     where a.state in ('AWAITING', 'PENDING') and a.processor_account_id = $1 and a.merchant_id = $2
        and a.kind = any($3::text[])
        and (a.reference::text = $4 or (t.processor_reference = $5 and a.amount_minor = $6))
      order by a.reference::text = $4 desc, a.created_at
      limit 1 for update of a`;
 
-/** Settles an AWAITING attempt ($1) as $2 (DONE or FAILED). */
+/** Settles an AWAITING or PENDING attempt ($1) as $2 (DONE or FAILED). */
 export const settleAwaitingAttempt = `update payment_attempt set state = $2, resolved_at = now()
-     where id = $1 and state = 'AWAITING'`;
+     where id = $1 and state in ('AWAITING', 'PENDING')`;
 
 /** Removes the refund row an attempt ($1) stood for, when the processor reports that refund failed. */
 export const removeRefundOfAttempt = 'delete from refund where attempt_reference = $1';

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { adyenSpec } from '../../../../../test/support/fake-adyen/spec.ts';
 import type { AuthorizationRequest, ModificationRequest } from '../processor.ts';
 import {
-  cancelRequest,
   captureRequest,
   mpiData,
   paymentRequest,
   refundRequest,
+  reversalRequest,
   technicalCancelRequest,
 } from './requests.ts';
 
@@ -155,8 +155,8 @@ describe('Adyen modification bodies', () => {
       amount: { currency: 'EUR', value: 500 },
       reference: modification.reference,
     });
-    const cancel = cancelRequest(modification, 'PaywireECOM');
-    expectValid('PaymentCancelRequest', cancel);
+    const cancel = reversalRequest(modification, 'PaywireECOM');
+    expectValid('PaymentReversalRequest', cancel);
     expect(cancel).toEqual({ merchantAccount: 'PaywireECOM', reference: modification.reference });
     const refund = refundRequest(modification, 'PaywireECOM');
     expectValid('PaymentRefundRequest', refund);

@@ -4,10 +4,10 @@ import type {
   ApplePayDetails,
   CardDetails,
   GooglePayDetails,
-  PaymentCancelRequest,
   PaymentCaptureRequest,
   PaymentRefundRequest,
   PaymentRequest,
+  PaymentReversalRequest,
   StandalonePaymentCancelRequest,
   ThreeDSecureData,
 } from './checkout.ts';
@@ -99,7 +99,10 @@ export function captureRequest(request: ModificationRequest, merchantAccount: st
   };
 }
 
-export function cancelRequest(request: ModificationRequest, merchantAccount: string): PaymentCancelRequest {
+export function reversalRequest(
+  request: ModificationRequest,
+  merchantAccount: string,
+): PaymentReversalRequest {
   return { merchantAccount, reference: request.reference };
 }
 
