@@ -29,9 +29,9 @@ function modificationsReceived(sandbox: Processor): Processor {
     authorize: (request) => sandbox.authorize(request),
     inquire: (reference) => sandbox.inquire(reference),
     technicalCancel: (reference) => sandbox.technicalCancel(reference),
-    capture: async () => 'received',
-    cancel: async () => 'received',
-    refund: async () => 'received',
+    capture: async () => ({ status: 'received' }),
+    cancel: async () => ({ status: 'received' }),
+    refund: async () => ({ status: 'received' }),
   };
 }
 

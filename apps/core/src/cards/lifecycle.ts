@@ -171,8 +171,11 @@ function changeOperation<T>(
     async record(em, { transaction, now, reservation, reference }, outcome) {
       const { amountMinor, event } = reservation;
       // Not pending any more: recovery or the processor's notification settled it first, and sent its event.
-      const settled = await settleAttempt(em, reference, outcome === 'done' ? 'DONE' : 'AWAITING');
-      if (settled && outcome === 'done') {
+      const done = outcome.status === 'done';
+      const settled = await settleAttempt(em, reference, done ? 'DONE' : 'AWAITING', {
+        processorReference: outcome.processorReference,
+      });
+      if (settled && done) {
         await recordEvent(ctx, em, event, transactionEventParameters(transaction, amountMinor, now));
       }
       await followUp?.(em, transaction.id);

@@ -248,7 +248,8 @@ export function saleOperation(
         processorReference,
       };
       const written = await insertSale(em, ctx.merchantId, source.shopper, source.card, sale);
-      if (!(await settleAttempt(em, reference, 'DONE', written.transactionId))) throw new AttemptTakenOver();
+      if (!(await settleAttempt(em, reference, 'DONE', { transactionId: written.transactionId })))
+        throw new AttemptTakenOver();
       const transaction: TransactionState = {
         ...sale,
         id: written.transactionId,

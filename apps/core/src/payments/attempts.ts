@@ -68,12 +68,13 @@ export async function settleAttempt(
   em: EntityManager,
   reference: string,
   state: 'DONE' | 'AWAITING' | 'DECLINED',
-  transactionId?: number,
+  made: { transactionId?: number; processorReference?: string | undefined } = {},
 ): Promise<boolean> {
   const rows = await executePrepared<{ id: string }>(em, settlePendingAttempt, [
     reference,
     state,
-    transactionId ?? null,
+    made.transactionId ?? null,
+    made.processorReference ?? null,
   ]);
   return rows.length === 1;
 }

@@ -22,8 +22,9 @@ export const unresolvedAttempts = `select a.reference, a.merchant_id, a.kind, a.
      where a.state in ('PENDING', 'VOIDING') and a.called_at < now() - make_interval(secs => $1)
      order by a.called_at limit $2`;
 
-/** Marks a pending attempt ($1) done ($2 DONE) or accepted for confirmation later ($2 AWAITING). */
-export const completeAttempt = `update payment_attempt set state = $2, resolved_at = now() where reference = $1 and state = 'PENDING'`;
+/** Marks a pending attempt ($1) done ($2 DONE) or accepted for confirmation later ($2 AWAITING, $3 the processor's reference of it). */
+export const completeAttempt = `update payment_attempt set state = $2, processor_reference = $3, resolved_at = now()
+     where reference = $1 and state = 'PENDING'`;
 
 /** Frees keys in flight for more than $1 seconds whose call left no unresolved attempt (core died before one). */
 export const freeStaleKeys = `delete from idempotency_record r where r.outcome is null and r.created_at < now() - make_interval(secs => $1)
@@ -39,8 +40,12 @@ export const insertAttempt = `insert into payment_attempt (reference, merchant_i
 export const moveAttempt = `update payment_attempt set processor_account_id = $2, called_at = now()
      where reference = $1 and state = 'PENDING' returning id`;
 
-/** Settles a pending attempt ($1) as $2, with the transaction ($3) it made; no row when it is no longer pending. */
-export const settlePendingAttempt = `update payment_attempt set state = $2, transaction_id = coalesce($3, transaction_id), resolved_at = now()
+/**
+ * Settles a pending attempt ($1) as $2, with the transaction ($3) it made and the processor's reference of
+ * a modification ($4, what its confirmation names); no row when it is no longer pending.
+ */
+export const settlePendingAttempt = `update payment_attempt set state = $2, transaction_id = coalesce($3, transaction_id),
+       processor_reference = $4, resolved_at = now()
      where reference = $1 and state = 'PENDING' returning id`;
 
 /** Takes a pending (or already voiding) attempt to VOIDING; no row when it was settled. */

@@ -84,7 +84,11 @@ async function resolve(
     throw new Error(`attempt ${reference} has no authorization`);
   const outcome = await modify(processor, kind, { reference, processorReference, amountMinor, currency });
   await inTransaction(em, async (em) => {
-    await executeParameterized(em, completeAttempt, [reference, outcome === 'done' ? 'DONE' : 'AWAITING']);
+    await executeParameterized(em, completeAttempt, [
+      reference,
+      outcome.status === 'done' ? 'DONE' : 'AWAITING',
+      outcome.processorReference ?? null,
+    ]);
     if (attempt.idempotency_key) {
       const data = await answer(em, { merchantId, kind, transactionId, reference });
       await executeParameterized(em, answerKeyInFlight, [

@@ -122,9 +122,13 @@ export interface ModificationRequest {
 
 /**
  * `done`: the processor did it (the sandbox). `received`: it accepted the request and confirms the outcome
- * later through a notification (Adyen), which moves Paywire's record from pending to final.
+ * later through a notification (Adyen), which moves Paywire's record from pending to final and names the
+ * modification by `processorReference`, the processor's own reference of it (Adyen's pspReference).
  */
-export type ModificationOutcome = 'done' | 'received';
+export interface ModificationOutcome {
+  status: 'done' | 'received';
+  processorReference?: string;
+}
 
 /** What an inquiry by reference found: the answer given, `unseen` (never reached it), or `unknown` (cannot tell). */
 export type Inquiry = Approval | Decline | 'unseen' | 'unknown';

@@ -116,10 +116,10 @@ describe('Adyen connector over HTTP', () => {
     answer = (_request, response) => json(response, 201, { status: 'received', pspReference: 'MOD1' });
     received.length = 0;
     const adyen = processor();
-    expect(await adyen.capture(modification)).toBe('received');
-    expect(await adyen.cancel(modification)).toBe('received');
-    expect(await adyen.refund(modification)).toBe('received');
-    expect(await adyen.technicalCancel(sale.reference)).toBe('received');
+    expect(await adyen.capture(modification)).toEqual({ status: 'received', processorReference: 'MOD1' });
+    expect((await adyen.cancel(modification)).status).toBe('received');
+    expect((await adyen.refund(modification)).status).toBe('received');
+    expect((await adyen.technicalCancel(sale.reference)).status).toBe('received');
     expect(received.map((request) => [request.url, request.headers['idempotency-key']])).toEqual([
       ['/v72/payments/PSP0000000000001/captures', modification.reference],
       ['/v72/payments/PSP0000000000001/reversals', modification.reference],

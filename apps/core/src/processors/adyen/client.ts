@@ -86,7 +86,10 @@ export function createAdyenProcessor(options: AdyenOptions): Processor {
     const answer = (await post(path, body, idempotencyKey)) as Partial<ModificationResponse>;
     if (answer.status !== 'received')
       throw new ProcessorUnavailable(`adyen: ${path} answered status ${String(answer.status)}`, true);
-    return 'received';
+    return {
+      status: 'received',
+      ...(answer.pspReference ? { processorReference: answer.pspReference } : {}),
+    };
   }
 
   const payment = (pspReference: string, action: string) =>

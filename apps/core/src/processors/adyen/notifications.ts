@@ -90,7 +90,7 @@ export async function receiveAdyenNotification(
   const stored = await inTransaction(em, async (em) => {
     const ids: number[] = [];
     for (const item of items) {
-      const [row] = await executeParameterized<{ id: string }>(em, storeNotification, [
+      const [row] = await executeParameterized<{ id: string; to_process: boolean }>(em, storeNotification, [
         account.id,
         account.merchant_id,
         item.pspReference,
@@ -99,8 +99,9 @@ export async function receiveAdyenNotification(
         item.eventCode,
         item.success === 'true',
         JSON.stringify(item),
+        actedOn(item),
       ]);
-      if (row) ids.push(Number(row.id));
+      if (row?.to_process) ids.push(Number(row.id));
     }
     return ids;
   });
@@ -126,6 +127,15 @@ const confirmedKinds: Partial<Record<string, AttemptKind[]>> = {
   REFUND: ['REFUND'],
   CANCEL_OR_REFUND: ['REVERSE', 'REFUND'],
 };
+
+/**
+ * Whether an item changes anything here: a modification's outcome, or a chargeback. Any other code
+ * (AUTHORISATION: our authorizations are answered synchronously; CAPTURE_FAILED, REFUND_FAILED and the
+ * later dispute stages are not acted on yet) is kept as received, nothing more.
+ */
+function actedOn(item: AdyenNotificationItem): boolean {
+  return item.eventCode in confirmedKinds || (item.eventCode === 'CHARGEBACK' && item.success === 'true');
+}
 
 /** The merchant's event for a confirmed change: the one the synchronous path sends (cards/lifecycle.ts). */
 const eventOf = { CAPTURE: 'Charge', REVERSE: 'Cancellation', REFUND: 'Refund' } as const;
@@ -164,10 +174,7 @@ export async function processNotification(services: CoreServices, id: number): P
     const item = notification.body;
     const kinds = confirmedKinds[item.eventCode];
     if (kinds) await settleModification(ctx, em, notification.account_id, item, kinds);
-    else if (item.eventCode === 'CHARGEBACK' && item.success === 'true')
-      await recordChargeback(ctx, em, notification.account_id, item);
-    // Any other code (AUTHORISATION: our authorizations are answered synchronously; CAPTURE_FAILED,
-    // REFUND_FAILED and the later dispute stages are not acted on yet) is kept as received, nothing more.
+    else if (actedOn(item)) await recordChargeback(ctx, em, notification.account_id, item);
     await executeParameterized(em, markProcessed, [notification.id]);
   });
 }
@@ -200,6 +207,7 @@ async function settleModification(
     item.merchantReference,
     item.originalReference ?? null,
     item.amount.value,
+    item.pspReference,
   ]);
   if (!attempt) return;
   const succeeded = item.success === 'true';

@@ -6,13 +6,14 @@ export const notificationAccount = `select id, merchant_id, name, sealed_credent
 
 /**
  * Stores an item once: $1 account, $2 merchant, $3 pspReference, $4 originalReference, $5 merchantReference,
- * $6 eventCode, $7 success, $8 the item as sent. No row when the same (account, pspReference, eventCode,
+ * $6 eventCode, $7 success, $8 the item as sent, $9 whether it is acted on (an item that is not is stored as
+ * processed: no second transaction for it). No row when the same (account, pspReference, eventCode,
  * success) is stored already: Adyen repeats a notification until it is acknowledged.
  */
 export const storeNotification = `insert into processor_notification (account_id, merchant_id, psp_reference,
-       original_reference, merchant_reference, event_code, success, body)
-     values ($1, $2, $3, $4, $5, $6, $7, $8)
-     on conflict on constraint processor_notification_once do nothing returning id`;
+       original_reference, merchant_reference, event_code, success, body, processed_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, case when $9::boolean then null else now() end)
+     on conflict on constraint processor_notification_once do nothing returning id, processed_at is null as to_process`;
 
 /**
  * Takes a stored item ($1) for processing, locked until the transaction ends; no row when it is processed
@@ -31,17 +32,18 @@ export const unprocessedNotifications = `select id from processor_notification
 
 /**
  * The attempt an item confirms, locked: AWAITING, or still PENDING when the confirmation outran the answer
- * to our call (or a timeout lost that answer; recovery would leave it AWAITING with its confirmation gone): on account $1 of merchant $2, of a kind in $3. Ours is
- * the one whose reference is the item's merchantReference ($4: the modification's `reference` we sent);
- * failing that, the oldest of that amount ($6) on the authorization the item names ($5, originalReference,
- * the authorization's pspReference), for a modification whose reference Adyen did not echo.
+ * to our call; on account $1 of merchant $2, of a kind in $3. Ours is the one Adyen's answer named by the
+ * item's pspReference ($7, the modification's own), or whose reference is the item's merchantReference
+ * ($4); failing both, for an attempt whose answer never came (no pspReference kept), the oldest of that
+ * amount ($6) on the authorization the item names ($5, originalReference).
  */
 export const awaitingAttempt = `select a.id, a.reference, a.kind, a.amount_minor, a.transaction_id
      from payment_attempt a join card_transaction t on t.id = a.transaction_id
      where a.state in ('AWAITING', 'PENDING') and a.processor_account_id = $1 and a.merchant_id = $2
        and a.kind = any($3::text[])
-       and (a.reference::text = $4 or (t.processor_reference = $5 and a.amount_minor = $6))
-     order by a.reference::text = $4 desc, a.created_at
+       and (a.processor_reference = $7 or a.reference::text = $4
+         or (a.processor_reference is null and t.processor_reference = $5 and a.amount_minor = $6))
+     order by a.processor_reference = $7 desc, a.reference::text = $4 desc, a.created_at
      limit 1 for update of a`;
 
 /** Settles an AWAITING or PENDING attempt ($1) as $2 (DONE or FAILED). */

@@ -146,8 +146,8 @@ describe('sandbox technical cancel', () => {
     const sandbox = createSandboxProcessor();
     const approved = request({});
     await sandbox.authorize(approved);
-    expect(await sandbox.technicalCancel(approved.reference)).toBe('done');
-    expect(await sandbox.technicalCancel(approved.reference)).toBe('done');
+    expect(await sandbox.technicalCancel(approved.reference)).toEqual({ status: 'done' });
+    expect(await sandbox.technicalCancel(approved.reference)).toEqual({ status: 'done' });
     expect(sandbox.book.get(approved.reference)?.reversed).toBe(true);
 
     const late = request({});

@@ -13,6 +13,7 @@ import {
   type CardProfiler,
   type Decline,
   type DeclineReason,
+  type ModificationOutcome,
   type ModificationRequest,
   type Processor,
   ProcessorUnavailable,
@@ -176,14 +177,15 @@ export function createSandboxProcessor(
     if (!found) throw new Error('sandbox processor: no such authorization');
     return found;
   };
+  const done: ModificationOutcome = { status: 'done' };
   /** Runs an operation once per reference; a repeat of a done one succeeds without moving anything. */
   const once = async (reference: string, operation: () => SandboxAuthorization | undefined) => {
     await wait();
-    if (operations.has(reference)) return 'done' as const;
+    if (operations.has(reference)) return done;
     const entry = operation();
     if (entry) record(entry, reference);
     else operations.add(reference);
-    return 'done' as const;
+    return done;
   };
   const voidWhole = (entry: SandboxAuthorization) => {
     if ((entry.capturedMinor > 0 && !entry.sale) || entry.refundedMinor > 0 || entry.reversed)
