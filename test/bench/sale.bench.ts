@@ -309,9 +309,11 @@ async function processorsBench(sandboxAuthorization: string): Promise<string[]> 
     }),
   ).finally(() => orm.close());
   const facadeOrigin = `http://127.0.0.1:${ports.facade}`;
-  fake.stdin?.write(
-    `${JSON.stringify({ notify: { url: `${facadeOrigin}/processors/adyen/${account.id}/notifications`, ...notification } })}\n`,
-  );
+  // `--no-notifications`: the fake sends none, to see what receiving them costs Paywire.
+  if (!process.argv.includes('--no-notifications'))
+    fake.stdin?.write(
+      `${JSON.stringify({ notify: { url: `${facadeOrigin}/processors/adyen/${account.id}/notifications`, ...notification } })}\n`,
+    );
 
   const service = await startService(ports.core, ports.facade, {
     SANDBOX_ACQUIRER_LATENCY_MS: String(acquirerLatencyMs),
