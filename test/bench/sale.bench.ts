@@ -24,6 +24,8 @@ import { benchProcesses, postgresCpuMs } from './processes.ts';
  * after 250 ms and one whose payments go to its test account on a fake Adyen answering after 250 ms. The
  * fake (every request and answer validated against Adyen's documents) runs in a process of its own
  * (fake-adyen-server.ts), its CPU counted apart; its notifications go to Paywire's endpoint for the account.
+ * Paywire's own cost per sale is facade + core + PostgreSQL. `--connections=N` runs another concurrency;
+ * `--no-notifications` has the fake send none, to see what receiving them costs.
  */
 const mode = process.argv.includes('latency')
   ? 'latency'
