@@ -41,20 +41,34 @@ export async function postgresCpuMs(dataDir: string): Promise<Map<number, number
 /** The service's processes a benchmark starts, as npm start runs them (node options included); each resolves once listening. */
 export function benchProcesses() {
   const children: ChildProcess[] = [];
+  function launch(
+    script: string,
+    args: string[],
+    env: Record<string, string>,
+    stdin: 'ignore' | 'pipe',
+  ): Promise<{ child: ChildProcess; line: string }> {
+    const child = spawn(process.execPath, [...extraFlags, path.join(root, script), ...args], {
+      env: { NODE_OPTIONS: serviceNodeOptions, ...process.env, ...env },
+      stdio: [stdin, 'pipe', 'inherit'],
+    });
+    children.push(child);
+    return new Promise((resolve, reject) => {
+      child.stdout?.on('data', (chunk: Buffer) => {
+        const line = chunk
+          .toString()
+          .split('\n')
+          .find((text) => text.includes('listening'));
+        if (line !== undefined) resolve({ child, line });
+      });
+      child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+    });
+  }
   return {
-    start(script: string, args: string[], env: Record<string, string> = {}): Promise<ChildProcess> {
-      const child = spawn(process.execPath, [...extraFlags, path.join(root, script), ...args], {
-        env: { NODE_OPTIONS: serviceNodeOptions, ...process.env, ...env },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      children.push(child);
-      return new Promise((resolve, reject) => {
-        child.stdout?.on('data', (chunk: Buffer) => {
-          if (chunk.toString().includes('listening')) resolve(child);
-        });
-        child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-      });
-    },
+    start: async (script: string, args: string[], env: Record<string, string> = {}): Promise<ChildProcess> =>
+      (await launch(script, args, env, 'ignore')).child,
+    /** As start, with the line it announced itself with (`listening <url>`), and its stdin open for commands. */
+    startAnnounced: (script: string, args: string[], env: Record<string, string> = {}) =>
+      launch(script, args, env, 'pipe'),
     /** A process's CPU time so far in ms (Linux). */
     cpuMs: (child: ChildProcess): Promise<number> => cpuMsOf(child.pid as number),
     /** A process's resident memory in MB (Linux). */

@@ -1,6 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { addProcessorAccountInput } from '@paywire/contracts';
+import { addProcessorAccount, createCardVault, openDatabase } from '@paywire/core';
 import autocannon, { type Result } from 'autocannon';
+import { saveMerchant } from '../../infra/merchants.ts';
+import { adyenTestCard } from '../support/adyen.ts';
 import { saleBody } from '../support/http.ts';
 import { freePort } from '../support/ports.ts';
 import { startBenchDatabase } from './bench-database.ts';
@@ -14,10 +18,25 @@ import { benchProcesses, postgresCpuMs } from './processes.ts';
  * Latency mode (`npm run bench -- latency`): keyed sales at 256 connections against two services on the
  * same database, one whose sandbox acquirer answers at once and one whose acquirer takes 250 ms
  * (SANDBOX_ACQUIRER_LATENCY_MS), alternating; then the resident memory of each core and facade.
+ *
+ * Processors mode (`npm run bench -- processors`): keyed sales with Adyen's test card at 256 connections
+ * through one service, alternating between a merchant whose payments go to the sandbox connector answering
+ * after 250 ms and one whose payments go to its test account on a fake Adyen answering after 250 ms. The
+ * fake (every request and answer validated against Adyen's documents) runs in a process of its own
+ * (fake-adyen-server.ts), its CPU counted apart; its notifications go to Paywire's endpoint for the account.
+ * Paywire's own cost per sale is facade + core + PostgreSQL. `--connections=N` runs another concurrency;
+ * `--no-notifications` has the fake send none, to see what receiving them costs.
  */
-const latencyMode = process.argv.includes('latency');
+const mode = process.argv.includes('latency')
+  ? 'latency'
+  : process.argv.includes('processors')
+    ? 'processors'
+    : 'sale';
 const acquirerLatencyMs = 250;
-const connections = 256;
+// `--connections=N`: another concurrency, to see where a machine that cannot sustain 256 stops coping.
+const connections = Number(
+  process.argv.find((arg) => arg.startsWith('--connections='))?.slice('--connections='.length) ?? 256,
+);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 // One run swings by 20% on a shared 2-core machine: the loads alternate, and the medians are reported.
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -25,10 +44,17 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const ports = { bare: await freePort(), core: await freePort(), facade: await freePort() };
 
 const database = await startBenchDatabase('sale-bench');
-const { start, stop, rssMb, cpuMs } = benchProcesses();
+const { start, startAnnounced, stop, rssMb, cpuMs } = benchProcesses();
 
-/** A run's figures, and the CPU time each process spent per request it answered, in ms. */
-type Run = Result & { cpu: Record<string, number> };
+/**
+ * A run's figures, the CPU time each process spent per request it answered (ms), the share of one core each
+ * kept busy (CPU time over the run's time), and its answers by status.
+ */
+type Run = Result & {
+  cpu: Record<string, number>;
+  busy: Record<string, number>;
+  statuses: Record<string, number>;
+};
 
 /** What each process (the load generator, the ones given, each of PostgreSQL's) has used of the CPU, in ms. */
 async function cpuNow(processes: Record<string, ChildProcess>): Promise<Record<string, number>> {
@@ -44,13 +70,20 @@ async function cpuNow(processes: Record<string, ChildProcess>): Promise<Record<s
   };
 }
 
+interface LoadOptions {
+  authorization?: string;
+  /** A fresh Idempotency-Key per request (else an ignored header). */
+  keyed?: boolean;
+  /** The sale's body; saleBody() unless given. */
+  sale?: Record<string, unknown>;
+}
+
 async function load(
   url: string,
   processes: Record<string, ChildProcess>,
-  authorization?: string,
-  keyed = false,
+  { authorization, keyed = false, sale = saleBody() }: LoadOptions = {},
 ): Promise<Run> {
-  const body = JSON.stringify(saleBody());
+  const body = JSON.stringify(sale);
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     ...(authorization ? { authorization } : {}),
@@ -75,11 +108,25 @@ async function load(
   const answered = Math.max(1, result.requests.total ?? 0);
   // PostgreSQL's processes summed, each one's time since the first reading (or since it started)
   const cpu: Record<string, number> = {};
+  const busy: Record<string, number> = {};
   for (const [name, ms] of Object.entries(after)) {
     const key = name.startsWith('postgres ') ? 'postgres' : name;
     cpu[key] = (cpu[key] ?? 0) + (ms - (before[name] ?? 0)) / answered;
+    busy[key] = (busy[key] ?? 0) + (ms - (before[name] ?? 0)) / (seconds * 1000);
   }
-  return { ...result, cpu };
+  const counts = (result as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
+  const statuses = Object.fromEntries(Object.entries(counts).map(([status, { count }]) => [status, count]));
+  if (result.timeouts > 0) statuses.timeout = result.timeouts;
+  return { ...result, cpu, busy, statuses };
+}
+
+/** Each load in turn, for `rounds` rounds (on shared cores one run swings too much); each load's runs. */
+async function alternate(loads: Array<() => Promise<Run>>): Promise<Run[][]> {
+  const runs = loads.map(() => [] as Run[]);
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, next] of loads.entries()) runs[i]?.push(await next());
+  }
+  return runs;
 }
 
 interface Figures {
@@ -88,6 +135,9 @@ interface Figures {
   p99: number;
   errors: number;
   cpu: Record<string, number>;
+  busy: Record<string, number>;
+  /** Every run's non-2xx answers by status, summed. */
+  statuses: Record<string, number>;
 }
 
 const median = (values: number[]) => {
@@ -97,14 +147,25 @@ const median = (values: number[]) => {
     ? (sorted[middle] as number)
     : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 };
+const medians = (results: Run[], of: (run: Run) => Record<string, number>) =>
+  Object.fromEntries(
+    Object.keys(results[0] ? of(results[0]) : {}).map((name) => [
+      name,
+      median(results.map((r) => of(r)[name] ?? 0)),
+    ]),
+  );
 const summarise = (results: Run[]): Figures => ({
-  cpu: Object.fromEntries(
-    Object.keys(results[0]?.cpu ?? {}).map((name) => [name, median(results.map((r) => r.cpu[name] ?? 0))]),
-  ),
+  cpu: medians(results, (run) => run.cpu),
+  busy: medians(results, (run) => run.busy),
   rps: median(results.map((r) => r.requests.average)),
   p50: median(results.map((r) => r.latency.p50)),
   p99: median(results.map((r) => r.latency.p99)),
   errors: results.reduce((sum, r) => sum + r.non2xx + r.errors, 0),
+  statuses: results.reduce<Record<string, number>>((sum, r) => {
+    for (const [status, count] of Object.entries(r.statuses))
+      if (!status.startsWith('2')) sum[status] = (sum[status] ?? 0) + count;
+    return sum;
+  }, {}),
 });
 const row = (name: string, f: Figures) =>
   `| ${name} | ${Math.round(f.rps)} | ${Math.round(f.p50)} | ${Math.round(f.p99)} | ${f.errors} |`;
@@ -148,12 +209,12 @@ async function latencyBench(authorization: string): Promise<string[]> {
   const latent = await startService(await freePort(), await freePort(), {
     SANDBOX_ACQUIRER_LATENCY_MS: String(acquirerLatencyMs),
   });
-  const runs = { instant: [] as Run[], latent: [] as Run[] };
-  for (let round = 0; round < rounds; round++) {
-    runs.instant.push(await load(instant.url, instant.processes, authorization, true));
-    runs.latent.push(await load(latent.url, latent.processes, authorization, true));
-  }
-  const [fast, slow] = [summarise(runs.instant), summarise(runs.latent)];
+  const [fast, slow] = (
+    await alternate([
+      () => load(instant.url, instant.processes, { authorization, keyed: true }),
+      () => load(latent.url, latent.processes, { authorization, keyed: true }),
+    ])
+  ).map(summarise) as [Figures, Figures];
   const memory = await Promise.all(
     [instant.core, instant.facade, latent.core, latent.facade].map((child) => rssMb(child)),
   );
@@ -169,12 +230,140 @@ async function latencyBench(authorization: string): Promise<string[]> {
   ];
 }
 
+/** CPU per sale of Paywire itself: facade, core and PostgreSQL (not the load generator, not the fake acquirer). */
+const paywireCpu = (f: Figures) => (f.cpu.facade ?? 0) + (f.cpu.core ?? 0) + (f.cpu.postgres ?? 0);
+const statusList = (f: Figures) =>
+  Object.entries(f.statuses)
+    .map(([status, count]) => `${status} x${count}`)
+    .join(', ') || 'none';
+
+/** How much of one core each process kept busy during the run, in %: meaningful even when few sales were answered. */
+const busyRow = (name: string, f: Figures) =>
+  `% of one core busy, ${name}: ${Object.entries(f.busy)
+    .map(([process, share]) => `${process} ${(share * 100).toFixed(0)}`)
+    .join(', ')}`;
+
+/** What the fake Adyen process counted since it started (fake-adyen-server.ts). */
+interface FakeStats {
+  requests: number;
+  violations: string[];
+  accepted: number;
+  refused: number;
+  statuses: Record<string, number>;
+  pending: number;
+}
+function fakeStats(fake: ChildProcess): Promise<FakeStats> {
+  return new Promise((resolve) => {
+    const read = (chunk: Buffer) => {
+      const line = chunk
+        .toString()
+        .split('\n')
+        .find((text) => text.startsWith('stats '));
+      if (line === undefined) return;
+      fake.stdout?.off('data', read);
+      resolve(JSON.parse(line.slice('stats '.length)) as FakeStats);
+    };
+    fake.stdout?.on('data', read);
+    fake.stdin?.write(`${JSON.stringify({ stats: true })}\n`);
+  });
+}
+
+/**
+ * Keyed sales with Adyen's test card through one service (sandbox acquirer at 250 ms), alternating between a
+ * merchant without processor accounts (its payments go to the sandbox connector) and one whose default
+ * account is a test account on a fake Adyen answering after 250 ms, in a process of its own.
+ */
+async function processorsBench(sandboxAuthorization: string): Promise<string[]> {
+  const { databaseUrl } = database;
+  const cardKey = randomBytes(32);
+  const apiKey = `AQE-${randomBytes(16).toString('hex')}`;
+  const merchantAccount = 'PaywireBenchECOM';
+  const hmacKeyHex = randomBytes(32).toString('hex');
+  // The fake keeps every payment and answer: more heap than a service process is given.
+  const { child: fake, line } = await startAnnounced(
+    'test/bench/fake-adyen-server.ts',
+    [apiKey, merchantAccount, String(acquirerLatencyMs), hmacKeyHex],
+    { NODE_OPTIONS: '--max-old-space-size=2048' },
+  );
+  const fakeUrl = line.slice(line.indexOf('http')).trim();
+
+  // The Adyen merchant and its test account (its default, being its first), added as the operator CLI does.
+  const password = randomBytes(12).toString('base64url');
+  const merchantId = await saveMerchant(databaseUrl, 'bench-adyen', password);
+  const notification = { username: 'adyen-bench', password: randomBytes(12).toString('hex') };
+  const orm = await openDatabase(databaseUrl, 1);
+  const account = await addProcessorAccount(
+    orm.em.fork(),
+    createCardVault(cardKey),
+    addProcessorAccountInput.parse({
+      merchantId,
+      name: 'adyen',
+      connector: 'adyen',
+      environment: 'test',
+      merchantAccount,
+      credentials: {
+        apiKey,
+        hmacKey: hmacKeyHex,
+        notificationUsername: notification.username,
+        notificationPassword: notification.password,
+        endpoint: fakeUrl,
+      },
+    }),
+  ).finally(() => orm.close());
+  const facadeOrigin = `http://127.0.0.1:${ports.facade}`;
+  // `--no-notifications`: the fake sends none, to see what receiving them costs Paywire.
+  if (!process.argv.includes('--no-notifications'))
+    fake.stdin?.write(
+      `${JSON.stringify({ notify: { url: `${facadeOrigin}/processors/adyen/${account.id}/notifications`, ...notification } })}\n`,
+    );
+
+  const service = await startService(ports.core, ports.facade, {
+    SANDBOX_ACQUIRER_LATENCY_MS: String(acquirerLatencyMs),
+    CARD_ENCRYPTION_KEY: cardKey.toString('base64'),
+  });
+  const processes = { ...service.processes, 'fake Adyen': fake };
+  const sale = saleBody({ creditCard: adyenTestCard });
+  const adyenAuthorization = `Basic ${Buffer.from(`bench-adyen:${password}`).toString('base64')}`;
+  const [sandbox, adyen] = (
+    await alternate([
+      () => load(service.url, processes, { authorization: sandboxAuthorization, keyed: true, sale }),
+      () => load(service.url, processes, { authorization: adyenAuthorization, keyed: true, sale }),
+    ])
+  ).map(summarise) as [Figures, Figures];
+  await new Promise((resolve) => setTimeout(resolve, 2000)); // the last notifications' delivery
+  const stats = await fakeStats(fake);
+  const memory = [await rssMb(service.core), await rssMb(service.facade), await rssMb(fake)];
+  const ratio = adyen.rps / sandbox.rps;
+  const cpuRatio = paywireCpu(adyen) / paywireCpu(sandbox);
+  const refusedStatuses = Object.entries(stats.statuses)
+    .map(([status, count]) => `${status} x${count}`)
+    .join(', ');
+  return [
+    `| keyed sales, Adyen's test card, connector answering after ${acquirerLatencyMs} ms | requests/s | p50 ms | p99 ms | errors |`,
+    '|---|---|---|---|---|',
+    row('sandbox', sandbox),
+    row('fake Adyen (test account, own process)', adyen),
+    `non-2xx by status: sandbox ${statusList(sandbox)}; Adyen ${statusList(adyen)}`,
+    `adyen / sandbox throughput: ${sandbox.rps > 0 ? ratio.toFixed(2) : 'n/a, no sandbox sale answered'} (target 0.80 or more)`,
+    `adyen p99: ${adyen.rps > 0 ? `${Math.round(adyen.p99)} ms` : 'n/a, no sale answered (the CPU figures below are then per run, not per sale)'} (target under 1500)`,
+    cpuRow('sandbox', sandbox),
+    cpuRow('adyen', adyen),
+    busyRow('sandbox', sandbox),
+    busyRow('adyen', adyen),
+    `Paywire's CPU ms per sale (facade + core + PostgreSQL): sandbox ${paywireCpu(sandbox).toFixed(2)}, adyen ${paywireCpu(adyen).toFixed(2)}; adyen / sandbox ${cpuRatio.toFixed(2)} (target 1.10 or less)`,
+    `fake Adyen: CPU ms per sale ${(adyen.cpu['fake Adyen'] ?? 0).toFixed(2)}, ${((adyen.busy['fake Adyen'] ?? 0) * 100).toFixed(0)}% of one core busy; ${stats.requests} requests, ${stats.violations.length} violations${stats.violations.length ? ` (${stats.violations.slice(0, 3).join('; ')})` : ''}; notifications ${stats.accepted} accepted, ${stats.refused} refused${refusedStatuses ? ` (${refusedStatuses})` : ''}, ${stats.pending} pending or unanswered`,
+    `RSS after the runs, MB: core ${memory[0]?.toFixed(0)}, facade ${memory[1]?.toFixed(0)}, fake Adyen ${memory[2]?.toFixed(0)}`,
+  ];
+}
+
 try {
   const { databaseUrl, merchant } = database;
   const merchantId = merchant.id;
   const authorization = `Basic ${Buffer.from(`${merchant.username}:${merchant.password}`).toString('base64')}`;
-  if (latencyMode) {
+  if (mode === 'latency') {
     process.stdout.write([header, ...(await latencyBench(authorization)), ''].join('\n'));
+  } else if (mode === 'processors') {
+    process.stdout.write([header, ...(await processorsBench(authorization)), ''].join('\n'));
   } else {
     const bareServer = await start('test/bench/bare-server.ts', [
       databaseUrl,
@@ -182,13 +371,13 @@ try {
       String(merchantId),
     ]);
     const service = await startService(ports.core, ports.facade);
-    const runs = { bare: [] as Run[], full: [] as Run[], keyed: [] as Run[] };
-    for (let round = 0; round < rounds; round++) {
-      runs.bare.push(await load(`http://127.0.0.1:${ports.bare}/sale`, { bare: bareServer }));
-      runs.full.push(await load(service.url, service.processes, authorization));
-      runs.keyed.push(await load(service.url, service.processes, authorization, true));
-    }
-    const [bare, full, keyed] = [summarise(runs.bare), summarise(runs.full), summarise(runs.keyed)];
+    const [bare, full, keyed] = (
+      await alternate([
+        () => load(`http://127.0.0.1:${ports.bare}/sale`, { bare: bareServer }),
+        () => load(service.url, service.processes, { authorization }),
+        () => load(service.url, service.processes, { authorization, keyed: true }),
+      ])
+    ).map(summarise) as [Figures, Figures, Figures];
     const memory = [await rssMb(service.core), await rssMb(service.facade)];
     process.stdout.write(
       [
