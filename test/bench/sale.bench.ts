@@ -1,10 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { addProcessorAccountInput } from '@paywire/contracts';
-import { addProcessorAccount, createCardVault, openDatabase } from '@paywire/core';
 import autocannon, { type Result } from 'autocannon';
 import { saveMerchant } from '../../infra/merchants.ts';
-import { adyenTestCard } from '../support/adyen.ts';
+import { addAdyenTestAccount, adyenTestCard } from '../support/adyen.ts';
 import { saleBody } from '../support/http.ts';
 import { freePort } from '../support/ports.ts';
 import { startBenchDatabase } from './bench-database.ts';
@@ -291,30 +289,19 @@ async function processorsBench(sandboxAuthorization: string): Promise<string[]> 
   const password = randomBytes(12).toString('base64url');
   const merchantId = await saveMerchant(databaseUrl, 'bench-adyen', password);
   const notification = { username: 'adyen-bench', password: randomBytes(12).toString('hex') };
-  const orm = await openDatabase(databaseUrl, 1);
-  const account = await addProcessorAccount(
-    orm.em.fork(),
-    createCardVault(cardKey),
-    addProcessorAccountInput.parse({
-      merchantId,
-      name: 'adyen',
-      connector: 'adyen',
-      environment: 'test',
-      merchantAccount,
-      credentials: {
-        apiKey,
-        hmacKey: hmacKeyHex,
-        notificationUsername: notification.username,
-        notificationPassword: notification.password,
-        endpoint: fakeUrl,
-      },
-    }),
-  ).finally(() => orm.close());
+  const accountId = await addAdyenTestAccount(databaseUrl, cardKey, {
+    merchantId,
+    apiKey,
+    merchantAccount,
+    hmacKeyHex,
+    endpoint: fakeUrl,
+    notification,
+  });
   const facadeOrigin = `http://127.0.0.1:${ports.facade}`;
   // `--no-notifications`: the fake sends none, to see what receiving them costs Paywire.
   if (!process.argv.includes('--no-notifications'))
     fake.stdin?.write(
-      `${JSON.stringify({ notify: { url: `${facadeOrigin}/processors/adyen/${account.id}/notifications`, ...notification } })}\n`,
+      `${JSON.stringify({ notify: { url: `${facadeOrigin}/processors/adyen/${accountId}/notifications`, ...notification } })}\n`,
     );
 
   const service = await startService(ports.core, ports.facade, {

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createPaywireClient, type PaywireClient } from '@paywire/client';
+import { addProcessorAccountInput } from '@paywire/contracts';
+import { addProcessorAccount, createCardVault, openDatabase } from '@paywire/core';
 import { expect } from 'vitest';
 import { type FakeAdyen, startFakeAdyen } from './fake-adyen/index.ts';
 import { type Stack, startStack, type TestMerchant } from './stack.ts';
@@ -125,4 +127,46 @@ export async function startLiveStack(): Promise<Stack & { adyen: FakeAdyen }> {
       await on.fake.close();
     },
   };
+}
+
+/**
+ * A merchant's test account at an Adyen endpoint, written straight into the database as the operator CLI
+ * does (no core needed: a benchmark or a crash test adds it before core starts). Returns the account's id.
+ */
+export async function addAdyenTestAccount(
+  databaseUrl: string,
+  cardKey: Buffer,
+  account: {
+    merchantId: number;
+    apiKey: string;
+    merchantAccount: string;
+    hmacKeyHex: string;
+    endpoint: string;
+    notification: { username: string; password: string };
+  },
+): Promise<number> {
+  const orm = await openDatabase(databaseUrl, 1);
+  try {
+    const added = await addProcessorAccount(
+      orm.em.fork(),
+      createCardVault(cardKey),
+      addProcessorAccountInput.parse({
+        merchantId: account.merchantId,
+        name: 'adyen',
+        connector: 'adyen',
+        environment: 'test',
+        merchantAccount: account.merchantAccount,
+        credentials: {
+          apiKey: account.apiKey,
+          hmacKey: account.hmacKeyHex,
+          notificationUsername: account.notification.username,
+          notificationPassword: account.notification.password,
+          endpoint: account.endpoint,
+        },
+      }),
+    );
+    return added.id;
+  } finally {
+    await orm.close();
+  }
 }

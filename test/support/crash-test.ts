@@ -4,11 +4,16 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { addProcessorAccountInput } from '@paywire/contracts';
-import { addProcessorAccount, createCardVault, createSandboxProcessor, openDatabase } from '@paywire/core';
+import { createSandboxProcessor } from '@paywire/core';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type AdyenFake, adyenTestCard, standingCharges, startAdyenFake } from './adyen.ts';
+import {
+  type AdyenFake,
+  addAdyenTestAccount,
+  adyenTestCard,
+  standingCharges,
+  startAdyenFake,
+} from './adyen.ts';
 import { saleBody } from './http.ts';
 import { freePort } from './ports.ts';
 import { newDatabase, newFacadeCredential, newMerchant, startFacade } from './stack.ts';
@@ -59,33 +64,6 @@ export function defineCrashTest(connector: 'sandbox' | 'adyen'): void {
     });
   }
 
-  /** The merchant's test account on the fake Adyen, added as the operator CLI adds one, before core starts. */
-  async function addAdyenAccount(cardKey: Buffer, fake: AdyenFake): Promise<void> {
-    const orm = await openDatabase(databaseUrl, 1);
-    try {
-      await addProcessorAccount(
-        orm.em.fork(),
-        createCardVault(cardKey),
-        addProcessorAccountInput.parse({
-          merchantId,
-          name: 'adyen',
-          connector: 'adyen',
-          environment: 'test',
-          merchantAccount: fake.merchantAccount,
-          credentials: {
-            apiKey: fake.apiKey,
-            hmacKey: fake.fake.hmacKeyHex,
-            notificationUsername: 'adyen',
-            notificationPassword: 'unused-here',
-            endpoint: fake.fake.url,
-          },
-        }),
-      );
-    } finally {
-      await orm.close();
-    }
-  }
-
   beforeAll(async () => {
     databaseUrl = await newDatabase('paywire_crash');
     const merchant = await newMerchant(databaseUrl);
@@ -105,7 +83,14 @@ export function defineCrashTest(connector: 'sandbox' | 'adyen'): void {
     });
     if (connector === 'adyen') {
       adyen = await startAdyenFake('crash', 250);
-      await addAdyenAccount(cardKey, adyen);
+      await addAdyenTestAccount(databaseUrl, cardKey, {
+        merchantId,
+        apiKey: adyen.apiKey,
+        merchantAccount: adyen.merchantAccount,
+        hmacKeyHex: adyen.fake.hmacKeyHex,
+        endpoint: adyen.fake.url,
+        notification: { username: 'adyen', password: 'unused-here' },
+      });
     }
     await startCoreProcess();
     const facade = await startFacade(
