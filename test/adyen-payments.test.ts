@@ -258,15 +258,19 @@ describe('the Adyen connector under the payment path', () => {
     ).body;
     expect(standingCharges(adyen.fake).map((payment) => payment.capturedMinor)).toEqual([999]);
     expectStatus(await api.put('/sandbox/clock', { advanceBy: 'P31D' }, as(merchant)), 200);
-    await waitFor(
-      'the renewal to be charged at Adyen',
-      async () => standingCharges(adyen.fake).length === 2,
+    // The period is charged once Paywire has recorded it (Adyen books the authorisation before it answers)
+    const rows = await waitFor(
+      'the renewal to be charged',
+      async () => {
+        const { rows } = await stack.db.query<{ psp: string }>(
+          `select t.processor_reference as psp from subscription_charge c
+             join card_transaction t on t.id = c.card_transaction_id
+            where c.subscription_id = $1 and c.status = 'CHARGED' order by c.period`,
+          [subscription.subscriptionId],
+        );
+        return rows.length === 2 && rows;
+      },
       30_000,
-    );
-    const { rows } = await stack.db.query<{ psp: string }>(
-      `select t.processor_reference as psp from subscription_charge c join card_transaction t on t.id = c.card_transaction_id
-        where c.subscription_id = $1 order by c.period`,
-      [subscription.subscriptionId],
     );
     expect(rows.map((row) => row.psp).sort()).toEqual(
       standingCharges(adyen.fake)
@@ -332,6 +336,24 @@ describe('failover between accounts', () => {
     expect(standingCharges(first.fake)).toHaveLength(0); // and was technically cancelled
     expect(standingCharges(second.fake)).toHaveLength(1);
     expect((await transactionRow(sale.transactionId))?.processor_account_id).toBe(second.accountId);
+  });
+
+  it('Adyen refusing a technical cancel is logged for an operator, with its pspReference', async () => {
+    const { first } = await twoAccounts();
+    const delivery = await first.fake.sendNotification({
+      pspReference: 'TC00000000000001',
+      merchantReference: randomUUID(),
+      amount: { currency: 'USD', value: 2550 },
+      eventCode: 'TECHNICAL_CANCEL',
+      success: 'false',
+      reason: 'Payment has been captured',
+    });
+    expect(delivery.accepted).toBe(true);
+    await waitFor("the refusal in core's log", () =>
+      stack.logs.some(
+        (line) => line.includes('Adyen refused a technical cancel') && line.includes('TC00000000000001'),
+      ),
+    );
   });
 
   it('a decline is final: the second account is never asked', async () => {

@@ -9,6 +9,13 @@ import type { Pool } from 'pg';
 export const coreRegistry = createRegistry();
 const registers = [coreRegistry];
 
+export const processorNotifications = new Counter({
+  name: 'paywire_processor_notifications_total',
+  help: 'Processor notifications stored (repeats not counted), by event code (OTHER past the known ones) and success',
+  labelNames: ['event', 'success'] as const,
+  registers,
+});
+
 export const procedureDuration = new Histogram({
   name: 'trpc_procedure_duration_seconds',
   help: 'Time a tRPC procedure took, by procedure, type and outcome (ok or the tRPC error code)',

@@ -16,6 +16,7 @@ import type { CoreServices, MerchantContext } from '../../context.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { executeParameterized } from '../../db/wire.ts';
 import { recordEvent } from '../../ipn/events.ts';
+import { processorNotifications } from '../../metrics.ts';
 import type { AttemptKind } from '../../payments/attempts.ts';
 import { openCredentials } from '../accounts/credentials.ts';
 import { validNotificationSignature } from './hmac.ts';
@@ -101,6 +102,7 @@ export async function receiveAdyenNotification(
         JSON.stringify(item),
         actedOn(item),
       ]);
+      if (row) counted(log, item);
       if (row?.to_process) ids.push(Number(row.id));
     }
     return ids;
@@ -135,6 +137,24 @@ const confirmedKinds: Partial<Record<string, AttemptKind[]>> = {
  */
 function actedOn(item: AdyenNotificationItem): boolean {
   return item.eventCode in confirmedKinds || (item.eventCode === 'CHARGEBACK' && item.success === 'true');
+}
+
+const countedEvents = new Set([...Object.keys(confirmedKinds), 'AUTHORISATION', 'CHARGEBACK']);
+
+/**
+ * Counts a newly stored item. A failed technical cancel is an operator's to act on: the pipeline failed over
+ * after sending it, so the shopper may hold an authorization at this account besides the payment Paywire
+ * recorded (README, The payment path).
+ */
+function counted(log: Logger, item: AdyenNotificationItem): void {
+  const event = countedEvents.has(item.eventCode) ? item.eventCode : 'OTHER';
+  processorNotifications.inc({ event, success: item.success });
+  if (item.eventCode === 'TECHNICAL_CANCEL' && item.success !== 'true') {
+    log.error(
+      { pspReference: item.pspReference, merchantReference: item.merchantReference, reason: item.reason },
+      'Adyen refused a technical cancel: the authorization it names may stand; reverse it in Adyen',
+    );
+  }
 }
 
 /** The merchant's event for a confirmed change: the one the synchronous path sends (cards/lifecycle.ts). */
