@@ -13,7 +13,10 @@ elapsed() { echo "$(($(date +%s) - started))s"; }
 say() { echo "[containers $(elapsed)] $*"; }
 
 needed=(podman runc debootstrap jq curl)
-if ! command -v "${needed[@]}" >/dev/null; then
+missing=()
+# One at a time: `command -v a b` succeeds when any one of them is found.
+for tool in "${needed[@]}"; do command -v "$tool" >/dev/null || missing+=("$tool"); done
+if [ "${#missing[@]}" -gt 0 ]; then
   say "installing podman runc uidmap slirp4netns fuse-overlayfs debootstrap jq curl"
   if ! (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
     podman runc uidmap slirp4netns fuse-overlayfs debootstrap jq curl) >/dev/null 2>&1; then
