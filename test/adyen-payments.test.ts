@@ -279,6 +279,24 @@ describe('the Adyen connector under the payment path', () => {
     );
   });
 
+  it('a 3-D Secure reference Adyen cannot take: refused before it is sent, nothing left pending', async () => {
+    const merchant = await stack.newMerchant();
+    const adyen = await adyenAccount(merchant, 'mpi');
+    const reply = await api.post(
+      '/transactions',
+      adyenSale({ threeDSecure: { threeDSecureReferenceId: '1234' } }),
+      as(merchant),
+    );
+    expectStatus(reply, 503);
+    expect(reply.body.message[0].description).toMatch(/nothing was charged/);
+    expect(adyen.fake.requests).toHaveLength(0);
+    const { rows } = await stack.db.query<{ state: string }>(
+      'select state from payment_attempt where merchant_id = $1',
+      [merchant.id],
+    );
+    expect(rows.map((row) => row.state)).toEqual(['VOIDED']);
+  });
+
   it('a payment in a currency no account of the merchant takes is refused, nothing written', async () => {
     const merchant = await stack.newMerchant();
     fakes.push(await fakeAdyenAccount(stack, operator, merchant, { name: 'euro', currencies: ['EUR'] }));

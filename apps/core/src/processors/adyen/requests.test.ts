@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { adyenSpec } from '../../../../../test/support/fake-adyen/spec.ts';
-import type { AuthorizationRequest, ModificationRequest } from '../processor.ts';
+import { type AuthorizationRequest, type ModificationRequest, ProcessorRejected } from '../processor.ts';
 import {
   captureRequest,
   mpiData,
@@ -135,7 +135,7 @@ describe('Adyen /payments bodies', () => {
   it('refuses a 3-D Secure reference it cannot send', () => {
     expect(() =>
       paymentRequest({ ...base, card, threeDSecure: { threeDSecureReferenceId: '42' } }, account),
-    ).toThrow(/external MPI/);
+    ).toThrow(ProcessorRejected);
   });
 });
 
