@@ -167,11 +167,9 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
   const recoveryAfterSeconds = options.paymentRecoveryAfterSeconds ?? 60;
   // An authorization may take a call, its repeat and a technical cancel at one account before recovery may
   // touch it: each processor call gets at most a third of the recovery delay.
-  const adyenTimeoutMs = Math.min(
-    options.adyenTimeoutMs ?? 15_000,
-    Math.floor((recoveryAfterSeconds * 1000) / 3),
-  );
-  if (adyenTimeoutMs < (options.adyenTimeoutMs ?? 15_000)) {
+  const configuredAdyenTimeoutMs = options.adyenTimeoutMs ?? 15_000;
+  const adyenTimeoutMs = Math.min(configuredAdyenTimeoutMs, Math.floor((recoveryAfterSeconds * 1000) / 3));
+  if (adyenTimeoutMs < configuredAdyenTimeoutMs) {
     log.warn(
       { adyenTimeoutMs, recoveryAfterSeconds },
       'Adyen calls cut to a third of the payment recovery delay',

@@ -36,14 +36,22 @@ export const builtInSandboxAccount: RoutedAccount = Object.freeze({
   credentials: null,
 });
 
+/**
+ * The credentials are opened when read: the pipeline reads them only to make an account's connector, which
+ * it keeps (processors/directory.ts), so a payment does not decrypt every account routing lists.
+ */
 function routed(vault: CardVault, account: ProcessorAccount): RoutedAccount {
+  let opened: AdyenCredentials | null | undefined;
   return {
     id: account.id,
     name: account.name,
     connector: account.connector,
     environment: account.environment,
     merchantAccount: account.merchantAccount,
-    credentials: openCredentials(vault, account),
+    get credentials() {
+      if (opened === undefined) opened = openCredentials(vault, account);
+      return opened;
+    },
   };
 }
 
