@@ -174,10 +174,8 @@ describe('Adyen connector over HTTP', () => {
   });
 
   it('a hang past the deadline: unavailable, reached', async () => {
-    answer = () => {};
-    const started = Date.now();
+    answer = () => {}; // never answers: only the deadline can end the call
     const error = await failure(processor(150).authorize(sale));
-    expect(Date.now() - started).toBeLessThan(2_000);
     expect(error).toBeInstanceOf(ProcessorUnavailable);
     expect((error as ProcessorUnavailable).reached).toBe(true);
     expect(error.message).toContain('within 150 ms');
