@@ -52,14 +52,18 @@ export function duplicateMerchantTransactionId(
   const unique =
     error instanceof UniqueConstraintViolationException ||
     (error instanceof Error && (error as { code?: unknown }).code === '23505');
-  if (unique && (error as Error).message.includes('merchant_transaction_id_unique')) {
-    return new DomainError(
-      'VALIDATION_GENERAL_FAILURE',
-      'merchantTransactionId: is already used by another transaction',
-      { name: 'merchantTransactionId', messageValue: merchantTransactionId ?? '' },
-    );
-  }
+  if (unique && (error as Error).message.includes('merchant_transaction_id_unique'))
+    return merchantTransactionIdInUse(merchantTransactionId ?? '');
   return error;
+}
+
+/** The refusal of a merchantTransactionId another of the merchant's transactions has. */
+export function merchantTransactionIdInUse(merchantTransactionId: string): DomainError {
+  return new DomainError(
+    'VALIDATION_GENERAL_FAILURE',
+    'merchantTransactionId: is already used by another transaction',
+    { name: 'merchantTransactionId', messageValue: merchantTransactionId },
+  );
 }
 
 /** The merchant's transaction, by either of its ids, was not found (another merchant's looks the same). */

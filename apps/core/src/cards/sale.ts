@@ -15,6 +15,7 @@ import { inTransaction } from '../db/transaction.ts';
 import { type EventParameters, recordEvent, recordReportedFailure } from '../ipn/events.ts';
 import { AttemptTakenOver, cancelApproval, openAttempt, settleAttempt } from '../payments/attempts.ts';
 import { type AuthorizationCall, type Authorized, authorizeWithFailover } from '../payments/authorize.ts';
+import { refuseTakenMerchantTransactionId } from '../payments/merchant-transaction-id.ts';
 import { type PaymentOperation, runPayment } from '../payments/pipeline.ts';
 import { rollOf } from '../processors/directory.ts';
 import type { Approval, AuthorizationRequest, DeclineReason } from '../processors/processor.ts';
@@ -161,6 +162,7 @@ export function saleOperation(
     lastName: cardHolder?.lastName ?? source.known?.lastName ?? '',
   });
   const prepare = async (em: EntityManager): Promise<PreparedSale> => {
+    await refuseTakenMerchantTransactionId(em, ctx.merchantId, input.merchantTransactionId);
     const now = await callNow(ctx, em);
     const source = await paymentSource(ctx, em, input, now, options);
     const reference = options.reference ?? randomUUID();

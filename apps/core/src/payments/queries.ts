@@ -11,6 +11,10 @@
 export const claimMerchantTransactionId = `insert into merchant_transaction_ids (merchant_id, merchant_transaction_id)
   select $1::integer, $2::varchar where $2::varchar is not null`;
 
+/** Whether merchant $1 has a payment with merchantTransactionId $2 already. */
+export const merchantTransactionIdTaken = `select 1 from merchant_transaction_ids
+  where merchant_id = $1 and merchant_transaction_id = $2`;
+
 /**
  * Attempts still PENDING or VOIDING $1 seconds after their last call began (a failover dates each account's), oldest first, $2 at most, with the account they went
  * to and the authorization they change (its processor reference and currency).
