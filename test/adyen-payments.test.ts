@@ -297,6 +297,24 @@ describe('the Adyen connector under the payment path', () => {
     expect(rows.map((row) => row.state)).toEqual(['VOIDED']);
   });
 
+  it('a merchantTransactionId used already is refused before Adyen is asked: no authorization to undo', async () => {
+    const merchant = await stack.newMerchant();
+    const adyen = await adyenAccount(merchant, 'orders');
+    const order = { merchantTransactionId: `order-${randomUUID()}` };
+    expectStatus(await api.post('/transactions', adyenSale(order), as(merchant)), 200);
+    const again = await api.post('/transactions', adyenSale(order), as(merchant));
+    expectStatus(again, 400);
+    expect(again.body.message[0]).toMatchObject({
+      errorName: 'VALIDATION_GENERAL_FAILURE',
+      description: 'merchantTransactionId: is already used by another transaction',
+    });
+    expect(adyen.fake.requests.filter((request) => request.path.endsWith('/payments'))).toHaveLength(1);
+    const { rows } = await stack.db.query('select 1 from payment_attempt where merchant_id = $1', [
+      merchant.id,
+    ]);
+    expect(rows).toHaveLength(1);
+  });
+
   it('a payment in a currency no account of the merchant takes is refused, nothing written', async () => {
     const merchant = await stack.newMerchant();
     fakes.push(await fakeAdyenAccount(stack, operator, merchant, { name: 'euro', currencies: ['EUR'] }));
@@ -346,14 +364,35 @@ describe('failover between accounts', () => {
     expect(standingCharges(first.fake)[0]?.pspReference).toBe(row?.processor_reference);
   });
 
-  it('the first approves and both answers are lost: its authorisation is technically cancelled, the second charges once', async () => {
+  it('an authorization approved by the first whose answers are both lost: technically cancelled once Adyen confirms it, the second charges once', async () => {
     const { merchant, first, second } = await twoAccounts();
     first.fake.fault({ path: 'payments', kind: 'approve-then-drop', times: 2 });
-    const sale = expectStatus(await api.post('/transactions', adyenSale(), as(merchant)), 200).body;
+    const authorization = expectStatus(
+      await api.post('/transactions', adyenSale({ cardTransactionType: 'AUTH_ONLY' }), as(merchant)),
+      200,
+    ).body;
     expect([...first.fake.book.values()]).toHaveLength(1); // it did authorise
     expect(standingCharges(first.fake)).toHaveLength(0); // and was technically cancelled
     expect(standingCharges(second.fake)).toHaveLength(1);
-    expect((await transactionRow(sale.transactionId))?.processor_account_id).toBe(second.accountId);
+    expect((await transactionRow(authorization.transactionId))?.processor_account_id).toBe(second.accountId);
+  });
+
+  it('a sale the first captured whose answers are both lost: Adyen refuses the technical cancel, so no failover; 503 while its outcome is resolved', async () => {
+    const { merchant, first, second } = await twoAccounts();
+    first.fake.fault({ path: 'payments', kind: 'approve-then-drop', times: 2 });
+    const reply = await api.post('/transactions', adyenSale(), as(merchant));
+    expectStatus(reply, 503);
+    expect(reply.body.message[0].description).toMatch(/being resolved/);
+    expect(standingCharges(first.fake)).toHaveLength(1); // the one charge, for recovery and the operator
+    expect(second.fake.requests).toHaveLength(0); // never a second
+    const { rows } = await stack.db.query<{ state: string; processor_account_id: number }>(
+      'select state, processor_account_id from payment_attempt where merchant_id = $1',
+      [merchant.id],
+    );
+    expect(rows).toEqual([{ state: 'PENDING', processor_account_id: first.accountId }]);
+    await waitFor("the refusal in core's log", () =>
+      stack.logs.some((line) => line.includes('Adyen refused a technical cancel')),
+    );
   });
 
   it('Adyen refusing a technical cancel is logged for an operator, with its pspReference', async () => {

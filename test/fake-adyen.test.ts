@@ -383,6 +383,26 @@ describe('modifications', () => {
     });
     const unknown = await post('/cancels', { merchantAccount, paymentReference: 'never-sent' });
     expect(unknown.json.status).toBe('received');
+    await settled();
+    expect(notificationsFor(unknown.json.pspReference as string)[0]?.item).toMatchObject({
+      eventCode: 'TECHNICAL_CANCEL',
+      success: 'true',
+      merchantReference: 'never-sent',
+    });
+  });
+
+  it('refuses to cancel technically a payment captured already, as /cancels says', async () => {
+    const request = payment({ captureDelayHours: 0 });
+    await post('/payments', request);
+    await post('/cancels', { merchantAccount, paymentReference: request.reference });
+    const sale = fake.byReference(request.reference);
+    expect(sale).toMatchObject({ cancelled: false, refundedMinor: 0 });
+    await settled();
+    expect(notificationsFor(sale?.pspReference ?? '').at(-1)?.item).toMatchObject({
+      eventCode: 'TECHNICAL_CANCEL',
+      success: 'false',
+      reason: 'Payment has been captured',
+    });
   });
 
   it('answers 422 for a modification of a payment it does not know', async () => {

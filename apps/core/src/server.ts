@@ -12,6 +12,7 @@ import { answerHealth, isHealthPath, type Lifecycle } from './health.ts';
 import { describeJobError, startJobs } from './jobs/boss.ts';
 import { sampleQueues } from './metrics.ts';
 import { liveRefusal } from './processors/accounts/routing.ts';
+import { technicalCancelLookup } from './processors/adyen/confirmations.ts';
 import { createProcessorDirectory } from './processors/directory.ts';
 import type { Processor } from './processors/processor.ts';
 import { createSandboxProcessor, sandboxCardProfile } from './processors/sandbox/processor.ts';
@@ -184,6 +185,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
       sandbox: options.sandbox ?? createSandboxProcessor(),
       adyenTimeoutMs,
       adyenEndpoint: options.adyenEndpoint,
+      technicalCancels: technicalCancelLookup(orm.em),
     }),
     cardProfile: sandboxCardProfile,
     vault,

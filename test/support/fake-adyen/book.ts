@@ -15,7 +15,7 @@ export interface FakeModification {
   amountMinor: number;
   reference?: string;
   status: 'received';
-  /** For a reversal or technical cancel: whether it cancelled the authorisation or refunded the capture. */
+  /** For a reversal: whether it cancelled the authorisation or refunded the capture. */
   action?: 'cancel' | 'refund';
   /** The outcome its notification reports. */
   success: boolean;
@@ -95,9 +95,9 @@ export class Book {
   modify(payment: FakePayment, request: ModificationRequest): FakeModification {
     const { type } = request;
     const remainingCapture = payment.capturedMinor - payment.refundedMinor;
-    // A reversal or technical cancel refunds what was captured, or else cancels the authorisation.
-    const reversesByRefund =
-      (type === 'reversal' || type === 'technical-cancel') && payment.capturedMinor > 0;
+    // A reversal refunds what was captured, or else cancels the authorisation. A technical cancel only
+    // cancels: Adyen's /cancels "cancels the authorisation on a payment that has not yet been captured".
+    const reversesByRefund = type === 'reversal' && payment.capturedMinor > 0;
     const amountMinor =
       request.amount?.value ?? (reversesByRefund ? remainingCapture : payment.authorisedMinor);
     const reason = this.refusal(payment, type, amountMinor, request.amount?.currency, reversesByRefund);
@@ -108,7 +108,7 @@ export class Book {
       status: 'received',
       success: reason === undefined,
       ...(request.reference === undefined ? {} : { reference: request.reference }),
-      ...(type === 'reversal' || type === 'technical-cancel'
+      ...(type === 'reversal'
         ? { action: reversesByRefund ? ('refund' as const) : ('cancel' as const) }
         : {}),
       ...(reason === undefined ? {} : { reason }),
@@ -140,6 +140,7 @@ export class Book {
           ? 'Insufficient balance on payment'
           : undefined;
       case 'cancel':
+      case 'technical-cancel':
         return payment.capturedMinor > 0 ? 'Payment has been captured' : undefined;
       case 'refund':
         return amountMinor > remainingCapture ? 'Insufficient balance on payment' : undefined;

@@ -127,13 +127,29 @@ export class Checkout {
     };
   }
 
-  /** Cancels (or refunds) the payment made with `paymentReference`, for when its answer was lost. */
+  /**
+   * Cancels the authorisation made with `paymentReference`, for when its answer was lost; the outcome comes
+   * as a TECHNICAL_CANCEL notification. A captured payment cannot be cancelled this way: refused. A payment
+   * that never reached Adyen leaves nothing to cancel: the fake confirms it, with no amount (Adyen's
+   * reference does not say what it reports then; Paywire fails over only on a confirmation, so the
+   * opposite reading costs availability, never a second charge).
+   */
   private technicalCancel(body: Body): Answer {
     const paymentReference = body.paymentReference as string;
     const payment = this.book.byReference(paymentReference);
-    // A payment that never reached Adyen has nothing to cancel and no amount a notification could
-    // name: the cancel is received and nothing follows.
-    const pspReference = payment ? this.modifyAndNotify(payment, body) : newPspReference();
+    let pspReference: string;
+    if (payment) pspReference = this.modifyAndNotify(payment, body);
+    else {
+      pspReference = newPspReference();
+      this.notify({
+        pspReference,
+        merchantAccountCode: body.merchantAccount as string,
+        merchantReference: paymentReference,
+        amount: { currency: 'EUR', value: 0 },
+        eventCode: 'TECHNICAL_CANCEL',
+        success: 'true',
+      });
+    }
     return {
       status: 201,
       body: {

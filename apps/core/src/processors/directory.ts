@@ -4,6 +4,7 @@ import type { Mode } from '../context.ts';
 import type { CardVault } from '../security/card-vault.ts';
 import { accountById, type PaymentToRoute, type RoutedAccount, routeAccounts } from './accounts/routing.ts';
 import { adyenEndpoint, createAdyenProcessor } from './adyen/client.ts';
+import type { TechnicalCancelLookup } from './adyen/confirmations.ts';
 import type { Processor } from './processor.ts';
 
 /**
@@ -25,6 +26,10 @@ export interface DirectoryOptions {
   adyenTimeoutMs: number;
   /** Every Adyen account's Checkout base URL, in place of Adyen's own (tests: a fake on 127.0.0.1). */
   adyenEndpoint?: string | undefined;
+  /** Adyen's confirmations of technical cancels, as its notifications stored them. */
+  technicalCancels: TechnicalCancelLookup;
+  /** How long a technical cancel waits for its confirmation (default 10 s). */
+  technicalCancelWaitMs?: number | undefined;
 }
 
 /** The percentage roll of a payment, from its attempt reference (a UUID): the same payment, the same roll. */
@@ -49,6 +54,8 @@ export function createProcessorDirectory(options: DirectoryOptions): ProcessorDi
       apiKey: credentials.apiKey,
       merchantAccount: account.merchantAccount,
       timeoutMs: options.adyenTimeoutMs,
+      technicalCancelConfirmation: (reference) => options.technicalCancels(account.id, reference),
+      confirmationWaitMs: options.technicalCancelWaitMs ?? 10_000,
     });
   };
   return {

@@ -148,7 +148,9 @@ export interface Processor {
   inquire(reference: string): Promise<Inquiry>;
   /**
    * Cancels whatever the processor did under this attempt reference, known or not (Adyen's technical cancel
-   * by merchantReference): after it, a failover cannot charge the shopper twice.
+   * by merchantReference). It resolves only once the processor has confirmed that nothing of the attempt
+   * stands, so a failover after it cannot charge the shopper twice; when that cannot be known it throws
+   * ProcessorUnavailable (`reached`).
    */
   technicalCancel(reference: string): Promise<ModificationOutcome>;
 }

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AuthorizationRequest, ProcessorRejected, ProcessorUnavailable } from '../processor.ts';
 import { adyenEndpoint, createAdyenProcessor } from './client.ts';
+import type { CancelConfirmation } from './confirmations.ts';
 import { paymentRequest } from './requests.ts';
 
 interface Received {
@@ -48,8 +49,14 @@ const json = (response: ServerResponse, status: number, body: unknown) => {
 };
 
 const apiKey = 'AQE-secret-api-key';
+/** Adyen's TECHNICAL_CANCEL notifications as the inbox would hold them, by attempt reference. */
+const cancellations = new Map<string, CancelConfirmation>();
+const confirmations = {
+  technicalCancelConfirmation: async (reference: string) => cancellations.get(reference),
+  confirmationWaitMs: 300,
+};
 const processor = (timeoutMs = 2_000) =>
-  createAdyenProcessor({ endpoint, apiKey, merchantAccount: 'PaywireECOM', timeoutMs });
+  createAdyenProcessor({ endpoint, apiKey, merchantAccount: 'PaywireECOM', timeoutMs, ...confirmations });
 
 const sale: AuthorizationRequest = {
   reference: '2f6d3c2e-4a43-4b1a-9a55-0d7b5d0f5e61',
@@ -119,7 +126,8 @@ describe('Adyen connector over HTTP', () => {
     expect(await adyen.capture(modification)).toEqual({ status: 'received', processorReference: 'MOD1' });
     expect((await adyen.cancel(modification)).status).toBe('received');
     expect((await adyen.refund(modification)).status).toBe('received');
-    expect((await adyen.technicalCancel(sale.reference)).status).toBe('received');
+    cancellations.set(sale.reference, 'confirmed');
+    expect((await adyen.technicalCancel(sale.reference)).status).toBe('done');
     expect(received.map((request) => [request.url, request.headers['idempotency-key']])).toEqual([
       ['/v72/payments/PSP0000000000001/captures', modification.reference],
       ['/v72/payments/PSP0000000000001/reversals', modification.reference],
@@ -127,6 +135,22 @@ describe('Adyen connector over HTTP', () => {
       ['/v72/cancels', `${sale.reference}-technical-cancel`],
     ]);
     expect(received[3]?.body).toMatchObject({ paymentReference: sale.reference });
+  });
+
+  it('a technical cancel is done only once Adyen confirms it; refused or unconfirmed, the outcome is unknown', async () => {
+    answer = (_request, response) => json(response, 201, { status: 'received', pspReference: 'TC1' });
+    const adyen = processor();
+    const later = '6c1f9a52-0b3e-4d7e-8f2a-1a2b3c4d5e6f';
+    setTimeout(() => cancellations.set(later, 'confirmed'), 100); // the notification arrives while it waits
+    expect(await adyen.technicalCancel(later)).toEqual({ status: 'done', processorReference: 'TC1' });
+    const refused = '7d2e0b63-1c4f-4e8f-9a3b-2b3c4d5e6f70';
+    cancellations.set(refused, 'refused');
+    const error = await failure(adyen.technicalCancel(refused));
+    expect(error).toBeInstanceOf(ProcessorUnavailable);
+    expect((error as ProcessorUnavailable).reached).toBe(true);
+    expect(error.message).toContain('refused');
+    const silent = await failure(adyen.technicalCancel('8e3f1c74-2d50-4f90-8b4c-3c4d5e6f7081'));
+    expect(silent.message).toContain('not confirmed within 300 ms');
   });
 
   it('inquiries cannot tell', async () => {
@@ -200,6 +224,7 @@ describe('Adyen connector over HTTP', () => {
       apiKey,
       merchantAccount: 'PaywireECOM',
       timeoutMs: 2_000,
+      ...confirmations,
     });
     const error = await failure(adyen.authorize(sale));
     expect(error).toBeInstanceOf(ProcessorUnavailable);
@@ -213,6 +238,7 @@ describe('Adyen connector over HTTP', () => {
       apiKey,
       merchantAccount: 'PaywireECOM',
       timeoutMs: 5_000,
+      ...confirmations,
     });
     const error = await failure(adyen.authorize(sale));
     expect((error as ProcessorUnavailable).reached).toBe(false);

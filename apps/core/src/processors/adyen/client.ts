@@ -1,6 +1,7 @@
 import type { Inquiry, ModificationOutcome, Processor } from '../processor.ts';
 import { ProcessorUnavailable } from '../processor.ts';
 import type { ModificationResponse, PaymentResponse } from './checkout.ts';
+import { awaitCancelConfirmation, type CancelConfirmation } from './confirmations.ts';
 import { failedAnswer, noAnswer } from './errors.ts';
 import {
   captureRequest,
@@ -20,6 +21,10 @@ export interface AdyenOptions {
   /** Deadline of each request, answer included. */
   timeoutMs: number;
   fetch?: typeof fetch;
+  /** Adyen's confirmation of a technical cancel so far (the notification inbox), by attempt reference. */
+  technicalCancelConfirmation: (reference: string) => Promise<CancelConfirmation>;
+  /** How long a technical cancel waits for that confirmation before its outcome counts as unknown. */
+  confirmationWaitMs: number;
   /**
    * /payments requires a returnUrl, which Adyen only follows for redirect payment methods; Paywire refuses every
    * redirect (results.ts), so the default is a reserved name that cannot resolve.
@@ -124,11 +129,26 @@ export function createAdyenProcessor(options: AdyenOptions): Processor {
     // Checkout v72 has no lookup by merchant reference (outcomes arrive as notifications), so an unknown
     // outcome stays unknown here and the pipeline technical-cancels the attempt instead.
     inquire: async (): Promise<Inquiry> => 'unknown',
-    technicalCancel: (reference) =>
-      modification(
+    // Adyen only receives the cancel here; it is done once its TECHNICAL_CANCEL notification says so. Until
+    // then (or if Adyen refuses it: a payment already captured) whatever the attempt did may stand, so the
+    // outcome stays unknown and no failover may follow.
+    async technicalCancel(reference) {
+      const received = await modification(
         '/cancels',
         technicalCancelRequest(reference, account.merchantAccount),
         technicalCancelReference(reference),
-      ),
+      );
+      const confirmation = await awaitCancelConfirmation(
+        () => options.technicalCancelConfirmation(reference),
+        options.confirmationWaitMs,
+      );
+      if (confirmation === 'confirmed') return { ...received, status: 'done' };
+      throw new ProcessorUnavailable(
+        confirmation === 'refused'
+          ? `adyen: the technical cancel of ${reference} was refused; the payment may stand`
+          : `adyen: the technical cancel of ${reference} was not confirmed within ${options.confirmationWaitMs} ms`,
+        true,
+      );
+    },
   };
 }

@@ -65,3 +65,12 @@ export const insertChargeback = `insert into chargeback (merchant_id, transactio
        psp_reference, amount_minor, currency, reason_code, reason)
      values ($1, $2, $3, $4, $5, $6, $7, $8)
      on conflict on constraint chargeback_once do nothing returning id`;
+
+/**
+ * What Adyen said of the technical cancel of attempt $2 on account $1: a success if any item says so, else a
+ * refusal, else no row (not confirmed yet). The item names the payment's merchantReference (the attempt's)
+ * or the cancel's own reference, which is the attempt's with a suffix ($3).
+ */
+export const technicalCancelOutcome = `select bool_or(success) as confirmed from processor_notification
+     where account_id = $1 and event_code = 'TECHNICAL_CANCEL' and merchant_reference in ($2, $3)
+     having count(*) > 0`;
