@@ -279,7 +279,7 @@ describe('the Adyen connector under the payment path', () => {
     );
   });
 
-  it('a 3-D Secure reference Adyen cannot take: refused before it is sent, nothing left pending', async () => {
+  it('a 3-D Secure reference Adyen cannot take: 400, refused before it is sent, nothing left pending', async () => {
     const merchant = await stack.newMerchant();
     const adyen = await adyenAccount(merchant, 'mpi');
     const reply = await api.post(
@@ -287,8 +287,9 @@ describe('the Adyen connector under the payment path', () => {
       adyenSale({ threeDSecure: { threeDSecureReferenceId: '1234' } }),
       as(merchant),
     );
-    expectStatus(reply, 503);
-    expect(reply.body.message[0].description).toMatch(/nothing was charged/);
+    expectStatus(reply, 400);
+    expect(reply.body.message[0]).toMatchObject({ errorName: 'NO_PROCESSOR_ACCOUNT', code: 20061 });
+    expect(reply.body.message[0].description).toMatch(/external MPI result/);
     expect(adyen.fake.requests).toHaveLength(0);
     const { rows } = await stack.db.query<{ state: string }>(
       'select state from payment_attempt where merchant_id = $1',

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { DomainError } from '@paywire/contracts';
 import type { RoutedAccount } from '../processors/accounts/routing.ts';
 import type { ProcessorDirectory } from '../processors/directory.ts';
 import {
@@ -8,6 +9,7 @@ import {
   type Processor,
   ProcessorRejected,
   ProcessorUnavailable,
+  RequestNotSupported,
 } from '../processors/processor.ts';
 import { abandonAttempt, moveAttemptTo } from './attempts.ts';
 
@@ -69,6 +71,7 @@ export async function authorizeWithFailover(
 ): Promise<Authorized> {
   const { request, accounts } = call;
   let failure: Error | undefined;
+  let unsupported = 0;
   for (const [index, account] of accounts.entries()) {
     if (index > 0 && !(await moveAttemptTo(em, request.reference, account.id))) {
       throw new ProcessorUnavailable('the attempt was taken over by recovery during failover', true, {
@@ -82,6 +85,7 @@ export async function authorizeWithFailover(
       // a refused request (bad credentials, a field the account does not take) authorized nothing
       if (!(error instanceof ProcessorUnavailable || error instanceof ProcessorRejected)) throw error;
       failure = error;
+      if (error instanceof RequestNotSupported) unsupported++;
       if (error instanceof ProcessorRejected || !error.reached) continue;
       const answer = await settleUnanswered(processor, request);
       if (answer) return { account, answer };
@@ -89,6 +93,12 @@ export async function authorizeWithFailover(
   }
   // Every account refused, or what it did was cancelled: nothing stands for the attempt.
   await abandonAttempt(em, request.reference);
+  // No account could even express the request: the merchant's to change, not a retry's.
+  if (unsupported > 0 && unsupported === accounts.length)
+    throw new DomainError(
+      'NO_PROCESSOR_ACCOUNT',
+      `no processor account of the merchant takes this payment: ${failure?.message}`,
+    );
   throw new ProcessorUnavailable(
     `no processor account answered: ${failure?.message ?? 'none to ask'}`,
     false,

@@ -174,3 +174,10 @@ export class ProcessorRejected extends Error {
     this.errorCode = errorCode;
   }
 }
+
+/** A request the connector cannot express (a field its processor does not take): refused before sending. */
+export class RequestNotSupported extends ProcessorRejected {
+  constructor(message: string) {
+    super(message, 422);
+  }
+}

@@ -1,5 +1,5 @@
 import type { ThreeDSecureInput } from '@paywire/contracts';
-import { type AuthorizationRequest, type ModificationRequest, ProcessorRejected } from '../processor.ts';
+import { type AuthorizationRequest, type ModificationRequest, RequestNotSupported } from '../processor.ts';
 import type {
   ApplePayDetails,
   CardDetails,
@@ -55,9 +55,8 @@ function transStatus(eci: string): 'Y' | 'A' | 'N' {
 export function mpiData(secure: ThreeDSecureInput): ThreeDSecureData {
   // A request this account cannot take, refused before it is sent: the pipeline tries the next account.
   if (secure.eci === undefined || secure.cavv === undefined)
-    throw new ProcessorRejected(
+    throw new RequestNotSupported(
       'adyen: only an external MPI result (eci and cavv) can be sent; a 3-D Secure reference or result token cannot',
-      422,
     );
   const status = transStatus(secure.eci);
   const version1 =
