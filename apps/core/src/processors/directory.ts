@@ -1,10 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { DomainError } from '@paywire/contracts';
+import { type AdyenCredentials, DomainError } from '@paywire/contracts';
 import type { Mode } from '../context.ts';
+import { executePrepared } from '../db/wire.ts';
 import type { CardVault } from '../security/card-vault.ts';
+import { openCredentials } from './accounts/credentials.ts';
 import { accountById, type PaymentToRoute, type RoutedAccount, routeAccounts } from './accounts/routing.ts';
 import { adyenEndpoint, createAdyenProcessor } from './adyen/client.ts';
 import type { TechnicalCancelLookup } from './adyen/confirmations.ts';
+import { notificationAccount } from './adyen/queries.ts';
 import type { Processor } from './processor.ts';
 
 /**
@@ -15,6 +18,15 @@ export interface ProcessorDirectory {
   route(em: EntityManager, merchantId: number, payment: PaymentToRoute, mode: Mode): Promise<RoutedAccount[]>;
   account(em: EntityManager, merchantId: number, id: number | null): Promise<RoutedAccount>;
   connect(account: RoutedAccount): Processor;
+  /** The Adyen account a notification URL names, with the credentials that authenticate it; null if none. */
+  notifying(em: EntityManager, accountId: number): Promise<NotifyingAccount | null>;
+}
+
+/** An Adyen account as its notifications are checked and stored. */
+export interface NotifyingAccount {
+  id: number;
+  merchantId: number;
+  credentials: AdyenCredentials;
 }
 
 export interface DirectoryOptions {
@@ -32,6 +44,13 @@ export interface DirectoryOptions {
   technicalCancelWaitMs?: number | undefined;
 }
 
+interface NotificationAccountRow {
+  id: number;
+  merchant_id: number;
+  name: string;
+  sealed_credentials: string | null;
+}
+
 /** The percentage roll of a payment, from its attempt reference (a UUID): the same payment, the same roll. */
 export function rollOf(reference: string): number {
   return Number.parseInt(reference.replaceAll('-', '').slice(0, 8), 16) % 100;
@@ -43,6 +62,7 @@ export function rollOf(reference: string): number {
  */
 export function createProcessorDirectory(options: DirectoryOptions): ProcessorDirectory {
   const connected = new Map<number, Processor>();
+  const notifyingAccounts = new Map<number, NotifyingAccount>();
   const connectAdyen = (account: RoutedAccount & { id: number }): Processor => {
     const credentials = account.credentials;
     if (!credentials) throw new Error(`processor account ${account.id} has no credentials`);
@@ -72,6 +92,24 @@ export function createProcessorDirectory(options: DirectoryOptions): ProcessorDi
       const account = await accountById(em, options.vault, merchantId, id);
       if (!account)
         throw new DomainError('PROCESSOR_ACCOUNT_NOT_FOUND', `processor account ${id} is unknown`);
+      return account;
+    },
+    // Kept once found, like a connector: Adyen notifies once per payment and more, and an account's
+    // credentials never change. An unknown id is asked again each time (the account may be added).
+    async notifying(em, accountId) {
+      const known = notifyingAccounts.get(accountId);
+      if (known) return known;
+      const [row] = await executePrepared<NotificationAccountRow>(em, notificationAccount, [accountId]);
+      const credentials =
+        row &&
+        openCredentials(options.vault, {
+          merchantId: row.merchant_id,
+          name: row.name,
+          sealedCredentials: row.sealed_credentials,
+        });
+      if (!row || !credentials) return null;
+      const account = { id: row.id, merchantId: row.merchant_id, credentials };
+      notifyingAccounts.set(accountId, account);
       return account;
     },
     connect(account) {

@@ -14,20 +14,18 @@ import { transactionEventParameters } from '../../cards/lifecycle.ts';
 import { callNow } from '../../clock/clock.ts';
 import type { CoreServices, MerchantContext } from '../../context.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { executeParameterized } from '../../db/wire.ts';
+import { executeParameterized, executePrepared } from '../../db/wire.ts';
 import { recordEvent } from '../../ipn/events.ts';
 import { processorNotifications } from '../../metrics.ts';
 import type { AttemptKind } from '../../payments/attempts.ts';
-import { openCredentials } from '../accounts/credentials.ts';
 import { validNotificationSignature } from './hmac.ts';
 import {
   awaitingAttempt,
   insertChargeback,
   markProcessed,
-  notificationAccount,
   removeRefundOfAttempt,
   settleAwaitingAttempt,
-  storeNotification,
+  storeNotifications,
   takeNotification,
   transactionByPspReference,
   unprocessedNotifications,
@@ -35,12 +33,17 @@ import {
 
 type NotificationInput = z.output<typeof adyenNotificationInput>;
 
-interface AccountRow {
-  id: number;
-  merchant_id: number;
-  name: string;
-  sealed_credentials: string | null;
+/** A row the store statement wrote: which item it is, and whether it is left to process. */
+interface StoredRow {
+  id: string;
+  psp_reference: string;
+  event_code: string;
+  success: boolean;
+  to_process: boolean;
 }
+
+const storedKey = (pspReference: string, eventCode: string, success: boolean) =>
+  `${pspReference} ${eventCode} ${success}`;
 
 type NotificationCredentials = Pick<
   AdyenCredentials,
@@ -75,38 +78,34 @@ export async function receiveAdyenNotification(
   input: NotificationInput,
 ): Promise<{ accepted: true }> {
   const em = services.orm.em.fork();
-  const [account] = await executeParameterized<AccountRow>(em, notificationAccount, [input.accountId]);
-  const credentials =
-    account &&
-    openCredentials(services.vault, {
-      merchantId: account.merchant_id,
-      name: account.name,
-      sealedCredentials: account.sealed_credentials,
-    });
-  if (!account || !credentials) throw refused();
+  const account = await services.processors.notifying(em, input.accountId);
+  if (!account) throw refused();
+  const { credentials } = account;
   const items = input.notification.notificationItems.map((wrapper) => wrapper.NotificationRequestItem);
   if (!validBasicAuth(input.authorization, credentials)) throw refused();
   if (!items.every((item) => validNotificationSignature(item, credentials.hmacKey))) throw refused();
 
-  const stored = await inTransaction(em, async (em) => {
-    const ids: number[] = [];
-    for (const item of items) {
-      const [row] = await executeParameterized<{ id: string; to_process: boolean }>(em, storeNotification, [
-        account.id,
-        account.merchant_id,
-        item.pspReference,
-        item.originalReference ?? null,
-        item.merchantReference,
-        item.eventCode,
-        item.success === 'true',
-        JSON.stringify(item),
-        actedOn(item),
-      ]);
-      if (row) counted(log, item);
-      if (row?.to_process) ids.push(Number(row.id));
-    }
-    return ids;
-  });
+  // One statement for every item: atomic on its own, with no transaction around it.
+  const rows = await executePrepared<StoredRow>(em, storeNotifications, [
+    account.id,
+    account.merchantId,
+    items.map((item) => item.pspReference),
+    items.map((item) => item.originalReference ?? null),
+    items.map((item) => item.merchantReference),
+    items.map((item) => item.eventCode),
+    items.map((item) => item.success === 'true'),
+    items.map((item) => JSON.stringify(item)),
+    items.map(actedOn),
+  ]);
+  const itemOf = new Map(
+    items.map((item) => [storedKey(item.pspReference, item.eventCode, item.success === 'true'), item]),
+  );
+  const stored: number[] = [];
+  for (const row of rows) {
+    const item = itemOf.get(storedKey(row.psp_reference, row.event_code, row.success));
+    if (item) counted(log, item);
+    if (row.to_process) stored.push(Number(row.id));
+  }
   for (const id of stored) {
     try {
       await processNotification(services, id);

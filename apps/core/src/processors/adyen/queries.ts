@@ -1,19 +1,24 @@
 /** The statements of Adyen's notifications (notifications.ts); parameters as `$n`, never values in the text. */
 
-/** The Adyen account ($1) a notification URL names, with its sealed credentials. */
+/** The Adyen account ($1) a notification URL names, with its sealed credentials (processors/directory.ts). */
 export const notificationAccount = `select id, merchant_id, name, sealed_credentials from processor_account
      where id = $1 and connector = 'adyen'`;
 
 /**
- * Stores an item once: $1 account, $2 merchant, $3 pspReference, $4 originalReference, $5 merchantReference,
- * $6 eventCode, $7 success, $8 the item as sent, $9 whether it is acted on (an item that is not is stored as
- * processed: no second transaction for it). No row when the same (account, pspReference, eventCode,
- * success) is stored already: Adyen repeats a notification until it is acknowledged.
+ * Stores a notification's items in one statement, each once: $1 account, $2 merchant, then one array per
+ * column, an element per item: $3 pspReference, $4 originalReference, $5 merchantReference, $6 eventCode,
+ * $7 success, $8 the item as sent, $9 whether it is acted on (an item that is not is stored as processed: no
+ * second transaction for it). An item whose (account, pspReference, eventCode, success) is stored already
+ * returns no row: Adyen repeats a notification until it is acknowledged.
  */
-export const storeNotification = `insert into processor_notification (account_id, merchant_id, psp_reference,
+export const storeNotifications = `insert into processor_notification (account_id, merchant_id, psp_reference,
        original_reference, merchant_reference, event_code, success, body, processed_at)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, case when $9::boolean then null else now() end)
-     on conflict on constraint processor_notification_once do nothing returning id, processed_at is null as to_process`;
+     select $1::integer, $2::integer, t.psp_reference, t.original_reference, t.merchant_reference, t.event_code,
+       t.success, t.body, case when t.acted_on then null else now() end
+     from unnest($3::varchar[], $4::varchar[], $5::varchar[], $6::varchar[], $7::boolean[], $8::jsonb[], $9::boolean[])
+       as t(psp_reference, original_reference, merchant_reference, event_code, success, body, acted_on)
+     on conflict on constraint processor_notification_once do nothing
+     returning id, psp_reference, event_code, success, processed_at is null as to_process`;
 
 /**
  * Takes a stored item ($1) for processing, locked until the transaction ends; no row when it is processed
