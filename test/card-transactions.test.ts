@@ -14,7 +14,7 @@ import { paymentRowCounts, type Stack, startStack, type TestMerchant } from './s
 import { captureStdout } from './support/stdout.ts';
 
 // ---------------------------------------------------------------------------------------------------------
-// Test data (decisions.md, Sandbox processor) and small helpers
+// Test data (see docs/conformance.md, Sandbox processor) and small helpers
 // ---------------------------------------------------------------------------------------------------------
 
 const VISA = { cardNumber: '4263982640269299', securityCode: '837' };
