@@ -6,7 +6,7 @@ import { type CallOptions, client, type Reply } from './support/http.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
 
 // ---------------------------------------------------------------------------------------------------------
-// Order placement in one batch (interface.md, Batch order and endpoint 5), the orders and shoppers it makes
+// Order placement in one batch (see docs/conformance.md, Batch order placement), the orders and shoppers it makes
 // (GET /orders/{id}, GET /shoppers/{id}), paid by SEPA direct debit; real HTTP, XML, PostgreSQL.
 // ---------------------------------------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ import { paymentRowCounts, type Stack, startStack, type TestMerchant } from './s
 import { captureStdout } from './support/stdout.ts';
 
 // ---------------------------------------------------------------------------------------------------------
-// Test data (decisions.md, Sandbox processor) and small helpers
+// Test data (see docs/conformance.md, Sandbox processor) and small helpers
 // ---------------------------------------------------------------------------------------------------------
 
 const VISA = { cardNumber: '4263982640269299', securityCode: '837' };
@@ -352,7 +352,7 @@ describe('AUTH_ONLY and CAPTURE', () => {
 });
 
 describe('AUTH_REVERSAL', () => {
-  it('reverses by transactionId in XML and repeats the authorization (interface.md endpoint 1)', async () => {
+  it('reverses by transactionId in XML and repeats the authorization (the card transaction endpoint)', async () => {
     const auth = await api.post(
       '/transactions',
       xmlSale({ cardTransactionType: 'AUTH_ONLY', merchantTransactionId: merchantTransactionId() }),

@@ -92,7 +92,7 @@ describe('create and read a product', () => {
     });
     expect(Number.isInteger(body.skus[0].skuId) && Number.isInteger(body.skus[1].skuId)).toBe(true);
     expect(body.skus[1].skuId).toBeGreaterThan(body.skus[0].skuId);
-    // The trailing slash and an empty query are the same route (decisions.md, wire basics).
+    // The trailing slash and an empty query are the same route (see docs/conformance.md, Paths and versions).
     expect((await api.get(`/catalog/products/${productId}/?`)).text).toBe(read.text);
   });
 

@@ -9,7 +9,7 @@ import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
 /**
  * The wire protocol of /services/2 end to end: authentication, merchant isolation, version header,
  * formats, hostile input, routing, status rules, error hygiene and card data protection
- * (decisions.md: wire basics, errors, authentication and merchants).
+ * (see docs/conformance.md: Paths and versions, Formats, Errors, Authentication).
  */
 
 type Format = 'json' | 'xml';

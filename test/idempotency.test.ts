@@ -15,7 +15,7 @@ import {
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
 
 // ---------------------------------------------------------------------------------------------------------
-// Idempotency-Key on POST (interface.md, endpoints 8; decisions.md, codes 60101-60104 and the sandbox
+// Idempotency-Key on POST (see docs/conformance.md, Idempotency and Sandbox
 // clock), over real HTTP against real PostgreSQL.
 // ---------------------------------------------------------------------------------------------------------
 

@@ -9,8 +9,8 @@ import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
 import { waitFor } from './support/wait.ts';
 
 // ---------------------------------------------------------------------------------------------------------
-// Instant payment notifications (interface.md: IPN configuration, endpoint 7, Events, Versioning;
-// decisions.md: IPN delivery, wire basics, errors), over real HTTP against real PostgreSQL, with a real
+// Instant payment notifications (see docs/conformance.md: IPN configuration, IPN delivery,
+// Paths and versions, Formats, Errors), over real HTTP against real PostgreSQL, with a real
 // HTTP receiver on 127.0.0.1 that records every delivery.
 // ---------------------------------------------------------------------------------------------------------
 
@@ -20,7 +20,7 @@ const CVV = '837';
 const DECLINING_VISA = '4917484589897107';
 const IPN_DATE = /^\d{2}\/\d{2}\/\d{4} \d{2}:\d{2}:\d{2} (AM|PM)$/;
 
-/** The 28 send flags, in the order interface.md lists them. */
+/** The 28 send flags, in the interface's order (docs/conformance.md, IPN configuration). */
 const FLAGS = [
   'sendAuthOnly',
   'sendCancellation',
@@ -210,7 +210,7 @@ interface CardIpn {
   lastFour?: string;
 }
 
-/** The parameters decisions.md requires of a card event, its authKey, and no card secrets in the body. */
+/** The parameters a card event carries (docs/conformance.md, IPN delivery), its authKey, and no card secrets in the body. */
 function expectCardIpn(request: ReceivedIpn, expected: CardIpn, secret: string) {
   expect(request.method).toBe('POST');
   expect(request.headers['content-type']).toMatch(/^application\/x-www-form-urlencoded/);
@@ -831,7 +831,7 @@ describe('delivery log and redelivery (core procedures)', () => {
         lastStatus: 200,
         lastError: null,
       });
-      expect(entry.maxAttempts).toBeGreaterThanOrEqual(11); // decisions.md: at least 11 attempts
+      expect(entry.maxAttempts).toBeGreaterThanOrEqual(11); // docs/conformance.md, IPN delivery: at least 11 attempts
       expect(entry.deliveredAt).not.toBeNull();
     }
     expect(await deliveryLog(core, await stack.newMerchant())).toEqual([]);

@@ -23,7 +23,7 @@ import {
 import { waitFor } from './support/wait.ts';
 
 /**
- * Reliable IPN delivery (decisions.md, "IPN delivery"): real sales through the facade produce CHARGE
+ * Reliable IPN delivery (see docs/conformance.md, IPN delivery): real sales through the facade produce CHARGE
  * events, core's delivery workers POST them to receivers on 127.0.0.1, and the outcome is read both at
  * the receiver and in the `ipn_delivery` rows. Every wait polls with a deadline.
  */

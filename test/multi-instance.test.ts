@@ -15,7 +15,7 @@ import { waitFor } from './support/wait.ts';
 // shared pg-boss queues). Traffic goes over real HTTP through both facades; outcomes are read in the rows.
 // ---------------------------------------------------------------------------------------------------------
 
-/** decisions.md's sandbox IBANs and what the bank makes of them. */
+/** The sandbox IBANs (docs/conformance.md, SEPA direct debit) and what the bank makes of them. */
 const SEPA_OUTCOMES = [
   { iban: 'DE89370400440532013000', final: 'SUCCESS', settled: 'Charge', returned: false },
   { iban: 'DE62370400440532013001', final: 'FAIL', settled: 'Decline', returned: false },

@@ -475,7 +475,7 @@ describe('subscriptions', () => {
     });
     expect(failure(dollars)).toMatchObject({ status: 400, property: 'currency' });
 
-    // A debit is pre-notified at least 5 days ahead (interface.md): a DAILY plan leaves no room for it.
+    // A debit is pre-notified at least 5 days ahead (docs/conformance.md, Recurring billing): a DAILY plan leaves no room for it.
     const dailyEuroPlan = await newPlan({ currency: 'EUR', chargeFrequency: 'DAILY' });
     const daily = await subscribe({
       planId: dailyEuroPlan,

@@ -18,12 +18,12 @@ import { captureStdout } from './support/stdout.ts';
 import { waitFor } from './support/wait.ts';
 
 // ---------------------------------------------------------------------------------------------------------
-// SEPA direct debit (interface.md: SEPA resource, States and transitions, endpoints 4 and 6, Limits, Events;
-// decisions.md: SEPA direct debit, Sandbox clock, Errors, refunds) over real HTTP, real PostgreSQL, real
+// SEPA direct debit (see docs/conformance.md: SEPA direct debit, IPN delivery,
+// Sandbox clock, Errors, Refunds) over real HTTP, real PostgreSQL, real
 // XML, with settlement by the core's own pg-boss workers and a real IPN receiver.
 // ---------------------------------------------------------------------------------------------------------
 
-/** decisions.md's sandbox IBANs. */
+/** The sandbox IBANs (docs/conformance.md, SEPA direct debit). */
 const SUCCEEDS = 'DE89370400440532013000';
 const FAILS = 'DE62370400440532013001';
 const RETURNED = 'DE35370400440532013002';

@@ -14,7 +14,7 @@ interface TestCard {
   expirationYear: string;
 }
 
-/** Approving sandbox cards (decisions.md), each with what a response may show of it. */
+/** Approving sandbox cards (docs/conformance.md, Sandbox processor), each with what a response may show of it. */
 const visa: TestCard = {
   cardNumber: '4263982640269299',
   securityCode: '837',

@@ -19,7 +19,7 @@ import {
 } from './support/wallet-tokens.ts';
 
 // ---------------------------------------------------------------------------------------------------------
-// Wallet payments (interface.md: card transaction `wallet`, Endpoint 2, Authentication 3-4): Google Pay and
+// Wallet payments (see docs/conformance.md, Wallet tokens): Google Pay and
 // Apple Pay tokens in the web and mobile forms, built the way the wallets build them, over real HTTP in
 // JSON and XML, against real PostgreSQL, in a sandbox stack and a live-mode one.
 // ---------------------------------------------------------------------------------------------------------
@@ -393,7 +393,7 @@ describe('Apple Pay', () => {
     expectNoTokenData(reply.text);
   });
 
-  it('authorizes and reverses a wallet authorization (interface.md endpoint 1, XML)', async () => {
+  it('authorizes and reverses a wallet authorization (the card transaction endpoint, XML)', async () => {
     const auth = await pay('APPLE_PAY', apple('web', { environment: 'PRODUCTION' }), {
       cardTransactionType: 'AUTH_ONLY',
     });

@@ -1,7 +1,7 @@
 import { createHash, generateKeyPairSync, type KeyObject, randomBytes, randomUUID, sign } from 'node:crypto';
 
 /**
- * Wallet payment tokens built the way the wallets build them (interface.md, Authentication 3): Google Pay's
+ * Wallet payment tokens built the way the wallets build them (see docs/conformance.md, Wallet tokens): Google Pay's
  * PaymentData (web) or the object an Android app makes of it (mobile), and Apple Pay's ApplePayPayment. The
  * cryptographic parts have the real structure and real signatures, made with keys of our own: Google's
  * ECv2 payment method token, and Apple's CMS SignedData whose signing certificate names the environment

@@ -21,7 +21,7 @@ const schema = z.object({
   IPN_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   /** IPN attempts in flight (keep-alive connections) per destination. */
   IPN_DESTINATION_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
-  /** Sandbox SEPA debits: seconds from submission until the bank's answer (decisions.md). */
+  /** Sandbox SEPA debits: seconds from submission until the bank's answer (see docs/conformance.md, SEPA direct debit). */
   SEPA_SANDBOX_SETTLE_SECONDS: z.coerce.number().int().min(0).max(2_592_000).default(120),
   /** The sandbox acquirer's answer time: a real processor takes hundreds of milliseconds. */
   SANDBOX_ACQUIRER_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(0),

@@ -50,7 +50,7 @@ export interface CoreOptions {
   /** IPN retries: the first delay in seconds (default 300); private targets (default: sandbox only). */
   ipnRetryDelaySeconds?: number;
   ipnAllowPrivateTargets?: boolean;
-  /** Per delivery attempt, default 10 000 ms (decisions.md). */
+  /** Per delivery attempt, default 10 000 ms (see docs/conformance.md, IPN delivery). */
   ipnTimeoutMs?: number;
   /** IPN attempts in flight per destination (default 16); a destination's circuit: first pause (10 s). */
   ipnDestinationConcurrency?: number;

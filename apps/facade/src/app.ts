@@ -82,7 +82,7 @@ export function createFacade({
   app.use(healthRoutes(readiness)); // before the request log: probes every few seconds are not traffic
   app.use(observeRequests(log, logRequests));
   app.use(renderErrors(log));
-  // Every route also answers with a trailing slash (decisions.md); an empty trailing '?' never reaches the path.
+  // Every route also answers with a trailing slash (see docs/conformance.md, Paths and versions); an empty trailing '?' never reaches the path.
   app.use(async (ctx, next) => {
     if (ctx.path.length > 1 && ctx.path.endsWith('/')) ctx.path = ctx.path.replace(/\/+$/, '') || '/';
     await next();

@@ -1,7 +1,7 @@
 /**
  * The closed catalogue of errors the public interface can answer with. Codes and names taken from the
  * original gateway keep merchants' client libraries working; the 10xxx/200xx codes marked "ours" fill
- * the interface's gaps (decisions.md).
+ * the interface's gaps (see docs/conformance.md, Errors).
  */
 export const errorCatalogue = {
   INVALID_TRANSACTION_TYPE: { code: 7, status: 400 },

@@ -1,6 +1,6 @@
 import { DomainError } from './errors.ts';
 
-/** Idempotency-Key (interface.md, endpoints 8): at most 64 letters, digits and '-', kept 24 hours. */
+/** Idempotency-Key (see docs/conformance.md, Idempotency): at most 64 letters, digits and '-', kept 24 hours. */
 export const idempotencyKeyMaxLength = 64;
 export const idempotencyRetentionSeconds = 24 * 3600;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { booleanInput } from './primitives.ts';
 
-/** Instant payment notification events, in the order of interface.md; each has a send flag `send<Event>`. */
+/** Instant payment notification events, in the interface's order (docs/conformance.md, IPN configuration); each has a send flag `send<Event>`. */
 export const ipnEvents = [
   'AuthOnly',
   'Cancellation',

@@ -12,7 +12,7 @@ import { ibanInput, type SepaDebitDetails, type SepaStatus, sepaCurrencyInput } 
 import type { CardResponse } from './transactions.ts';
 
 /**
- * Order placement in one batch (interface.md, Batch order; endpoint 5): a new shopper with a SEPA direct
+ * Order placement in one batch (see docs/conformance.md, Batch order placement): a new shopper with a SEPA direct
  * debit account, and an order of catalogue skus paid by that debit. JSON names here; the XML document
  * (root batch-order) is their kebab-case, arrays repeating the singular element.
  */

@@ -33,7 +33,7 @@ const request = {
 };
 
 describe('SEPA countries', () => {
-  it('are the 21 countries interface.md lists', () => {
+  it('are the 21 countries the interface lists (docs/conformance.md)', () => {
     expect([...sepaCountries].sort()).toEqual(
       'AT BE CY DE EE ES FI FR GR IE IT LT LU LV MC MT NL PT SI SK SM'.split(' '),
     );

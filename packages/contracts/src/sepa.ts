@@ -10,7 +10,7 @@ import { type TransactionMetaData, transactionMetaDataInput } from './transactio
 import { merchantTransactionIdInput } from './transactions.ts';
 
 /**
- * SEPA direct debit: the supported shopper countries (interface.md, Limits), IBAN rules, and the
+ * SEPA direct debit: the supported shopper countries (docs/conformance.md, SEPA direct debit), IBAN rules, and the
  * alt-transactions request and response shapes.
  */
 
@@ -82,7 +82,7 @@ const bicInput = z
   .toUpperCase()
   .regex(/^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}(?:[A-Z0-9]{3})?$/, 'must be a BIC of 8 or 11 characters');
 
-/** SEPA debits are in euros only (decisions.md: `currency: EUR only`). */
+/** SEPA debits are in euros only (see docs/conformance.md, SEPA direct debit). */
 export const sepaCurrencyInput = z
   .string()
   .trim()
@@ -236,7 +236,7 @@ export interface SepaDebitDetails {
   preNotificationTranslationRef: string;
 }
 
-/** Where a debit's pre-notification texts are (decisions.md), under the public base URL. */
+/** Where a debit's pre-notification texts are (see docs/conformance.md, SEPA direct debit), under the public base URL. */
 export const preNotificationPath = (transactionId: string) =>
   `/services/2/translations/sepa/prenotification?transactionid=${encodeURIComponent(transactionId)}`;
 

@@ -24,7 +24,7 @@ import {
 import { type WalletResponse, walletInput } from './wallets.ts';
 
 /** POST /transactions creates payments; PUT /transactions changes them. Clients send the same body shape to
- * both, so the verb is checked against the body's type before anything else (decisions.md). */
+ * both, so the verb is checked against the body's type before anything else (see docs/conformance.md, Card transactions). */
 export const createTypes = ['AUTH_CAPTURE', 'AUTH_ONLY'] as const;
 export const updateTypes = ['CAPTURE', 'AUTH_REVERSAL'] as const;
 export type CreateType = (typeof createTypes)[number];

@@ -3,7 +3,7 @@ import type { CardBrand } from './cards.ts';
 import { text } from './primitives.ts';
 import type { BillingContact } from './shoppers.ts';
 
-/** The wallets a card transaction accepts a payment token of (interface.md, Endpoint 2). */
+/** The wallets a card transaction accepts a payment token of (see docs/conformance.md, Wallet tokens). */
 export const walletTypes = ['GOOGLE_PAY', 'APPLE_PAY'] as const;
 export type WalletType = (typeof walletTypes)[number];
 

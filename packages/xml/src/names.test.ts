@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toElementName, toJsonKey } from './names.ts';
 
-// Every JSON name that interface.md and decisions.md give for an XML-capable resource.
+// Every JSON name of an XML-capable resource (docs/conformance.md, XML).
 const names = `
   cardTransactionType transactionId merchantTransactionId softDescriptor amount currency
   vaultedShopperId pfToken cardHolderInfo firstName lastName zip creditCard cardNumber securityCode

@@ -12,7 +12,7 @@ export interface CardView {
   cardCategory: string;
 }
 
-/** The IPN parameters of a card event (decisions.md, IPN delivery). */
+/** The IPN parameters of a card event (see docs/conformance.md, IPN delivery). */
 export function cardEventParameters(
   card: CardView,
   shopper:

@@ -226,7 +226,7 @@ export async function updateTransaction(
 
 /**
  * Refunds what was captured, in parts or whole, never beyond it. An authorization not yet captured has
- * nothing to refund: refunding it voids it (decisions.md).
+ * nothing to refund: refunding it voids it (see docs/conformance.md, Refunds).
  */
 export async function refundTransaction(
   ctx: MerchantContext,

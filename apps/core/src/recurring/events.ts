@@ -5,7 +5,7 @@ import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
 import type { Subscription } from './entities.ts';
 
 /**
- * The IPN parameters of subscription events (interface.md, Events; decisions.md, IPN delivery). Each event
+ * The IPN parameters of subscription events (see docs/conformance.md, IPN delivery). Each event
  * carries the subscription's ids (`subscriptionId`, `contractId` = the plan, `contractName`), the shopper
  * (`accountId`, names) and the money it is about; a charge's events add the payment's own parameters (card
  * or SEPA, as for one-time payments). Dates: `transactionDate` as every IPN (MM/dd/yyyy hh:mm:ss a, UTC),

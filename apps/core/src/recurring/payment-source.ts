@@ -25,8 +25,8 @@ export function material(card: CreditCardInput): CardMaterial {
 }
 
 /**
- * SEPA debits are in euros only, and a scheduled one is pre-notified at least 5 days ahead (interface.md's
- * limits): a DAILY plan leaves no room for that, so it cannot be paid by SEPA direct debit.
+ * SEPA debits are in euros only, and a scheduled one is pre-notified at least 5 days ahead (docs/conformance.md,
+ * Recurring billing): a DAILY plan leaves no room for that, so it cannot be paid by SEPA direct debit.
  */
 export function requireSepaTerms(terms: { currency: string; frequency?: ChargeFrequency | undefined }): void {
   if (terms.currency !== 'EUR') {

@@ -16,7 +16,7 @@ import { recordSubscriptionEvent, type SubscriptionFacts, subscriptionReminderPa
 import { claimReminder, nextDebitOf } from './queries.ts';
 
 /**
- * SEPA subscriptions: the shopper is told of each debit before it is submitted (interface.md, Limits: at
+ * SEPA subscriptions: the shopper is told of each debit before it is submitted (docs/conformance.md, Recurring billing: at
  * least 5 days). The pre-notification of the next debit (amount, collection date, mandate, in every
  * language of the one-time debits) can be read at any time, and a SubscriptionReminder IPN carrying it is
  * sent 6 TARGET business days before the debit is submitted on its charge date: one more than the 5 asked,

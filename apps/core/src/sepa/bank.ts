@@ -8,7 +8,7 @@ export interface SepaBank {
   submit(debit: { iban: string; amountMinor: number; currency: 'EUR' }): BankOutcome;
 }
 
-/** decisions.md: one IBAN fails, one succeeds and is then returned (refunded), every other succeeds. */
+/** docs/conformance.md, SEPA direct debit: one IBAN fails, one succeeds and is then returned (refunded), every other succeeds. */
 const scenarios: Readonly<Record<string, BankOutcome>> = {
   DE62370400440532013001: 'FAIL',
   DE35370400440532013002: 'SUCCESS_THEN_RETURN',
@@ -24,5 +24,5 @@ export interface SepaSettings {
   sandboxSettleSeconds: number;
 }
 
-/** Live debits are collected 5 TARGET business days after submission (interface.md, Limits). */
+/** Live debits are collected 5 TARGET business days after submission (see docs/conformance.md, SEPA direct debit). */
 export const liveCollectionBusinessDays = 5;

@@ -116,7 +116,7 @@ function notificationOf(debit: SepaDebit, mandate: SepaMandate) {
   };
 }
 
-/** The IPN parameters of a SEPA event (decisions.md, IPN delivery). */
+/** The IPN parameters of a SEPA event (see docs/conformance.md, IPN delivery). */
 export function sepaEventParameters(
   debit: {
     id: number;
@@ -146,7 +146,7 @@ export function sepaEventParameters(
   };
 }
 
-/** The mandate parameters a Charge event adds (interface.md, Events). */
+/** The mandate parameters a Charge event adds (see docs/conformance.md, IPN delivery). */
 export function mandateEventParameters(mandate: { reference: string; acceptedAt: Date }): EventParameters {
   return { sepaMandateId: mandate.reference, sepaMandateDate: shortDate(mandate.acceptedAt) };
 }

@@ -4,7 +4,7 @@ import { decodeGooglePay } from './google-pay.ts';
 import { type DecodedWalletToken, invalidToken } from './token.ts';
 
 /**
- * encodedPaymentToken as interface.md builds it: the wallet's payment data as UTF-8 JSON, base-64 encoded
+ * encodedPaymentToken as the interface builds it (docs/conformance.md, Wallet tokens): the wallet's payment data as UTF-8 JSON, base-64 encoded
  * with the standard alphabet (web) or the URL-safe one without line wrapping (mobile apps). Padding is
  * optional in both; line breaks a client library may add are ignored; a mix of the two alphabets is not
  * base-64.

@@ -37,7 +37,7 @@ export interface WalletCard {
 /**
  * Decodes a wallet token and applies the environment rule: the sandbox takes tokens of the wallets' test
  * and production environments alike; live mode only production ones, since a test token is a dummy that
- * cannot be charged (interface.md, Authentication 4).
+ * cannot be charged (see docs/conformance.md, Wallet tokens).
  */
 export function resolveWalletToken(mode: Mode, wallet: WalletInput): DecodedWalletToken {
   const decoded = decodeWalletToken(wallet);

@@ -46,7 +46,7 @@ export function requestFormat(ctx: Context): Format | undefined {
 
 /**
  * The response format: the client's most preferred of JSON and XML in Accept; wildcards or nothing we
- * serve fall back to the request's format, then JSON (decisions.md, wire basics).
+ * serve fall back to the request's format, then JSON (see docs/conformance.md, Formats).
  */
 export function responseFormat(ctx: Context): Format {
   return negotiateFormat(ctx.get('accept'), ctx.get('content-type'));

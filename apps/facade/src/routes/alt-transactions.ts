@@ -27,7 +27,7 @@ function withPublicLinks(ctx: Context, transaction: AltTransaction): AltTransact
   };
 }
 
-/** SEPA direct debit (interface.md, endpoints 4 and 6). */
+/** SEPA direct debit (see docs/conformance.md, SEPA direct debit). */
 export function altTransactionRoutes(router: Router<MerchantState>, core: CoreClient): void {
   router.post('/alt-transactions', async (ctx) => {
     const input = validate(createAltTransactionInput, readBody(ctx, shape));
@@ -57,7 +57,7 @@ export function altTransactionRoutes(router: Router<MerchantState>, core: CoreCl
     respond(ctx, 200, translations, xmlShapes.preNotification);
   });
 
-  // The mandate text the merchant must show before submitting a debit (interface.md, SEPA rule 2).
+  // The mandate text the merchant must show before submitting a debit (see docs/conformance.md, SEPA direct debit).
   router.get('/translations/sepa/mandate', async (ctx) => {
     const { language } = ctx.query;
     const input = validate(mandateTextInput, language === undefined ? {} : { language });

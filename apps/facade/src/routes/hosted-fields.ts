@@ -28,7 +28,7 @@ const assetFiles: Record<string, Omit<Asset, 'body'>> = {
   'form.css': { type: 'text/css; charset=utf-8', crossOrigin: false },
 };
 
-// Tokens are URL-safe base64 of at least 128 bits (decisions.md); the column holds at most 64 characters.
+// Tokens are URL-safe base64 of at least 128 bits (see docs/conformance.md, Hosted payment fields tokens); the column holds at most 64 characters.
 const tokenPattern = /^[A-Za-z0-9_-]{22,64}$/;
 
 /** The origin allowed to frame the page, from ?origin=; undefined if none was given, null if unusable. */

@@ -7,7 +7,7 @@ import type { MerchantState } from './state.ts';
 
 const shape = xmlShapes.notificationConfig;
 
-/** IPN configuration (interface.md endpoint 7): read, replace whole, delete. */
+/** IPN configuration (see docs/conformance.md, IPN configuration): read, replace whole, delete. */
 export function notificationConfigRoutes(router: Router<MerchantState>, core: CoreClient): void {
   router.get('/notification-config', async (ctx) => {
     respond(ctx, 200, await core.ipn.getConfig.query(undefined, asMerchant(ctx.state)), shape);

@@ -30,7 +30,7 @@ function withLinks(ctx: Context, order: Order): Order {
   };
 }
 
-/** Order placement in one batch (interface.md endpoint 5), and the orders and shoppers it creates. */
+/** Order placement in one batch (see docs/conformance.md, Batch order placement), and the orders and shoppers it creates. */
 export function orderRoutes(router: Router<MerchantState>, core: CoreClient): void {
   router.post('/batch/order-placement', async (ctx) => {
     // An invalid IBAN is named in the error, never echoed.

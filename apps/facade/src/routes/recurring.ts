@@ -102,7 +102,7 @@ export function recurringRoutes(router: Router<MerchantState>, core: CoreClient)
     );
   });
 
-  // The Extended API: 201, the charge's URL in Location, no body (decisions.md).
+  // The Extended API: 201, the charge's URL in Location, no body (see docs/conformance.md, Status codes).
   router.post('/subscriptions/:subscriptionId/subscription-charges', async (ctx) => {
     const input = validate(extendedSubscriptionChargeInput, {
       ...readBody(ctx, xmlShapes.subscriptionCharge),

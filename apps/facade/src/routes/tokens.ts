@@ -8,7 +8,7 @@ import { xmlShapes } from '../xml-shapes.ts';
 import type { MerchantState } from './state.ts';
 
 export function tokenRoutes(router: Router<MerchantState>, core: CoreClient): void {
-  // 201 with the token as the last segment of Location, and no body (interface.md, endpoint 3).
+  // 201 with the token as the last segment of Location, and no body (see docs/conformance.md, Status codes).
   router.post('/payment-fields-tokens', async (ctx) => {
     const { token } = await core.tokens.create.mutate(undefined, asMerchant(ctx.state));
     ctx.status = 201;

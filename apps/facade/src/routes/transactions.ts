@@ -45,7 +45,7 @@ function refundQuery(query: Record<string, unknown>): Record<string, unknown> {
 }
 
 export function transactionRoutes(router: Router<MerchantState>, core: CoreClient): void {
-  // Sale and auth-only; the body's type picks the operation, the verb must match it (decisions.md).
+  // Sale and auth-only; the body's type picks the operation, the verb must match it (see docs/conformance.md, Card transactions).
   router.post('/transactions', async (ctx) => {
     const body = readBody(ctx, shape);
     checkTransactionType(body, 'POST');

@@ -19,7 +19,7 @@ import {
   ProcessorUnavailable,
 } from '../processor.ts';
 
-/** The sandbox test cards of decisions.md: these decline; every other Luhn-valid card approves. */
+/** The sandbox test cards (docs/conformance.md, Sandbox processor): these decline; every other Luhn-valid card approves. */
 const decliningCards = new Map<string, DeclineReason>([
   ['4917484589897107', 'DO_NOT_HONOR'],
   ['378282246310005', 'DO_NOT_HONOR'],
