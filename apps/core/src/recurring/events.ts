@@ -3,6 +3,7 @@ import { minorToDecimal } from '@paywire/contracts';
 import type { MerchantContext } from '../context.ts';
 import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
 import type { Subscription } from './entities.ts';
+import { periodAmountMinor } from './terms.ts';
 
 /**
  * The IPN parameters of subscription events (see docs/conformance.md, IPN delivery). Each event
@@ -32,7 +33,6 @@ export interface SubscriptionFacts {
 /** The facts of a subscription entity (plan and shopper loaded): what the API's events are built from. */
 export function subscriptionFactsOf(subscription: Subscription): SubscriptionFacts {
   const { plan, shopper } = subscription;
-  const recurringMinor = subscription.overrideRecurringChargeMinor ?? plan?.recurringChargeMinor ?? 0;
   return {
     id: subscription.id,
     planId: plan?.id ?? 0,
@@ -41,7 +41,11 @@ export function subscriptionFactsOf(subscription: Subscription): SubscriptionFac
     firstName: shopper.firstName ?? '',
     lastName: shopper.lastName ?? '',
     currency: subscription.currency,
-    recurringAmountMinor: recurringMinor * subscription.quantity,
+    recurringAmountMinor: periodAmountMinor({
+      planRecurringMinor: plan?.recurringChargeMinor,
+      overrideRecurringMinor: subscription.overrideRecurringChargeMinor,
+      quantity: subscription.quantity,
+    }),
     chargeFrequency: plan?.chargeFrequency ?? '',
     nextChargeDate: subscription.nextChargeDate ?? null,
     autoRenew: subscription.autoRenew,

@@ -13,6 +13,7 @@ import { type RecurringPlan, Subscription, SubscriptionCharge } from './entities
 import { type PaymentSourceInput, requireSepaTerms, resolvePayer, storedPayer } from './payment-source.ts';
 import { cardOfSale, nextSubscriptionId } from './queries.ts';
 import { addDays, addFrequency, calendarDate, periodDueDate } from './schedule.ts';
+import { isLastCharge } from './terms.ts';
 
 type PayerInfo = z.output<typeof payerInfoInput>;
 
@@ -44,8 +45,7 @@ export function advanceSchedule(subscription: Subscription, chargedPeriod: numbe
   const plan = subscription.plan as RecurringPlan;
   subscription.chargesMade += 1;
   subscription.nextPeriod = chargedPeriod + 1;
-  const limit = plan.chargeFrequency === 'ONCE' ? 1 : plan.maxNumberOfCharges;
-  if (limit != null && subscription.chargesMade >= limit) {
+  if (isLastCharge(plan, subscription.chargesMade)) {
     subscription.status = 'FINISHED';
     subscription.nextChargeDate = null;
     return;

@@ -8,14 +8,19 @@ import {
 import { SepaDebit } from '../sepa/entities.ts';
 import type { Subscription, SubscriptionCharge } from './entities.ts';
 import { presentPaymentSource } from './payment-source.ts';
+import { periodAmountMinor, unitAmountMinor } from './terms.ts';
 
 /** What one period of a subscription costs and how it starts: the plan's terms under the subscription's overrides. */
 export function termsOf(subscription: Subscription) {
   const plan = subscription.plan;
-  const recurringMinor = subscription.overrideRecurringChargeMinor ?? plan?.recurringChargeMinor ?? 0;
+  const terms = {
+    planRecurringMinor: plan?.recurringChargeMinor,
+    overrideRecurringMinor: subscription.overrideRecurringChargeMinor,
+    quantity: subscription.quantity,
+  };
   return {
-    recurringMinor,
-    periodMinor: recurringMinor * subscription.quantity,
+    recurringMinor: unitAmountMinor(terms),
+    periodMinor: periodAmountMinor(terms),
     initialMinor: subscription.overrideInitialChargeMinor ?? plan?.initialChargeMinor ?? null,
     trialDays: subscription.overrideTrialPeriodDays || plan?.trialPeriodDays || 0,
   };

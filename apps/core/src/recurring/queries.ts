@@ -111,9 +111,9 @@ export const reclaimStaleCharge = `update subscription_charge c set attempt = at
 export const claimReminder = `update subscription set reminded_charge_date = $3::date
      where id = $1 and merchant_id = $2 and reminded_charge_date is distinct from $3::date returning id`;
 
-/** What the pre-notification of merchant $2's subscription $1's next debit tells, with its status. */
+/** What the pre-notification of merchant $2's subscription $1's next debit tells, with its status and terms. */
 export const nextDebitOf = `select s.status, s.next_charge_date::text, s.currency, ma.reference, ma.iban_last_four,
-       coalesce(s.override_recurring_charge_minor, p.recurring_charge_minor) * s.quantity as amount_minor
+       p.recurring_charge_minor, s.override_recurring_charge_minor, s.quantity
      from subscription s left join recurring_plan p on p.id = s.plan_id
        left join sepa_mandate ma on ma.id = s.sepa_mandate_id
      where s.id = $1 and s.merchant_id = $2`;

@@ -14,6 +14,7 @@ import { nextStepAt, preNotificationTranslations } from '../sepa/service.ts';
 import { type PreNotification, preNotificationText } from '../sepa/texts.ts';
 import { recordSubscriptionEvent, type SubscriptionFacts, subscriptionReminderParameters } from './events.ts';
 import { claimReminder, nextDebitOf } from './queries.ts';
+import { periodAmountMinor, termsOfRow } from './terms.ts';
 
 /**
  * SEPA subscriptions: the shopper is told of each debit before it is submitted (docs/conformance.md, Recurring billing: at
@@ -102,7 +103,9 @@ async function nextSubscriptionDebit(ctx: MerchantContext, subscriptionId: numbe
   const [row] = await executeParameterized<{
     status: string;
     next_charge_date: string | null;
-    amount_minor: string;
+    recurring_charge_minor: string | null;
+    override_recurring_charge_minor: string | null;
+    quantity: number;
     currency: string;
     reference: string | null;
     iban_last_four: string | null;
@@ -126,7 +129,7 @@ async function nextSubscriptionDebit(ctx: MerchantContext, subscriptionId: numbe
     );
   }
   return nextDebitNotification(ctx, {
-    amountMinor: Number(row.amount_minor),
+    amountMinor: periodAmountMinor(termsOfRow(row)),
     currency: row.currency,
     chargeDate: row.next_charge_date,
     mandateId: row.reference,

@@ -29,6 +29,7 @@ import {
 } from './queries.ts';
 import { chargeDateStart, reminderAt, sendReminder } from './reminders.ts';
 import { periodDueDate } from './schedule.ts';
+import { isLastCharge, periodAmountMinor, termsOfRow } from './terms.ts';
 
 /**
  * Renewals: every due period of every active plan-based subscription is charged by its merchant's clock,
@@ -107,9 +108,8 @@ async function readRow(em: EntityManager, id: string, leaseSeconds: number): Pro
   return row && withDates(row);
 }
 
-/** What one renewal charges: the plan's amount or the subscription's override, times the quantity. */
-const periodAmountMinor = (row: RenewalRow) =>
-  Number(row.override_recurring_charge_minor ?? row.recurring_charge_minor) * row.quantity;
+/** What one renewal of the row charges (terms.ts). */
+const renewalAmountMinor = (row: RenewalRow) => periodAmountMinor(termsOfRow(row));
 
 function subscriptionFacts(row: RenewalRow): SubscriptionFacts {
   return {
@@ -120,7 +120,7 @@ function subscriptionFacts(row: RenewalRow): SubscriptionFacts {
     firstName: row.first_name ?? '',
     lastName: row.last_name ?? '',
     currency: row.currency,
-    recurringAmountMinor: periodAmountMinor(row),
+    recurringAmountMinor: renewalAmountMinor(row),
     chargeFrequency: row.charge_frequency,
     nextChargeDate: row.next_charge_date,
     autoRenew: row.auto_renew,
@@ -252,11 +252,12 @@ const scheduleOf = (row: RenewalRow) => ({
   frequency: row.charge_frequency,
 });
 
-/** Whether the period just charged was the last: ONCE plans charge once, maxNumberOfCharges caps the rest. */
-function lastCharge(row: RenewalRow): boolean {
-  if (row.charge_frequency === 'ONCE') return true;
-  return row.max_number_of_charges !== null && row.charges_made + 1 >= row.max_number_of_charges;
-}
+/** Whether the period being charged is the plan's last (terms.ts). */
+const lastCharge = (row: RenewalRow): boolean =>
+  isLastCharge(
+    { chargeFrequency: row.charge_frequency, maxNumberOfCharges: row.max_number_of_charges },
+    row.charges_made + 1,
+  );
 
 /** The subscription as it will be once the period is charged: what the Recurring event tells. */
 function afterCharge(row: RenewalRow, nextPeriod: number, finished: boolean): SubscriptionFacts {
@@ -293,7 +294,7 @@ async function chargeStep(
       subscriptionId: Number(row.id),
       period: row.next_period,
       kind: 'RECURRING',
-      amountMinor: periodAmountMinor(row),
+      amountMinor: renewalAmountMinor(row),
       dueDate: row.next_charge_date as string,
       event: 'Recurring',
       eventParameters: recurringParameters(afterCharge(row, nextPeriod, finished), at),
@@ -407,7 +408,7 @@ async function remind(
 ): Promise<RenewalRow> {
   const ctx = workerContext(services, row);
   const debit = {
-    amountMinor: periodAmountMinor(row),
+    amountMinor: renewalAmountMinor(row),
     currency: row.currency,
     chargeDate,
     mandateId: row.mandate_reference ?? '',
@@ -486,7 +487,7 @@ async function claimFirstCharges(em: EntityManager, services: CoreServices, leas
         merchant_id: row.merchant_id,
         subscription_id: row.id,
         period: row.next_period,
-        amount_minor: periodAmountMinor(row),
+        amount_minor: renewalAmountMinor(row),
         currency: row.currency,
         due_date: row.next_charge_date,
       })),

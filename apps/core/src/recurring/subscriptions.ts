@@ -37,6 +37,7 @@ import { requireSepaTerms, resolvePayer } from './payment-source.ts';
 import { findPlan } from './plans.ts';
 import { presentCharge, presentCharges, presentSubscription, termsOf } from './present.ts';
 import { addFrequency, calendarDate, daysBetween, periodDueDate } from './schedule.ts';
+import { periodAmountMinor } from './terms.ts';
 
 type CreateSubscription = z.output<typeof createSubscriptionInput>;
 type UpdateSubscription = z.output<typeof updateSubscriptionInput>;
@@ -92,9 +93,13 @@ export async function createSubscription(
   const overrideTrialPeriodDays = input.overrideTrialPeriodDays || undefined;
   const quantity = input.quantity ?? 1;
   const trialDays = overrideTrialPeriodDays ?? plan.trialPeriodDays ?? 0;
-  const recurringMinor = overrideRecurringChargeMinor ?? plan.recurringChargeMinor;
   const initialMinor = overrideInitialChargeMinor ?? plan.initialChargeMinor;
-  const firstChargeMinor = trialDays > 0 ? 0 : (initialMinor ?? recurringMinor * quantity);
+  const period = periodAmountMinor({
+    planRecurringMinor: plan.recurringChargeMinor,
+    overrideRecurringMinor: overrideRecurringChargeMinor,
+    quantity,
+  });
+  const firstChargeMinor = trialDays > 0 ? 0 : (initialMinor ?? period);
   return openSubscription(
     ctx,
     {
@@ -211,7 +216,11 @@ function switchChargeMinor(
 ): number {
   if (!newPlan.chargeOnPlanSwitch) return 0;
   const plan = subscription.plan as RecurringPlan;
-  const newPeriod = (subscription.overrideRecurringChargeMinor ?? newPlan.recurringChargeMinor) * quantity;
+  const newPeriod = periodAmountMinor({
+    planRecurringMinor: newPlan.recurringChargeMinor,
+    overrideRecurringMinor: subscription.overrideRecurringChargeMinor,
+    quantity,
+  });
   const nextDate = subscription.nextChargeDate;
   if (subscription.chargesMade === 0 || !nextDate) return newPeriod;
   const periodStart = periodDueDate(
