@@ -77,8 +77,8 @@ export function defineCrashTest(connector: 'sandbox' | 'adyen'): void {
       DATABASE_POOL_SIZE: '8',
       SANDBOX_ACQUIRER_LATENCY_MS: '250',
       SANDBOX_ACQUIRER_JOURNAL: journal,
-      ADYEN_TIMEOUT_MS: '1000',
-      // Adyen calls get a third of it (call, repeat, technical cancel) before recovery may step in
+      ADYEN_TIMEOUT_MS: '750',
+      // Adyen steps get a quarter of it (call, repeat, technical cancel, its confirmation) before recovery may step in
       PAYMENT_RECOVERY_AFTER_SECONDS: '3',
     });
     if (connector === 'adyen') {

@@ -9,6 +9,7 @@ import {
 } from '@paywire/contracts';
 import type { TRPCError } from '@trpc/server';
 import { ZodError } from 'zod';
+import { isDatabaseUnavailable } from './db/unavailable.ts';
 
 /** A failure stored under an idempotency key, answered again exactly as the first time. */
 export class ReplayedFailure extends Error {
@@ -31,8 +32,13 @@ export function publicErrorBody(error: TRPCError, input: unknown): ErrorBody {
   if (error.code === 'UNAUTHORIZED')
     return { message: [errorMessage('UNAUTHORIZED', 'no authenticated merchant')] };
   if (error.code === 'NOT_FOUND') return { message: [errorMessage('RESOURCE_NOT_FOUND', error.message)] };
+  if (isDatabaseUnavailable(cause)) return { message: [databaseUnavailable().toMessage()] };
   return { message: [errorMessage('INTERNAL_ERROR', 'an unexpected error occurred; it has been logged')] };
 }
+
+/** The answer while the database is out of reach: "not now", with the facade's Retry-After. */
+export const databaseUnavailable = () =>
+  new DomainError('SERVICE_UNAVAILABLE', 'the database is unavailable; retry after the delay given');
 
 /** A failure the domain decided on (a decline, a rule): the answer, not an accident. */
 export function isDomainFailure(error: TRPCError): boolean {

@@ -7,7 +7,8 @@ import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { type Caller, createCallerVerifier } from './callers/service.ts';
 import type { CoreServices, Mode, RequestContext } from './context.ts';
 import { migrationsCurrent, openDatabase } from './db/orm.ts';
-import { isExpected } from './errors.ts';
+import { isDatabaseUnavailable } from './db/unavailable.ts';
+import { databaseUnavailable, isExpected } from './errors.ts';
 import { answerHealth, isHealthPath, type Lifecycle } from './health.ts';
 import { describeJobError, startJobs } from './jobs/boss.ts';
 import { sampleQueues } from './metrics.ts';
@@ -166,14 +167,14 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
   );
   const vault = createCardVault(options.cardEncryptionKey);
   const recoveryAfterSeconds = options.paymentRecoveryAfterSeconds ?? 60;
-  // An authorization may take a call, its repeat and a technical cancel at one account before recovery may
-  // touch it: each processor call gets at most a third of the recovery delay.
+  // An authorization may take a call, its repeat, a technical cancel and the wait for its confirmation at
+  // one account before recovery may touch it: each step gets at most a quarter of the recovery delay.
   const configuredAdyenTimeoutMs = options.adyenTimeoutMs ?? 15_000;
-  const adyenTimeoutMs = Math.min(configuredAdyenTimeoutMs, Math.floor((recoveryAfterSeconds * 1000) / 3));
+  const adyenTimeoutMs = Math.min(configuredAdyenTimeoutMs, Math.floor((recoveryAfterSeconds * 1000) / 4));
   if (adyenTimeoutMs < configuredAdyenTimeoutMs) {
     log.warn(
       { adyenTimeoutMs, recoveryAfterSeconds },
-      'Adyen calls cut to a third of the payment recovery delay',
+      'Adyen calls cut to a quarter of the payment recovery delay',
     );
   }
   const services: CoreServices = {
@@ -186,6 +187,8 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
       adyenTimeoutMs,
       adyenEndpoint: options.adyenEndpoint,
       technicalCancels: technicalCancelLookup(orm.em),
+      // a technical cancel's confirmation is one more step of the call: the same budget as each request
+      technicalCancelWaitMs: adyenTimeoutMs,
     }),
     cardProfile: sandboxCardProfile,
     vault,
@@ -258,7 +261,13 @@ function procedures(
       };
     },
     onError: ({ error, path, ctx }) => {
-      if (!isExpected(error) && error.code !== 'UNAUTHORIZED' && error.code !== 'NOT_FOUND') {
+      if (isDatabaseUnavailable(error.cause)) {
+        // one cause for every call while it lasts: the message, not a stack per call
+        (ctx?.log ?? log).warn(
+          { procedure: path, reason: (error.cause as Error).message },
+          'database unavailable',
+        );
+      } else if (!isExpected(error) && error.code !== 'UNAUTHORIZED' && error.code !== 'NOT_FOUND') {
         const cause = error.cause instanceof Error ? error.cause : error;
         (ctx?.log ?? log).error({ procedure: path, code: error.code, error: cause }, 'procedure failed');
       } else if (error.cause instanceof DomainError && error.cause.cause instanceof Error) {
@@ -277,6 +286,7 @@ function procedures(
         handleCall(request, response);
       },
       (error: unknown) => {
+        if (isDatabaseUnavailable(error)) return refuse(request, response, databaseUnavailable());
         log.error({ error }, 'caller verification failed');
         refuse(
           request,

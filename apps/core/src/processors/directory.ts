@@ -40,7 +40,7 @@ export interface DirectoryOptions {
   adyenEndpoint?: string | undefined;
   /** Adyen's confirmations of technical cancels, as its notifications stored them. */
   technicalCancels: TechnicalCancelLookup;
-  /** How long a technical cancel waits for its confirmation (default 10 s). */
+  /** How long a technical cancel waits for its confirmation (default: adyenTimeoutMs). */
   technicalCancelWaitMs?: number | undefined;
 }
 
@@ -75,7 +75,7 @@ export function createProcessorDirectory(options: DirectoryOptions): ProcessorDi
       merchantAccount: account.merchantAccount,
       timeoutMs: options.adyenTimeoutMs,
       technicalCancelConfirmation: (reference) => options.technicalCancels(account.id, reference),
-      confirmationWaitMs: options.technicalCancelWaitMs ?? 10_000,
+      confirmationWaitMs: options.technicalCancelWaitMs ?? options.adyenTimeoutMs,
     });
   };
   return {
