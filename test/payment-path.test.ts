@@ -193,3 +193,26 @@ describe('with a 250 ms acquirer', () => {
     expect(rows.map((row) => row.id).sort()).toEqual(live.sort());
   });
 });
+
+describe('with an acquirer slower than the recovery delay', () => {
+  const slow = createSandboxProcessor({ latencyMs: 5000 });
+  let slowStack: Stack;
+  beforeAll(async () => {
+    slowStack = await startStack({ sandbox: slow, paymentRecoveryAfterSeconds: 1 });
+  });
+  afterAll(() => slowStack?.close());
+
+  it('recovery voids the sale meanwhile: its approval is undone and the merchant hears 503, nothing charged', async () => {
+    const key = randomUUID();
+    const reply = await client(slowStack).post('/transactions', saleBody(), keyed(key));
+    expectStatus(reply, 503);
+    expect(reply.body.message[0].description).toMatch(/voided; nothing was charged/);
+    const [authorization] = [...slow.book.values()];
+    expect(authorization?.answer.approved).toBe(true);
+    expect(authorization?.reversed).toBe(true);
+    const { rows } = await slowStack.db.query('select 1 from card_transaction where merchant_id = $1', [
+      slowStack.merchant.id,
+    ]);
+    expect(rows).toHaveLength(0);
+  });
+});

@@ -3,6 +3,7 @@ import { DomainError } from '@paywire/contracts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { ProcessorUnavailable } from '../processors/processor.ts';
+import { AttemptTakenOver } from './attempts.ts';
 
 /**
  * The one way to a processor. Every payment operation (an authorization, a capture, a cancel, a refund)
@@ -41,6 +42,19 @@ function unanswered(error: ProcessorUnavailable): DomainError {
   return refusal;
 }
 
+/**
+ * The call outlasted the recovery delay: recovery voided the attempt meanwhile, and what the processor did
+ * was undone (compensate). Nothing stands and the key is free: "not now", not an error of ours.
+ */
+function tookTooLong(error: AttemptTakenOver): DomainError {
+  const refusal = new DomainError(
+    'SERVICE_UNAVAILABLE',
+    'the payment took longer than its recovery delay and was voided; nothing was charged, retry later',
+  );
+  refusal.cause = error;
+  return refusal;
+}
+
 /** Runs an operation's phases in order. */
 export async function runPayment<Prepared, Outcome, Answer>(
   ctx: MerchantContext,
@@ -65,6 +79,7 @@ export async function runPrepared<Prepared, Outcome, Answer>(
     return await inTransaction(ctx.em, (em) => operation.record(em, prepared, outcome));
   } catch (error) {
     await operation.compensate?.(ctx, prepared, outcome);
+    if (error instanceof AttemptTakenOver) throw tookTooLong(error);
     throw error;
   }
 }
