@@ -43,11 +43,15 @@ async function launch(app: 'core' | 'facade', env: Record<string, string>, port?
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const started: Process = { child, port, url: (path) => `http://127.0.0.1:${port}${path}`, exited };
   running.push(started);
-  await waitFor(`${app} to be ready`, () =>
-    fetch(started.url('/readyz')).then(
-      (response) => response.ok,
-      () => false,
-    ),
+  // Bounded generously: a loaded 2-core machine can take many seconds to start a Node process.
+  await waitFor(
+    `${app} to be ready`,
+    () =>
+      fetch(started.url('/readyz')).then(
+        (response) => response.ok,
+        () => false,
+      ),
+    60_000,
   );
   return started;
 }

@@ -45,7 +45,8 @@ export function defineCrashTest(connector: 'sandbox' | 'adyen'): void {
 
   async function startCoreProcess(): Promise<void> {
     core = spawn(process.execPath, [corePath], { env: { ...process.env, ...coreEnv }, stdio: 'ignore' });
-    for (let attempt = 0; attempt < 200; attempt++) {
+    // Bounded generously: a loaded 2-core machine can take many seconds to start a Node process.
+    for (let attempt = 0; attempt < 1200; attempt++) {
       try {
         await fetch(`http://127.0.0.1:${coreEnv.CORE_PORT}/trpc/`);
         return;
@@ -53,7 +54,7 @@ export function defineCrashTest(connector: 'sandbox' | 'adyen'): void {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     }
-    throw new Error('core did not come back within 10 s');
+    throw new Error('core did not come back within 60 s');
   }
 
   function killCore(): Promise<void> {
