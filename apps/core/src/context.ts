@@ -9,6 +9,7 @@ import type { ProcessorDirectory } from './processors/directory.ts';
 import type { CardProfiler } from './processors/processor.ts';
 import type { CardVault } from './security/card-vault.ts';
 import type { PasswordGate } from './security/password-gate.ts';
+import type { ScryptCost } from './security/passwords.ts';
 import type { SepaSettings } from './sepa/bank.ts';
 
 export type Mode = 'sandbox' | 'live';
@@ -23,6 +24,8 @@ export interface CoreServices {
   vault: CardVault;
   /** Bounds the password hashes running and waiting, so guessing cannot starve real logins. */
   passwords: PasswordGate;
+  /** What merchant passwords are hashed at: security/passwords.ts's productionCost outside tests. */
+  passwordCost: ScryptCost;
   mode: Mode;
   jobs: PgBoss;
   ipn: DeliverySettings;

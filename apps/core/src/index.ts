@@ -25,4 +25,5 @@ export {
 } from './processors/sandbox/processor.ts';
 export { type AppRouter, appRouter, createCaller } from './router.ts';
 export { createCardVault } from './security/card-vault.ts';
+export type { ScryptCost } from './security/passwords.ts';
 export { type CoreOptions, type RunningCore, startCore } from './server.ts';

@@ -18,6 +18,7 @@ import { createSandboxProcessor, sandboxCardProfile } from './processors/sandbox
 import { appRouter } from './router.ts';
 import { createCardVault } from './security/card-vault.ts';
 import { createPasswordGate } from './security/password-gate.ts';
+import { productionCost, type ScryptCost } from './security/passwords.ts';
 import { type SepaBank, sandboxSepaBank } from './sepa/bank.ts';
 import { refusalEnvelope } from './trpc.ts';
 import { type StartedWorker, workerStarters } from './workers.ts';
@@ -59,6 +60,8 @@ export interface CoreOptions {
   sepaBank?: SepaBank;
   /** Where core logs (default: JSON lines on stdout). */
   log?: Logger;
+  /** Tests only: a cheaper scrypt cost for merchant passwords. main.ts never sets it. */
+  passwordCost?: ScryptCost;
 }
 
 export interface RunningCore {
@@ -188,6 +191,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     cardProfile: sandboxCardProfile,
     vault,
     passwords: createPasswordGate(),
+    passwordCost: options.passwordCost ?? productionCost,
     mode: options.mode,
     ipn: {
       retryDelaySeconds: options.ipnRetryDelaySeconds ?? 300,
