@@ -1,8 +1,10 @@
 import { ensureSampleProduct, openDatabase, type ScryptCost, upsertMerchant } from '@paywire/core';
+import { cliOperator } from './operator.ts';
 
 /**
- * Creates a merchant with Basic credentials, or resets the password of an existing one. `cost` is for tests
- * alone (a cheaper hash); the CLI and the launcher hash at the production cost.
+ * Creates a merchant with Basic credentials, or resets the password of an existing one, audited as the
+ * operating system's user. `cost` is for tests alone (a cheaper hash); the CLI and the launcher hash at the
+ * production cost.
  */
 export async function saveMerchant(
   databaseUrl: string,
@@ -12,7 +14,7 @@ export async function saveMerchant(
 ): Promise<number> {
   const orm = await openDatabase(databaseUrl, 2);
   try {
-    return await upsertMerchant(orm.em.fork(), username, password, cost);
+    return await upsertMerchant(orm.em.fork(), username, password, cliOperator(), cost);
   } finally {
     await orm.close();
   }

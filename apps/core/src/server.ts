@@ -16,6 +16,7 @@ import { createProcessorDirectory } from './processors/directory.ts';
 import type { Processor } from './processors/processor.ts';
 import { createSandboxProcessor, sandboxCardProfile } from './processors/sandbox/processor.ts';
 import { appRouter } from './router.ts';
+import { callOrigin } from './security/audit/trail.ts';
 import { createCardVault } from './security/card-vault.ts';
 import { createPasswordGate } from './security/password-gate.ts';
 import { productionCost, type ScryptCost } from './security/passwords.ts';
@@ -248,9 +249,16 @@ function procedures(
       const call = authorized.get(req);
       if (!call) throw new Error('a call reached tRPC unauthenticated'); // cannot happen: see the server below
       const requestId = validRequestId(req.headers[internalHeaders.requestId]) ?? undefined;
+      const clientAddress = req.headers[internalHeaders.clientAddress];
       return {
         ...services,
         ...call,
+        origin: callOrigin(
+          call.caller,
+          call.merchantId,
+          typeof clientAddress === 'string' ? clientAddress.slice(0, 100) : undefined,
+          requestId,
+        ),
         em: orm.em.fork(),
         idempotency: idempotencyOf(req),
         memo: {},

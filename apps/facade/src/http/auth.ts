@@ -127,13 +127,10 @@ export function basicAuth(checks: CredentialChecks, options: BasicAuthOptions): 
     if (!credential || !usableCredentials(credential.username, credential.password)) throw unauthorized();
     const { username, password } = credential;
     const key = `${createHmac('sha256', passwordKey).update(password).digest('base64')}:${username}`;
+    const address = clientAddress(ctx, options.trustedProxyHops);
     let merchantId = await cached(key);
     if (merchantId === undefined) {
-      const verdict = await verdictFor(key, {
-        username,
-        password,
-        clientAddress: clientAddress(ctx, options.trustedProxyHops),
-      });
+      const verdict = await verdictFor(key, { username, password, clientAddress: address });
       if (verdict.outcome === 'limited') {
         ctx.set('Retry-After', String(verdict.retryAfterSeconds));
         throw new DomainError(
@@ -146,6 +143,7 @@ export function basicAuth(checks: CredentialChecks, options: BasicAuthOptions): 
       merchantId = verdict.merchantId;
     }
     ctx.state.merchantId = merchantId;
+    ctx.state.clientAddress = address;
     await next();
   };
 }
