@@ -5,6 +5,7 @@ import { verifyAuditTrail } from '@paywire/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, client, expectStatus, type Reply, saleBody } from './support/http.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
+import { waitFor } from './support/wait.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // The audit trail (issue 22): every audited action leaves exactly one event in its merchant's hash chain,
@@ -200,6 +201,31 @@ describe('every audited action leaves exactly one event', () => {
     const everything = JSON.stringify(events);
     expect(everything).not.toContain(issued.credential.split('_')[2]);
     expect(everything).not.toContain(merchant.password);
+  });
+
+  it("records a SEPA debit's refund once, on either refund path", async () => {
+    const merchant = await stack.newMerchant();
+    const debitBody = {
+      sepaDirectDebitTransaction: { iban: 'DE89370400440532013000' },
+      payerInfo: { firstName: 'Ada', lastName: 'Lovelace' },
+      amount: 20,
+      currency: 'EUR',
+      authorizedByShopper: true,
+    };
+    const created = expectStatus(await api.post('/alt-transactions', debitBody, as(merchant)), 200).body;
+    const debitId = String(created.transactionId);
+    expectStatus(await api.put('/sandbox/clock', { advanceBy: 'PT5M' }, as(merchant)), 200);
+    await waitFor('the debit to be collected', async () => {
+      const debit = expectStatus(await api.get(`/alt-transactions/${debitId}`, as(merchant)), 200).body;
+      return debit.processingInfo.processingStatus === 'SUCCESS';
+    });
+    expectStatus(await api.put(`/transactions/${debitId}/refund?amount=5`, undefined, as(merchant)), 204);
+    expectStatus(await api.post(`/transactions/refund/${debitId}`, { amount: '4.50' }, as(merchant)), 200);
+    const refunds = (await eventsOf(merchant.id)).filter((event) => event.action === 'refund');
+    expect(refunds.map((event) => [event.object, event.actor_kind])).toEqual([
+      [`transaction:${debitId}`, 'merchant'],
+      [`transaction:${debitId}`, 'merchant'],
+    ]);
   });
 
   it('keeps a failed login of an unknown username on the chain of no merchant', async () => {

@@ -164,6 +164,7 @@ export function revokeCallerCredentials(
       throw new DomainError('RESOURCE_NOT_FOUND', `no caller credential ${input.id}`);
     const revoking = credentials.filter((credential) => !credential.revokedAt);
     for (const credential of revoking) credential.revokedAt = now;
+    // on the merchant's chain when every credential it names is bound to that one merchant
     const merchants = new Set(credentials.map((credential) => credential.merchantId ?? null));
     await recordAudit(em, origin, {
       merchantId: merchants.size === 1 ? ([...merchants][0] ?? null) : null,
