@@ -197,6 +197,12 @@ describe('every audited action leaves exactly one event', () => {
     });
     expect(byAction('caller-credential.revoke')[0]?.object).toBe('caller:audit-svc');
 
+    // The facade's request line names the merchant and its address too.
+    const requestLine = await waitFor('the request line', () =>
+      stack.logs.find((line) => line.includes('"message":"request"') && line.includes('audit-ipn-replace')),
+    );
+    expect(JSON.parse(requestLine)).toMatchObject({ merchantId: merchant.id, clientAddress: '127.0.0.1' });
+
     // Nothing audited leaks a secret: the event names the credential, never its secret.
     const everything = JSON.stringify(events);
     expect(everything).not.toContain(issued.credential.split('_')[2]);

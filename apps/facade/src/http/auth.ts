@@ -123,11 +123,12 @@ export function basicAuth(checks: CredentialChecks, options: BasicAuthOptions): 
   };
 
   return async (ctx, next) => {
+    const address = clientAddress(ctx, options.trustedProxyHops);
+    ctx.state.clientAddress = address; // the request log names it, refused or not
     const credential = decode(ctx.get('authorization'));
     if (!credential || !usableCredentials(credential.username, credential.password)) throw unauthorized();
     const { username, password } = credential;
     const key = `${createHmac('sha256', passwordKey).update(password).digest('base64')}:${username}`;
-    const address = clientAddress(ctx, options.trustedProxyHops);
     let merchantId = await cached(key);
     if (merchantId === undefined) {
       const verdict = await verdictFor(key, { username, password, clientAddress: address });
@@ -143,7 +144,6 @@ export function basicAuth(checks: CredentialChecks, options: BasicAuthOptions): 
       merchantId = verdict.merchantId;
     }
     ctx.state.merchantId = merchantId;
-    ctx.state.clientAddress = address;
     await next();
   };
 }
