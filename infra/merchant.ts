@@ -2,7 +2,6 @@ import { parseArgs } from 'node:util';
 import { minimumPasswordLength } from '@paywire/contracts';
 import { provideDatabase } from './database.ts';
 import { loadLauncherEnv } from './launcher-env.ts';
-import { saveMerchant } from './merchants.ts';
 
 /** npm run merchant -- create --username U --password P */
 const usage = `usage: npm run merchant -- create --username <name> --password <password (${minimumPasswordLength}+ characters)>`;
@@ -21,6 +20,8 @@ if (
   process.exit(2);
 }
 
+// Core's modules load only now: a usage error answers at once.
+const { saveMerchant } = await import('./merchants.ts');
 const env = loadLauncherEnv();
 const { server, databaseUrl } = await provideDatabase(env);
 try {

@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../apps/core/src/merchants/service.ts';
 import { createPasswordGate } from '../apps/core/src/security/password-gate.ts';
@@ -23,6 +25,7 @@ import { waitFor } from './support/wait.ts';
 // ends on every facade within a second. Real HTTP, real core, real PostgreSQL.
 // ---------------------------------------------------------------------------------------------------------
 
+const run = promisify(execFile);
 let stack: Stack;
 /** A facade behind one trusted proxy: X-Forwarded-For names the client. */
 let proxied: TestFacade;
@@ -465,6 +468,14 @@ describe('a password change', () => {
     expect((await stack.db.query("select 1 from merchant where username = 'short_password'")).rowCount).toBe(
       0,
     );
+    // the operator CLI refuses it before opening any database
+    const cli = await run(
+      process.execPath,
+      ['infra/merchant.ts', 'create', '--username', 'short_password', '--password', 'elevenchars'],
+      { env: { ...process.env, DATABASE_URL: stack.databaseUrl } },
+    ).catch((error: { code: number; stderr: string }) => error);
+    expect('code' in cli && cli.code).toBe(2);
+    expect(cli.stderr).toContain('12+ characters');
   });
 
   it('is seen by a trigger whoever writes the hash: the generation moves on a direct update', async () => {
