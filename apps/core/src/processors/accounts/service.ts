@@ -105,6 +105,7 @@ export function addProcessorAccount(
   });
 }
 
+/** The event of a change to one account, on its merchant's chain. */
 const accountEntry = (action: AuditAction, account: ProcessorAccount): AuditEntry => ({
   merchantId: account.merchantId,
   action,
