@@ -16,6 +16,7 @@ import type { z } from 'zod';
 import { type EntityManager, manageCallers } from './callers.ts';
 import { provideDatabase } from './database.ts';
 import { loadLauncherEnv } from './launcher-env.ts';
+import { cliOperator } from './operator.ts';
 
 /** npm run caller -- issue|list|rotate|revoke ...: core's caller credentials, for operators. */
 const usage = `usage:
@@ -72,14 +73,14 @@ const commands: Record<string, () => (em: EntityManager) => Promise<void>> = {
       merchantId: number(values.merchant),
       expiresInSeconds: number(values['expires-in']),
     });
-    return async (em) => printIssued(await issueCallerCredential(em, input));
+    return async (em) => printIssued(await issueCallerCredential(em, input, cliOperator()));
   },
   list: () => async (em) => {
     for (const credential of await listCallerCredentials(em)) say(describe(credential));
   },
   rotate() {
     const input = parsed(rotateCallerInput, { name: values.name, graceSeconds: number(values.grace) });
-    return async (em) => printIssued(await rotateCallerCredential(em, input));
+    return async (em) => printIssued(await rotateCallerCredential(em, input, cliOperator()));
   },
   revoke() {
     const input = parsed(
@@ -87,7 +88,7 @@ const commands: Record<string, () => (em: EntityManager) => Promise<void>> = {
       values.id === undefined ? { name: values.name } : { id: number(values.id) },
     );
     return async (em) => {
-      const revoked = await revokeCallerCredentials(em, input);
+      const revoked = await revokeCallerCredentials(em, input, cliOperator());
       say(`revoked ${revoked.length} credential(s)`);
       for (const credential of revoked) say(describe(credential));
     };

@@ -1,5 +1,6 @@
 import type { IssueCallerInput } from '@paywire/contracts';
 import { issueCallerCredential, openDatabase, replaceCallerCredential } from '@paywire/core';
+import { cliOperator } from './operator.ts';
 
 export type EntityManager = Parameters<typeof issueCallerCredential>[0];
 
@@ -18,13 +19,17 @@ export async function manageCallers<T>(
 
 /** A new credential; the secret is in the answer only. */
 export function issueCaller(databaseUrl: string, input: IssueCallerInput): Promise<string> {
-  return manageCallers(databaseUrl, async (em) => (await issueCallerCredential(em, input)).credential);
+  return manageCallers(
+    databaseUrl,
+    async (em) => (await issueCallerCredential(em, input, cliOperator())).credential,
+  );
 }
 
 /** The launcher's facade credential: a fresh one on every start, the previous start's revoked. */
 export function replaceFacadeCredential(databaseUrl: string, name: string): Promise<string> {
   return manageCallers(
     databaseUrl,
-    async (em) => (await replaceCallerCredential(em, { name, scope: 'any-merchant' })).credential,
+    async (em) =>
+      (await replaceCallerCredential(em, { name, scope: 'any-merchant' }, cliOperator())).credential,
   );
 }

@@ -1,3 +1,4 @@
+import { minimumPasswordLength } from '@paywire/contracts';
 import { z } from 'zod';
 
 /** What `npm start` and the operator CLIs (merchant, caller, processor) read from the environment. */
@@ -12,7 +13,7 @@ const schema = z.object({
   /** npm run processor -- add: the account's credentials as JSON, instead of a file. */
   PROCESSOR_CREDENTIALS: z.string().optional(),
   SANDBOX_API_USERNAME: z.string().min(1).default('sandbox'),
-  SANDBOX_API_PASSWORD: z.string().min(8).default('sandbox-password'),
+  SANDBOX_API_PASSWORD: z.string().min(minimumPasswordLength).default('sandbox-password'),
 });
 
 export type LauncherEnv = z.output<typeof schema>;

@@ -1,20 +1,27 @@
 import { parseArgs } from 'node:util';
+import { minimumPasswordLength } from '@paywire/contracts';
 import { provideDatabase } from './database.ts';
 import { loadLauncherEnv } from './launcher-env.ts';
-import { saveMerchant } from './merchants.ts';
 
 /** npm run merchant -- create --username U --password P */
-const usage = 'usage: npm run merchant -- create --username <name> --password <password (8+ characters)>';
+const usage = `usage: npm run merchant -- create --username <name> --password <password (${minimumPasswordLength}+ characters)>`;
 const { positionals, values } = parseArgs({
   allowPositionals: true,
   options: { username: { type: 'string' }, password: { type: 'string' } },
 });
 
-if (positionals[0] !== 'create' || !values.username || !values.password || values.password.length < 8) {
+if (
+  positionals[0] !== 'create' ||
+  !values.username ||
+  !values.password ||
+  values.password.length < minimumPasswordLength
+) {
   process.stderr.write(`${usage}\n`);
   process.exit(2);
 }
 
+// Core's modules load only now: a usage error answers at once.
+const { saveMerchant } = await import('./merchants.ts');
 const env = loadLauncherEnv();
 const { server, databaseUrl } = await provideDatabase(env);
 try {

@@ -1,10 +1,20 @@
-import { ensureSampleProduct, openDatabase, upsertMerchant } from '@paywire/core';
+import { ensureSampleProduct, openDatabase, type ScryptCost, upsertMerchant } from '@paywire/core';
+import { cliOperator } from './operator.ts';
 
-/** Creates a merchant with Basic credentials, or resets the password of an existing one. */
-export async function saveMerchant(databaseUrl: string, username: string, password: string): Promise<number> {
+/**
+ * Creates a merchant with Basic credentials, or resets the password of an existing one, audited as the
+ * operating system's user. `cost` is for tests alone (a cheaper hash); the CLI and the launcher hash at the
+ * production cost.
+ */
+export async function saveMerchant(
+  databaseUrl: string,
+  username: string,
+  password: string,
+  cost?: ScryptCost,
+): Promise<number> {
   const orm = await openDatabase(databaseUrl, 2);
   try {
-    return await upsertMerchant(orm.em.fork(), username, password);
+    return await upsertMerchant(orm.em.fork(), username, password, cliOperator(), cost);
   } finally {
     await orm.close();
   }

@@ -20,6 +20,7 @@ import { type EntityManager, manageCallers } from './callers.ts';
 import { cardEncryptionKey } from './card-key.ts';
 import { provideDatabase } from './database.ts';
 import { loadLauncherEnv } from './launcher-env.ts';
+import { cliOperator } from './operator.ts';
 
 /**
  * npm run processor -- add|list|disable|route ...: merchants' processor accounts, for operators. Credentials
@@ -139,7 +140,7 @@ const commands: Record<string, (env: ReturnType<typeof loadLauncherEnv>) => Work
       credentials: credentials(env.PROCESSOR_CREDENTIALS),
       default: values.default,
     });
-    return async (em, vault) => say(describe(await addProcessorAccount(em, vault, input)));
+    return async (em, vault) => say(describe(await addProcessorAccount(em, vault, input, cliOperator())));
   },
   list() {
     const input = parsed(listProcessorAccountsInput, { merchantId: number(values.merchant) });
@@ -150,14 +151,14 @@ const commands: Record<string, (env: ReturnType<typeof loadLauncherEnv>) => Work
       merchantId: number(values.merchant),
       name: values.name,
     });
-    return async (em, vault) => say(describe(await disableProcessorAccount(em, vault, input)));
+    return async (em, vault) => say(describe(await disableProcessorAccount(em, vault, input, cliOperator())));
   },
   route() {
     const input = parsed(routeProcessorsInput, {
       merchantId: number(values.merchant),
       rules: (values.rule ?? []).map(rule),
     });
-    return async (em, vault) => printSetup(await routeProcessors(em, vault, input));
+    return async (em, vault) => printSetup(await routeProcessors(em, vault, input, cliOperator()));
   },
 };
 

@@ -1,21 +1,31 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../apps/core/src/merchants/service.ts';
 import { createPasswordGate } from '../apps/core/src/security/password-gate.ts';
 import { saveMerchant } from '../infra/merchants.ts';
 import { type CallOptions, client, expectStatus, type Reply } from './support/http.ts';
-import { type Stack, startFacade, startStack, type TestFacade, type TestMerchant } from './support/stack.ts';
+import {
+  type Stack,
+  startFacade,
+  startStack,
+  type TestFacade,
+  type TestMerchant,
+  testPasswordCost,
+} from './support/stack.ts';
 import { waitFor } from './support/wait.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // Logins that resist guessing (issue 12): exact usernames, unusable credentials refused without an echo,
-// failed logins limited per username and per client address (429 + Retry-After, state in PostgreSQL),
+// failed logins limited per username at a client address and per address (429 + Retry-After, state in PostgreSQL),
 // hashing bounded so guessing cannot starve real logins, and a credential cache that a password change
 // ends on every facade within a second. Real HTTP, real core, real PostgreSQL.
 // ---------------------------------------------------------------------------------------------------------
 
+const run = promisify(execFile);
 let stack: Stack;
 /** A facade behind one trusted proxy: X-Forwarded-For names the client. */
 let proxied: TestFacade;
@@ -138,7 +148,9 @@ describe('credentials are compared exactly and never echoed', () => {
       { username: 'u'.repeat(5000), password: stack.merchant.password, clientAddress: '192.0.2.250' },
       { username: `${stack.merchant.username}\u0000`, password: stack.merchant.password },
     ]) {
-      expect(await authenticate({ em, passwords }, attempt)).toEqual({ outcome: 'refused' });
+      expect(await authenticate({ em, passwords, passwordCost: testPasswordCost }, attempt)).toEqual({
+        outcome: 'refused',
+      });
     }
     expect(await failuresOf('address:192.0.2.250')).toMatchObject({ failures: 1 }); // counted all the same
   });
@@ -166,7 +178,7 @@ describe('the credential cache', () => {
     const merchant = await stack.newMerchant();
     let password = merchant.password;
     while (Buffer.byteLength(`${merchant.username}:${password}`) % 3 !== 1) password += 'x';
-    await saveMerchant(stack.databaseUrl, merchant.username, password);
+    await saveMerchant(stack.databaseUrl, merchant.username, password, testPasswordCost);
     const headers = spellings(`${merchant.username}:${password}`);
     expect(new Set(headers).size).toBe(48);
     for (const header of headers) {
@@ -192,21 +204,22 @@ describe('the credential cache', () => {
 // ---------------------------------------------------------------------------------------------------------
 
 describe('failed logins are limited', () => {
-  it('blocks a username after five failures with 429 and Retry-After, doubling the wait, and costs no hash then', async () => {
+  it('blocks a username at one address after five failures with 429 and Retry-After, doubling the wait', async () => {
     const merchant = await stack.newMerchant();
     const wrong = basic(`${merchant.username}:wrong-password`);
+    const guesser = '198.51.100.1';
     for (let attempt = 0; attempt < 6; attempt++) {
-      expectRefused(await login(proxied.baseUrl, wrong, { from: `198.51.100.${attempt + 1}` }));
+      expectRefused(await login(proxied.baseUrl, wrong, { from: guesser }));
     }
-    // The sixth failure blocked the username for a second: even the right password waits, from anywhere.
+    // The sixth failure blocked the username at that address for a second: even the right password waits there.
     for (const xml of [false, true]) {
-      const limited = await login(proxied.baseUrl, merchant.authorization, { from: '198.51.100.99', xml });
+      const limited = await login(proxied.baseUrl, merchant.authorization, { from: guesser, xml });
       expectStatus(limited, 429);
       expect(limited.body.message[0]).toMatchObject({ errorName: 'TOO_MANY_REQUESTS' });
       expect(limited.headers.get('content-type')).toContain(xml ? 'xml' : 'json');
       expect(Number(limited.headers.get('retry-after'))).toBe(1);
     }
-    const key = `username:${merchant.username}`;
+    const key = `login:${guesser}:${merchant.username}`;
     expect(await failuresOf(key)).toMatchObject({ failures: 6 }); // a limited attempt is not a failure
 
     // Once the block lapses, the next failure blocks for two seconds.
@@ -214,10 +227,31 @@ describe('failed logins are limited', () => {
       const row = await failuresOf(key);
       return row?.blocked_until && row.blocked_until.getTime() < Date.now() - 50;
     });
-    expectRefused(await login(proxied.baseUrl, wrong, { from: '198.51.100.7' }));
-    const longer = await login(proxied.baseUrl, merchant.authorization, { from: '198.51.100.99' });
+    expectRefused(await login(proxied.baseUrl, wrong, { from: guesser }));
+    const longer = await login(proxied.baseUrl, merchant.authorization, { from: guesser });
     expectStatus(longer, 429);
     expect(Number(longer.headers.get('retry-after'))).toBe(2);
+    // Meanwhile the merchant's own address is not refused.
+    expectStatus(await login(proxied.baseUrl, merchant.authorization, { from: '198.51.100.99' }), 200);
+  });
+
+  it('cannot lock a merchant out: 1,000 guesses from 50 addresses, then its own login succeeds first time', async () => {
+    const merchant = await stack.newMerchant();
+    const wrong = basic(`${merchant.username}:not-the-password`);
+    const answers = new Map<number, number>();
+    // 50 guessers at once, 20 guesses each, one after another per address.
+    await Promise.all(
+      Array.from({ length: 50 }, async (_, guesser) => {
+        for (let guess = 0; guess < 20; guess++) {
+          const reply = await login(proxied.baseUrl, wrong, { from: `100.70.${guesser}.1` });
+          answers.set(reply.status, (answers.get(reply.status) ?? 0) + 1);
+        }
+      }),
+    );
+    expect([...answers.values()].reduce((sum, count) => sum + count, 0)).toBe(1000);
+    expect([...answers.keys()].sort()).toEqual([401, 429]); // refused, then limited: the throttle was at work
+    const own = await login(proxied.baseUrl, merchant.authorization, { from: '192.0.2.33' });
+    expectStatus(own, 200);
   });
 
   it('answers a blocked attempt from the table alone, before any hash', async () => {
@@ -225,7 +259,7 @@ describe('failed logins are limited', () => {
     await stack.db.query(
       `insert into login_failure (key, failures, free_failures, last_failure_at, blocked_until)
        values ($1, 9, 5, now(), now() + interval '1 minute')`,
-      [`username:${merchant.username}`],
+      [`login::${merchant.username}`],
     );
     const gate = createPasswordGate();
     let hashes = 0;
@@ -237,13 +271,16 @@ describe('failed logins are limited', () => {
     };
     const em = stack.core.services.orm.em.fork();
     const attempt = { username: merchant.username, password: merchant.password };
-    const verdict = await authenticate({ em, passwords: counting }, attempt);
+    const verdict = await authenticate({ em, passwords: counting, passwordCost: testPasswordCost }, attempt);
     expect(verdict).toMatchObject({ outcome: 'limited' });
     expect(verdict.outcome === 'limited' && verdict.retryAfterSeconds).toBeGreaterThanOrEqual(59);
     expect(hashes).toBe(0);
     // not vacuous: the same call for an unblocked merchant does hash
     expect(
-      await authenticate({ em, passwords: counting }, { ...attempt, username: stack.merchant.username }),
+      await authenticate(
+        { em, passwords: counting, passwordCost: testPasswordCost },
+        { ...attempt, username: stack.merchant.username },
+      ),
     ).toEqual({
       outcome: 'refused',
     });
@@ -271,12 +308,13 @@ describe('failed logins are limited', () => {
     expect(await failuresOf('address:10.9.9.9')).toBeUndefined();
   });
 
-  it('forgives a username its failures once the right password is given', async () => {
+  it('forgives a username its failures at an address once the right password is given there', async () => {
     const merchant = await stack.newMerchant();
     expectRefused(await login(stack.baseUrl, basic(`${merchant.username}:wrong`)));
-    expect(await failuresOf(`username:${merchant.username}`)).toMatchObject({ failures: 1 });
+    const key = `login:127.0.0.1:${merchant.username}`;
+    expect(await failuresOf(key)).toMatchObject({ failures: 1 });
     expectStatus(await login(stack.baseUrl, merchant.authorization), 200);
-    expect(await failuresOf(`username:${merchant.username}`)).toBeUndefined();
+    expect(await failuresOf(key)).toBeUndefined();
   });
 });
 
@@ -352,7 +390,7 @@ describe('a password change', () => {
         expectStatus(await login(baseUrl, oldHeader), 200); // now cached on both
         expectRefused(await login(baseUrl, newHeader)); // refused on both, before the change
       }
-      await saveMerchant(stack.databaseUrl, merchant.username, newPassword); // as `npm run merchant` does
+      await saveMerchant(stack.databaseUrl, merchant.username, newPassword, testPasswordCost); // as `npm run merchant` does
       const changedAt = performance.now();
       // When each facade last accepted the old password, by when the request was sent (ms after the change):
       // a verdict is served only on a generation core confirmed within the last second, so never later than
@@ -407,6 +445,37 @@ describe('a password change', () => {
     } finally {
       await facade.close();
     }
+  });
+
+  it('is hashed again at the current cost on the next successful login', async () => {
+    const merchant = await stack.newMerchant();
+    await saveMerchant(stack.databaseUrl, merchant.username, merchant.password, { N: 2 ** 9, r: 8, p: 1 });
+    const storedHash = async () =>
+      (await stack.db.query('select password_hash from merchant where id = $1', [merchant.id])).rows[0]
+        ?.password_hash as string;
+    expect((await storedHash()).split('$')[1]).toBe('512');
+    expectRefused(await login(stack.baseUrl, basic(`${merchant.username}:not-the-password`)));
+    expect((await storedHash()).split('$')[1]).toBe('512'); // a wrong password changes nothing
+    expectStatus(await login(stack.baseUrl, merchant.authorization), 200);
+    expect((await storedHash()).split('$')[1]).toBe(String(testPasswordCost.N));
+    expectStatus(await login(counted.baseUrl, merchant.authorization), 200); // core checks the new hash
+  });
+
+  it('must be at least 12 characters wherever it is set', async () => {
+    await expect(
+      saveMerchant(stack.databaseUrl, 'short_password', 'elevenchars', testPasswordCost),
+    ).rejects.toThrow(/12-200 characters/);
+    expect((await stack.db.query("select 1 from merchant where username = 'short_password'")).rowCount).toBe(
+      0,
+    );
+    // the operator CLI refuses it before opening any database
+    const cli = await run(
+      process.execPath,
+      ['infra/merchant.ts', 'create', '--username', 'short_password', '--password', 'elevenchars'],
+      { env: { ...process.env, DATABASE_URL: stack.databaseUrl } },
+    ).catch((error: { code: number; stderr: string }) => error);
+    expect('code' in cli && cli.code).toBe(2);
+    expect(cli.stderr).toContain('12+ characters');
   });
 
   it('is seen by a trigger whoever writes the hash: the generation moves on a direct update', async () => {

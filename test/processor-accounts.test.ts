@@ -13,6 +13,7 @@ import {
   createCardVault,
   disableProcessorAccount,
   openDatabase,
+  operatorOrigin,
   routeProcessors,
 } from '@paywire/core';
 import type { TRPCClientError } from '@trpc/client';
@@ -29,6 +30,8 @@ const run = promisify(execFile);
 
 let stack: Stack;
 let operator: PaywireClient;
+/** The operator CLI's origin, for the service code it runs. */
+const cliOrigin = operatorOrigin('test');
 let orm: MikroORM;
 let vault: ReturnType<typeof createCardVault>;
 
@@ -349,9 +352,14 @@ describe('liveRefusal', () => {
     try {
       const shop = await newMerchant(databaseUrl);
       const add = (input: AddInput) =>
-        addProcessorAccount(own.em.fork(), vault, addProcessorAccountInput.parse(input));
+        addProcessorAccount(own.em.fork(), vault, addProcessorAccountInput.parse(input), cliOrigin);
       const route = (rules: RouterInputs['processors']['route']['rules']) =>
-        routeProcessors(own.em.fork(), vault, routeProcessorsInput.parse({ merchantId: shop.id, rules }));
+        routeProcessors(
+          own.em.fork(),
+          vault,
+          routeProcessorsInput.parse({ merchantId: shop.id, rules }),
+          cliOrigin,
+        );
       const refused = () => liveRefusal(own.em.fork());
       const toSandbox = `live mode refused: merchant ${shop.id} (${shop.username}) routes to the sandbox account(s) play`;
 
@@ -364,7 +372,12 @@ describe('liveRefusal', () => {
       expect(await refused()).toBe(toSandbox);
       await route([{ account: 'live-one' }]);
       expect(await refused()).toBeNull();
-      await disableProcessorAccount(own.em.fork(), vault, { merchantId: shop.id, name: 'live-one' });
+      await disableProcessorAccount(
+        own.em.fork(),
+        vault,
+        { merchantId: shop.id, name: 'live-one' },
+        cliOrigin,
+      );
       await add({
         ...adyen(shop, 'play-default'),
         connector: 'sandbox',

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { openDatabase, upsertMerchant } from '@paywire/core';
+import { openDatabase, operatorOrigin, upsertMerchant } from '@paywire/core';
 import { startBenchDatabase } from './bench-database.ts';
 import { benchProcesses } from './processes.ts';
 
@@ -53,7 +53,7 @@ try {
   for (let index = 0; index < 2 * logins; index++) {
     const username = `merchant_${index}`;
     const password = randomBytes(12).toString('base64url');
-    await upsertMerchant(orm.em.fork(), username, password);
+    await upsertMerchant(orm.em.fork(), username, password, operatorOrigin('bench'));
     credentials.push(basic(username, password));
   }
   await orm.close();

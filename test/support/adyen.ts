@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createPaywireClient, type PaywireClient } from '@paywire/client';
 import { addProcessorAccountInput } from '@paywire/contracts';
-import { addProcessorAccount, createCardVault, openDatabase } from '@paywire/core';
+import { addProcessorAccount, createCardVault, openDatabase, operatorOrigin } from '@paywire/core';
 import { expect } from 'vitest';
 import { type FakeAdyen, startFakeAdyen } from './fake-adyen/index.ts';
 import { type Stack, startStack, type TestMerchant } from './stack.ts';
@@ -164,6 +164,7 @@ export async function addAdyenTestAccount(
           endpoint: account.endpoint,
         },
       }),
+      operatorOrigin('test'),
     );
     return added.id;
   } finally {

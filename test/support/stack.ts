@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { createPaywireClient } from '@paywire/client';
 import type { IssueCallerInput } from '@paywire/contracts';
-import { type CoreOptions, type Processor, type RunningCore, startCore } from '@paywire/core';
+import {
+  type CoreOptions,
+  type Processor,
+  type RunningCore,
+  type ScryptCost,
+  startCore,
+} from '@paywire/core';
 import { createFacade, listenFacade } from '@paywire/facade';
 import { createLogger } from '@paywire/observability';
 import pg from 'pg';
@@ -51,11 +57,17 @@ export async function newDatabase(
   return databaseUrl;
 }
 
+/**
+ * What test merchants' passwords are hashed at: scrypt N=2^10 instead of production's 2^17 (128 MiB and
+ * hundreds of milliseconds each), so a suite of hundreds of merchants stays fast. Core gets the same cost.
+ */
+export const testPasswordCost: ScryptCost = { N: 2 ** 10, r: 8, p: 1 };
+
 /** A merchant with random Basic credentials. */
 export async function newMerchant(databaseUrl: string): Promise<TestMerchant> {
   const username = `merchant_${randomBytes(4).toString('hex')}`;
   const password = randomBytes(12).toString('base64url');
-  const id = await saveMerchant(databaseUrl, username, password);
+  const id = await saveMerchant(databaseUrl, username, password, testPasswordCost);
   return {
     id,
     username,
@@ -146,6 +158,7 @@ export async function startStack(
     cardEncryptionKey: randomBytes(32),
     poolSize: 8,
     ipnRetryDelaySeconds: 1,
+    passwordCost: testPasswordCost,
     log: createLogger('core', (line) => logs.push(line), 'debug'), // its call lines too
   };
   const core = await startCore(coreOptions);

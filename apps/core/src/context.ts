@@ -7,8 +7,10 @@ import type { DeliverySettings } from './ipn/delivery.ts';
 import type { CallMemo } from './merchants/facts.ts';
 import type { ProcessorDirectory } from './processors/directory.ts';
 import type { CardProfiler } from './processors/processor.ts';
+import type { AuditOrigin } from './security/audit/trail.ts';
 import type { CardVault } from './security/card-vault.ts';
 import type { PasswordGate } from './security/password-gate.ts';
+import type { ScryptCost } from './security/passwords.ts';
 import type { SepaSettings } from './sepa/bank.ts';
 
 export type Mode = 'sandbox' | 'live';
@@ -23,6 +25,8 @@ export interface CoreServices {
   vault: CardVault;
   /** Bounds the password hashes running and waiting, so guessing cannot starve real logins. */
   passwords: PasswordGate;
+  /** What merchant passwords are hashed at: security/passwords.ts's productionCost outside tests. */
+  passwordCost: ScryptCost;
   mode: Mode;
   jobs: PgBoss;
   ipn: DeliverySettings;
@@ -49,6 +53,8 @@ export interface CallContext extends CoreServices {
   keyed?: KeyedCall;
   /** The facade request this call serves (X-Request-Id), kept with the IPN deliveries it causes. */
   requestId?: string;
+  /** Who made the call and from where, for the audit trail (a worker's job has none). */
+  origin?: AuditOrigin;
 }
 
 export interface KeyedCall {
@@ -64,6 +70,7 @@ export interface MerchantContext extends CallContext {
 /** A call over tRPC: also who made it, as its credential proved (server.ts). */
 export interface RequestContext extends CallContext {
   caller: Caller;
+  origin: AuditOrigin;
   /** Core's logger for this call: every line names the request id. */
   log: Logger;
   /** The caller's trace context (traceparent), when tracing is on. */

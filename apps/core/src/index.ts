@@ -24,5 +24,8 @@ export {
   type SandboxProcessor,
 } from './processors/sandbox/processor.ts';
 export { type AppRouter, appRouter, createCaller } from './router.ts';
+export { type AuditVerdict, verifyAuditTrail } from './security/audit/log.ts';
+export { type AuditOrigin, operatorOrigin } from './security/audit/trail.ts';
 export { createCardVault } from './security/card-vault.ts';
+export type { ScryptCost } from './security/passwords.ts';
 export { type CoreOptions, type RunningCore, startCore } from './server.ts';

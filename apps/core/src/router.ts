@@ -10,6 +10,7 @@ import { adyenRouter } from './processors/adyen/router.ts';
 import { recurringRouter } from './recurring/router.ts';
 import { refundsRouter } from './refunds/router.ts';
 import { reportsRouter } from './reports/router.ts';
+import { auditRouter } from './security/audit/router.ts';
 import { sepaRouter } from './sepa/router.ts';
 import { shoppersRouter } from './shoppers/router.ts';
 import { tokensRouter } from './tokens/router.ts';
@@ -31,6 +32,7 @@ export const appRouter = router({
   recurring: recurringRouter,
   adyen: adyenRouter,
   processors: processorsRouter,
+  audit: auditRouter,
 });
 
 export type AppRouter = typeof appRouter;

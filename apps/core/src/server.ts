@@ -18,8 +18,10 @@ import { createProcessorDirectory } from './processors/directory.ts';
 import type { Processor } from './processors/processor.ts';
 import { createSandboxProcessor, sandboxCardProfile } from './processors/sandbox/processor.ts';
 import { appRouter } from './router.ts';
+import { callOrigin } from './security/audit/trail.ts';
 import { createCardVault } from './security/card-vault.ts';
 import { createPasswordGate } from './security/password-gate.ts';
+import { productionCost, type ScryptCost } from './security/passwords.ts';
 import { type SepaBank, sandboxSepaBank } from './sepa/bank.ts';
 import { refusalEnvelope } from './trpc.ts';
 import { type StartedWorker, workerStarters } from './workers.ts';
@@ -61,6 +63,8 @@ export interface CoreOptions {
   sepaBank?: SepaBank;
   /** Where core logs (default: JSON lines on stdout). */
   log?: Logger;
+  /** Tests only: a cheaper scrypt cost for merchant passwords. main.ts never sets it. */
+  passwordCost?: ScryptCost;
 }
 
 export interface RunningCore {
@@ -193,6 +197,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     cardProfile: sandboxCardProfile,
     vault,
     passwords: createPasswordGate(),
+    passwordCost: options.passwordCost ?? productionCost,
     mode: options.mode,
     ipn: {
       retryDelaySeconds: options.ipnRetryDelaySeconds ?? 300,
@@ -249,9 +254,16 @@ function procedures(
       const call = authorized.get(req);
       if (!call) throw new Error('a call reached tRPC unauthenticated'); // cannot happen: see the server below
       const requestId = validRequestId(req.headers[internalHeaders.requestId]) ?? undefined;
+      const clientAddress = req.headers[internalHeaders.clientAddress];
       return {
         ...services,
         ...call,
+        origin: callOrigin(
+          call.caller,
+          call.merchantId,
+          typeof clientAddress === 'string' ? clientAddress.slice(0, 100) : undefined,
+          requestId,
+        ),
         em: orm.em.fork(),
         idempotency: idempotencyOf(req),
         memo: {},

@@ -14,6 +14,7 @@ import { refuseUnsafeInput } from './http/safe-input.ts';
 import { checkApiVersion } from './http/version.ts';
 import { altTransactionRoutes } from './routes/alt-transactions.ts';
 import { apiDescriptionRoutes } from './routes/api-description.ts';
+import { auditEventRoutes } from './routes/audit-events.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { clockRoutes } from './routes/clock.ts';
 import { hostedFieldsRoutes } from './routes/hosted-fields.ts';
@@ -74,6 +75,7 @@ export function createFacade({
   clockRoutes(merchantRoutes, core);
   notificationConfigRoutes(merchantRoutes, core);
   notificationDeliveryRoutes(merchantRoutes, core);
+  auditEventRoutes(merchantRoutes, core);
   catalogRoutes(merchantRoutes, core);
   altTransactionRoutes(merchantRoutes, core);
   orderRoutes(merchantRoutes, core);

@@ -40,6 +40,7 @@ export const xmlShapes = {
   notificationConfig: { root: 'notification-config', wrapped: { ipnDestinations: 'ipn-destination' } },
   deliveryLog: { root: 'delivery-log', wrapped: { notificationDeliveries: 'notification-delivery' } },
   notificationDelivery: { root: 'notification-delivery' },
+  auditLog: { root: 'audit-log', wrapped: { auditEvents: 'audit-event' } },
   messages: { root: 'messages', repeated: ['message'] },
   altTransaction: { root: 'alt-transaction', repeated: [metaData] },
   preNotification: { root: 'sepa-pre-notification', ...translations },

@@ -19,6 +19,8 @@ export interface PaywireCallOptions {
   fingerprint?: string;
   /** The id of the request this call serves (the facade's X-Request-Id): in core's log lines for the call. */
   requestId?: string;
+  /** The merchant's client address, when the call acts on a merchant's own login (the facade's). */
+  clientAddress?: string;
 }
 
 declare module '@trpc/client' {
@@ -37,6 +39,7 @@ function headersFor(authorization: string, options: PaywireCallOptions = {}): Re
   const headers: Record<string, string> = { [internalHeaders.authorization]: authorization };
   if (options.merchantId !== undefined) headers[internalHeaders.merchant] = String(options.merchantId);
   if (options.requestId !== undefined) headers[internalHeaders.requestId] = options.requestId;
+  if (options.clientAddress !== undefined) headers[internalHeaders.clientAddress] = options.clientAddress;
   if (options.idempotencyKey !== undefined) {
     headers[internalHeaders.idempotencyKey] = options.idempotencyKey;
     if (options.fingerprint !== undefined) headers[internalHeaders.fingerprint] = options.fingerprint;

@@ -1,3 +1,4 @@
+export * from './audit.ts';
 export * from './callers.ts';
 export * from './card-input.ts';
 export * from './cards.ts';

@@ -9,4 +9,9 @@ export const internalHeaders = {
   fingerprint: 'x-paywire-request-fingerprint',
   /** The id of the facade request a call serves, for core's logs and the IPN deliveries it causes. */
   requestId: 'x-paywire-request-id',
+  /**
+   * The address of the merchant's client whose Basic login the facade checked, for the audit trail: its
+   * presence makes the merchant, not the calling credential, the actor. Honoured from any-merchant callers.
+   */
+  clientAddress: 'x-paywire-client-address',
 } as const;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { booleanInput } from './primitives.ts';
+import { booleanInput, pageSize, positiveId } from './primitives.ts';
 
 /** Instant payment notification events, in the interface's order (docs/conformance.md, IPN configuration); each has a send flag `send<Event>`. */
 export const ipnEvents = [
@@ -91,24 +91,12 @@ export interface NotificationConfig {
 export const deliveryStates = ['pending', 'sending', 'delivered', 'failed'] as const;
 export type DeliveryState = (typeof deliveryStates)[number];
 
-const positiveIdMessage = 'must be a positive integer';
-const positiveId = z.coerce
-  .number({ error: positiveIdMessage })
-  .int(positiveIdMessage)
-  .positive(positiveIdMessage)
-  .max(Number.MAX_SAFE_INTEGER, positiveIdMessage);
-
 /** Filters and a page of the log, newest first; `after` is the last deliveryId of the previous page. */
 export const deliveryLogQuery = z.object({
   state: z.enum(deliveryStates, `must be one of ${deliveryStates.join(', ')}`).optional(),
   event: z.enum(ipnEvents, 'must be an IPN event name, e.g. Charge').optional(),
   destination: z.string().max(2048, 'must be at most 2048 characters').optional(),
-  pagesize: z.coerce
-    .number({ error: 'must be an integer from 1 to 500' })
-    .int('must be an integer from 1 to 500')
-    .min(1, 'must be an integer from 1 to 500')
-    .max(500, 'must be an integer from 1 to 500')
-    .default(100),
+  pagesize: pageSize,
   after: positiveId.optional(),
 });
 export type DeliveryLogQuery = z.output<typeof deliveryLogQuery>;

@@ -4,6 +4,16 @@ import { z } from 'zod';
 export const credentialLimits = { username: 100, password: 200 } as const;
 
 /**
+ * The shortest password any path may set (the merchant CLI, the launcher, the APIs). Logins still accept
+ * shorter ones set before the rule, until they are changed.
+ */
+export const minimumPasswordLength = 12;
+
+/** Whether a password may be set: long enough, and a credential a login could use. */
+export const settablePassword = (username: string, password: string): boolean =>
+  password.length >= minimumPasswordLength && usableCredentials(username, password);
+
+/**
  * Whether a credential could be a merchant's at all. Anything else is refused like a wrong password (401),
  * without a hash and without echoing it. NUL cannot be stored (PostgreSQL refuses it in text).
  */

@@ -75,3 +75,20 @@ export function text(max: number) {
 }
 
 export const optionalText = (max: number) => text(max).optional();
+
+const positiveIdMessage = 'must be a positive integer';
+/** An id in a path or query: a positive integer JavaScript holds exactly. */
+export const positiveId = z.coerce
+  .number({ error: positiveIdMessage })
+  .int(positiveIdMessage)
+  .positive(positiveIdMessage)
+  .max(Number.MAX_SAFE_INTEGER, positiveIdMessage);
+
+const pageSizeMessage = 'must be an integer from 1 to 500';
+/** How many entries a page of one of our logs holds (`pagesize`). */
+export const pageSize = z.coerce
+  .number({ error: pageSizeMessage })
+  .int(pageSizeMessage)
+  .min(1, pageSizeMessage)
+  .max(500, pageSizeMessage)
+  .default(100);

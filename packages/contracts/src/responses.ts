@@ -1,4 +1,11 @@
 import { z } from 'zod';
+import {
+  type AuditEvent,
+  type AuditEventPage,
+  auditActions,
+  auditActorKinds,
+  auditOutcomes,
+} from './audit.ts';
 import { cardBrands } from './cards.ts';
 import type { CatalogProduct } from './catalog.ts';
 import type { SandboxClock } from './clock.ts';
@@ -205,6 +212,25 @@ export const notificationDeliveryBody = describes<NotificationDelivery>()(
 
 export const notificationDeliveryPageBody = describes<NotificationDeliveryPage>()(
   z.object({ lastPage: z.boolean(), notificationDeliveries: z.array(notificationDeliveryBody) }),
+);
+
+export const auditEventBody = describes<AuditEvent>()(
+  z.object({
+    seq: z.number(),
+    action: z.enum(auditActions),
+    object: z.string().nullable(),
+    outcome: z.enum(auditOutcomes),
+    actorKind: z.enum(auditActorKinds),
+    actor: z.string(),
+    clientAddress: z.string().nullable(),
+    requestId: z.string().nullable(),
+    occurredAt: z.string(),
+    hash: z.string(),
+  }),
+);
+
+export const auditEventPageBody = describes<AuditEventPage>()(
+  z.object({ lastPage: z.boolean(), auditEvents: z.array(auditEventBody) }),
 );
 
 const sepaStatus = z.enum(['PENDING', 'SUCCESS', 'FAIL', 'REFUNDED']);

@@ -18,11 +18,11 @@ export const callersRouter = router({
   list: adminProcedure.query(({ ctx }) => listCallerCredentials(ctx.em)),
   issue: adminProcedure
     .input(issueCallerInput)
-    .mutation(({ ctx, input }) => issueCallerCredential(ctx.em, input)),
+    .mutation(({ ctx, input }) => issueCallerCredential(ctx.em, input, ctx.origin)),
   rotate: adminProcedure
     .input(rotateCallerInput)
-    .mutation(({ ctx, input }) => rotateCallerCredential(ctx.em, input)),
+    .mutation(({ ctx, input }) => rotateCallerCredential(ctx.em, input, ctx.origin)),
   revoke: adminProcedure
     .input(revokeCallerInput)
-    .mutation(({ ctx, input }) => revokeCallerCredentials(ctx.em, input)),
+    .mutation(({ ctx, input }) => revokeCallerCredentials(ctx.em, input, ctx.origin)),
 });

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import {
+  type AuditAction,
   type CallerCredentialView,
   type CallerScope,
   DomainError,
@@ -13,6 +14,7 @@ import type { z } from 'zod';
 import { inTransaction } from '../db/transaction.ts';
 import { executePrepared } from '../db/wire.ts';
 import { Merchant } from '../merchants/entities.ts';
+import { type AuditEntry, type AuditOrigin, recordAudit } from '../security/audit/trail.ts';
 import { CallerCredential } from './entities.ts';
 import { liveCredential } from './queries.ts';
 
@@ -52,8 +54,31 @@ function viewOf(credential: CallerCredential, now: Date): CallerCredentialView {
   };
 }
 
-/** A new credential for a caller; its secret is in the answer and nowhere else. */
-export async function issueCallerCredential(
+/** A new credential for a caller, audited; its secret is in the answer and nowhere else. */
+export function issueCallerCredential(
+  em: EntityManager,
+  input: z.output<typeof issueCallerInput>,
+  origin: AuditOrigin,
+): Promise<IssuedCallerCredential> {
+  return inTransaction(em, async (em) => {
+    const issued = await createCredential(em, input);
+    await recordAudit(em, origin, credentialEntry('caller-credential.issue', issued));
+    return issued;
+  });
+}
+
+/** The event of a change to one credential, on its merchant's chain when it is bound to one. */
+const credentialEntry = (
+  action: AuditAction,
+  credential: { id: number; merchantId: number | null },
+): AuditEntry => ({
+  merchantId: credential.merchantId,
+  action,
+  object: `caller-credential:${credential.id}`,
+  outcome: 'success',
+});
+
+async function createCredential(
   em: EntityManager,
   input: z.output<typeof issueCallerInput>,
 ): Promise<IssuedCallerCredential> {
@@ -99,6 +124,7 @@ function activeCredentials(em: EntityManager, name: string, now: Date): Promise<
 export function rotateCallerCredential(
   em: EntityManager,
   input: z.output<typeof rotateCallerInput>,
+  origin: AuditOrigin,
 ): Promise<IssuedCallerCredential> {
   return inTransaction(em, async (em) => {
     const now = new Date();
@@ -109,18 +135,24 @@ export function rotateCallerCredential(
     for (const credential of current) {
       if (!credential.expiresAt || credential.expiresAt > graceEnd) credential.expiresAt = graceEnd;
     }
-    return issueCallerCredential(em, {
+    const issued = await createCredential(em, {
       name: input.name,
       scope: newest.scope,
       ...(newest.merchantId ? { merchantId: newest.merchantId } : {}),
     });
+    await recordAudit(em, origin, credentialEntry('caller-credential.rotate', issued));
+    return issued;
   });
 }
 
-/** Revokes one credential (by id) or all of a caller's (by name); answers those it revoked now. */
+/**
+ * Revokes one credential (by id) or all of a caller's (by name), as one audited action; answers those it
+ * revoked now.
+ */
 export function revokeCallerCredentials(
   em: EntityManager,
   input: RevokeCallerInput,
+  origin: AuditOrigin,
 ): Promise<CallerCredentialView[]> {
   return inTransaction(em, async (em) => {
     const now = new Date();
@@ -132,6 +164,14 @@ export function revokeCallerCredentials(
       throw new DomainError('RESOURCE_NOT_FOUND', `no caller credential ${input.id}`);
     const revoking = credentials.filter((credential) => !credential.revokedAt);
     for (const credential of revoking) credential.revokedAt = now;
+    // on the merchant's chain when every credential it names is bound to that one merchant
+    const merchants = new Set(credentials.map((credential) => credential.merchantId ?? null));
+    await recordAudit(em, origin, {
+      merchantId: merchants.size === 1 ? ([...merchants][0] ?? null) : null,
+      action: 'caller-credential.revoke',
+      object: 'id' in input ? `caller-credential:${input.id}` : `caller:${input.name}`,
+      outcome: 'success',
+    });
     return revoking.map((credential) => viewOf(credential, now));
   });
 }
@@ -140,10 +180,11 @@ export function revokeCallerCredentials(
 export function replaceCallerCredential(
   em: EntityManager,
   input: z.output<typeof issueCallerInput>,
+  origin: AuditOrigin,
 ): Promise<IssuedCallerCredential> {
   return inTransaction(em, async (em) => {
-    await revokeCallerCredentials(em, { name: input.name });
-    return issueCallerCredential(em, input);
+    await revokeCallerCredentials(em, { name: input.name }, origin);
+    return issueCallerCredential(em, input, origin);
   });
 }
 

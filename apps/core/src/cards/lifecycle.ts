@@ -24,6 +24,7 @@ import { type PaymentOperation, runPayment } from '../payments/pipeline.ts';
 import { type RefundFollowUp, refundAnswer, refundColumns } from '../payments/refund-answer.ts';
 import type { RoutedAccount } from '../processors/accounts/routing.ts';
 import type { ModificationOutcome } from '../processors/processor.ts';
+import { recordPaymentChange } from '../security/audit/trail.ts';
 import { CardTransaction, processorReferenceOf, Refund } from './entities.ts';
 import { cardEventParameters } from './events.ts';
 import { cardOf, present } from './presentation.ts';
@@ -111,6 +112,9 @@ interface Reservation {
   reference?: string;
 }
 
+/** The audit action each change is recorded as. */
+const auditedAs = { CAPTURE: 'capture', REVERSE: 'reversal', REFUND: 'refund' } as const;
+
 interface PreparedChange {
   transaction: CardTransaction;
   now: Date;
@@ -179,6 +183,7 @@ function changeOperation<T>(
         await recordEvent(ctx, em, event, transactionEventParameters(transaction, amountMinor, now));
       }
       await followUp?.(em, transaction.id);
+      await recordPaymentChange(ctx, em, auditedAs[reservation.kind], transaction.id);
       const result = answer(transaction, now);
       await ctx.keyed?.record(em, result);
       return result;

@@ -34,6 +34,7 @@ import { Renewals } from './migrations/0017-renewals.ts';
 import { ProcessorAccounts } from './migrations/0018-processor-accounts.ts';
 import { ProcessorAttempts } from './migrations/0019-processor-attempts.ts';
 import { ProcessorNotifications } from './migrations/0020-processor-notifications.ts';
+import { Audit } from './migrations/0021-audit.ts';
 import { TechnicalCancelLookup } from './migrations/0024-technical-cancel-lookup.ts';
 import { wireDialect } from './wire.ts';
 
@@ -85,6 +86,7 @@ const migrationsList = [
   { name: '0018-processor-accounts', class: ProcessorAccounts },
   { name: '0019-processor-attempts', class: ProcessorAttempts },
   { name: '0020-processor-notifications', class: ProcessorNotifications },
+  { name: '0021-audit', class: Audit },
   { name: '0024-technical-cancel-lookup', class: TechnicalCancelLookup },
 ];
 

@@ -1,20 +1,46 @@
-import { deliveryIdInput, deliveryLogQuery, notificationConfigInput } from '@paywire/contracts';
+import {
+  type AuditAction,
+  deliveryIdInput,
+  deliveryLogQuery,
+  notificationConfigInput,
+} from '@paywire/contracts';
+import { type AuditEntry, audited } from '../security/audit/trail.ts';
 import { merchantProcedure, router } from '../trpc.ts';
 import { deleteConfig, getConfig, replaceConfig } from './config.ts';
 import { listDeliveries, redeliver } from './log.ts';
 import { ipnSecret, rotateIpnSecret } from './secret.ts';
 
+/** Every change to the merchant's IPN configuration and secret is audited, and every read of the secret. */
+const ipnEntry = (merchantId: number, action: AuditAction): AuditEntry => ({
+  merchantId,
+  action,
+  object: `merchant:${merchantId}`,
+  outcome: 'success',
+});
+
 export const ipnRouter = router({
   getConfig: merchantProcedure.query(({ ctx }) => getConfig(ctx)),
   replaceConfig: merchantProcedure
     .input(notificationConfigInput)
-    .mutation(({ ctx, input }) => replaceConfig(ctx, input)),
-  deleteConfig: merchantProcedure.mutation(({ ctx }) => deleteConfig(ctx)),
+    .mutation(({ ctx, input }) =>
+      audited(ctx, ipnEntry(ctx.merchantId, 'ipn-config.replace'), (em) =>
+        replaceConfig({ ...ctx, em }, input),
+      ),
+    ),
+  deleteConfig: merchantProcedure.mutation(({ ctx }) =>
+    audited(ctx, ipnEntry(ctx.merchantId, 'ipn-config.delete'), (em) => deleteConfig({ ...ctx, em })),
+  ),
   /** The secret that signs deliveries (webhook-signature) and makes their authKey. */
-  secret: merchantProcedure.query(async ({ ctx }) => ({ secret: await ipnSecret(ctx.em, ctx.merchantId) })),
-  rotateSecret: merchantProcedure.mutation(async ({ ctx }) => ({
-    secret: await rotateIpnSecret(ctx.em, ctx.merchantId),
-  })),
+  secret: merchantProcedure.query(({ ctx }) =>
+    audited(ctx, ipnEntry(ctx.merchantId, 'ipn-secret.read'), async (em) => ({
+      secret: await ipnSecret(em, ctx.merchantId),
+    })),
+  ),
+  rotateSecret: merchantProcedure.mutation(({ ctx }) =>
+    audited(ctx, ipnEntry(ctx.merchantId, 'ipn-secret.rotate'), async (em) => ({
+      secret: await rotateIpnSecret(em, ctx.merchantId),
+    })),
+  ),
   /** The delivery log, newest first, filtered by state, event and destination, a page at a time. */
   deliveries: merchantProcedure.input(deliveryLogQuery).query(({ ctx, input }) => listDeliveries(ctx, input)),
   redeliver: merchantProcedure

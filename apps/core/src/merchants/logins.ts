@@ -4,29 +4,36 @@ import { executeParameterized, executePrepared } from '../db/wire.ts';
 import { countFailures, forgiveKey, loginFactsOf } from './queries.ts';
 
 /**
- * Failed logins, counted per username and per client address in one table every core shares (0011). After
- * a key's free failures, each further failure blocks it for twice as long as the last (1 s, 2 s, 4 s ...
- * up to 15 minutes); an hour without failures forgets them. A blocked attempt is answered before any hash.
+ * Failed logins, counted per (username, client address) and per client address in one table every core
+ * shares (0011). After a key's free failures, each further failure blocks it for twice as long as the last
+ * (1 s, 2 s, 4 s ... up to 15 minutes); an hour without failures forgets them. A blocked attempt is answered
+ * before any hash. Nothing is counted per username alone: guessing a merchant's password from other
+ * addresses blocks those addresses, never the merchant's own login from an address that has not been
+ * guessing.
  */
-const limits = { username: 5, address: 20 };
+const limits = { usernameAtAddress: 5, address: 20 };
 
 export interface LoginKey {
   key: string;
   freeFailures: number;
 }
 
+/** The key of a username's failures from one address. */
+const usernameAtAddressKey = (username: string, address: string | undefined) =>
+  `login:${address ?? ''}:${username}`;
+
 /**
- * The keys an attempt counts against: its username first, unless no merchant could have it (too long, or
- * with NUL, which PostgreSQL cannot store), then its client address when the caller said which.
+ * The keys an attempt counts against: its username at its client address first, unless no merchant could
+ * have the username (too long, or with NUL, which PostgreSQL cannot store), then the client address. A
+ * caller that names no address (an internal service) shares the empty one.
  */
 export function loginKeys(username: string, clientAddress: string | undefined): LoginKey[] {
+  const address = clientAddress?.includes('\u0000') ? undefined : clientAddress;
   const keys: LoginKey[] = [];
   if (username.length <= credentialLimits.username && !username.includes('\u0000')) {
-    keys.push({ key: `username:${username}`, freeFailures: limits.username });
+    keys.push({ key: usernameAtAddressKey(username, address), freeFailures: limits.usernameAtAddress });
   }
-  if (clientAddress && !clientAddress.includes('\u0000')) {
-    keys.push({ key: `address:${clientAddress}`, freeFailures: limits.address });
-  }
+  if (address) keys.push({ key: `address:${address}`, freeFailures: limits.address });
   return keys;
 }
 
@@ -58,7 +65,15 @@ export async function recordFailure(em: EntityManager, keys: LoginKey[]): Promis
   ]);
 }
 
-/** The merchant proved its password: failures against its username are forgiven (its address's are not). */
-export async function forgiveUsername(em: EntityManager, username: string): Promise<void> {
-  await executeParameterized(em, forgiveKey, [`username:${username}`]);
+/**
+ * The merchant proved its password: its username's failures from that address are forgiven (the
+ * address's own are not: it may be guessing other usernames).
+ */
+export async function forgiveUsernameAtAddress(
+  em: EntityManager,
+  username: string,
+  clientAddress: string | undefined,
+): Promise<void> {
+  const [usernameAtAddress] = loginKeys(username, clientAddress);
+  if (usernameAtAddress) await executeParameterized(em, forgiveKey, [usernameAtAddress.key]);
 }

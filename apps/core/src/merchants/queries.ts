@@ -18,7 +18,7 @@ const blockedUntil = (failures: string, free: string) =>
   `case when ${failures} > ${free}
      then now() + make_interval(secs => least(${maxBlockSeconds}, power(2, ${failures} - ${free} - 1))) end`;
 
-/** The merchant with username $1, and whether any of the keys $2 (the username's first) is blocked: one row. */
+/** The merchant with username $1, and whether any of the keys $2 (the username at the address first) is blocked: one row. */
 export const loginFactsOf = `select (select ceil(extract(epoch from max(f.blocked_until) - now()))::int from login_failure f
              where f.key = any($2::text[]) and f.blocked_until > now()) as blocked_seconds,
             (select f.failures from login_failure f where f.key = $2[1]) as username_failures,
@@ -43,6 +43,10 @@ export const countFailures = `with forgotten as (
 
 /** Forgets the failures against a key. */
 export const forgiveKey = 'delete from login_failure where key = $1';
+
+/** Sets merchant $1's password hash to $3 if it is still $2; answers the generation the change moved to. */
+export const rehashedPassword = `update merchant set password_hash = $3 where id = $1 and password_hash = $2
+     returning credentials_generation as generation`;
 
 /** The credentials generation of each merchant in $1 that exists. */
 export const generationsOf =

@@ -6,7 +6,7 @@ export const merchantsRouter = router({
   /** A mutation, so the password travels in the body and never in a URL or an access log. */
   authenticate: publicProcedure
     .input(credentialsInput)
-    .mutation(({ ctx, input }) => authenticate({ em: ctx.em, passwords: ctx.passwords }, input)),
+    .mutation(({ ctx, input }) => authenticate(ctx, input)),
   /** A mutation only so that a long list of ids travels in the body; it changes nothing. */
   credentialGenerations: publicProcedure
     .input(credentialGenerationsInput)

@@ -33,6 +33,7 @@ import { duplicateMerchantTransactionId, transactionNotFound } from '../errors.t
 import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
 import { claimMerchantTransactionId } from '../payments/queries.ts';
 import { type RefundFollowUp, refundAnswer, refundColumns } from '../payments/refund-answer.ts';
+import { recordPaymentChange } from '../security/audit/trail.ts';
 import type { Shopper } from '../shoppers/entities.ts';
 import { findShopper, newShopper } from '../shoppers/service.ts';
 import { liveCollectionBusinessDays, type SepaSettings } from './bank.ts';
@@ -466,6 +467,7 @@ export async function refundSepaDebit(
       sepaEventParameters(eventDebit(debit), debit.mandate, amountMinor, now),
     );
     await followUp?.(em, debit.id);
+    await recordPaymentChange(ctx, em, 'refund', debit.id);
     const answer = refundAnswer(refund, debit.id, currency, now);
     await ctx.keyed?.record(em, answer); // a keyed refund's answer commits with it (idempotency, phased)
     return answer;

@@ -123,17 +123,15 @@ export function basicAuth(checks: CredentialChecks, options: BasicAuthOptions): 
   };
 
   return async (ctx, next) => {
+    const address = clientAddress(ctx, options.trustedProxyHops);
+    ctx.state.clientAddress = address; // the request log names it, refused or not
     const credential = decode(ctx.get('authorization'));
     if (!credential || !usableCredentials(credential.username, credential.password)) throw unauthorized();
     const { username, password } = credential;
     const key = `${createHmac('sha256', passwordKey).update(password).digest('base64')}:${username}`;
     let merchantId = await cached(key);
     if (merchantId === undefined) {
-      const verdict = await verdictFor(key, {
-        username,
-        password,
-        clientAddress: clientAddress(ctx, options.trustedProxyHops),
-      });
+      const verdict = await verdictFor(key, { username, password, clientAddress: address });
       if (verdict.outcome === 'limited') {
         ctx.set('Retry-After', String(verdict.retryAfterSeconds));
         throw new DomainError(

@@ -14,6 +14,9 @@ import { requestDuration } from '../metrics.ts';
 export interface RequestState {
   requestId: string;
   log: Logger;
+  /** Set by Basic auth: the client's address (whatever the verdict) and the merchant it proved to be. */
+  clientAddress?: string;
+  merchantId?: number;
 }
 
 /** A payment fields token in a path is a credential for the card bound to it: it stays out of the log. */
@@ -25,7 +28,7 @@ export function loggablePath(path: string): string {
  * First in the chain: the request's id (the client's X-Request-Id if it is a safe one, else a new one),
  * echoed on every answer; a child logger that carries it; the duration histogram by matched route
  * pattern (never the raw path, whose ids would make a series per resource); one log line per request
- * when asked.
+ * when asked, naming the merchant and the client address when Basic auth ran.
  */
 export function observeRequests(log: Logger, logRequests: boolean): Middleware<RequestState> {
   return async (ctx, next) => {
@@ -57,6 +60,8 @@ export function observeRequests(log: Logger, logRequests: boolean): Middleware<R
             path: loggablePath(ctx.path),
             route,
             status: ctx.status,
+            merchantId: ctx.state.merchantId,
+            clientAddress: ctx.state.clientAddress,
             ms: Math.round(seconds * 1000),
           },
           'request',

@@ -2,6 +2,8 @@ import {
   advanceClockInput,
   altTransactionBody,
   altTransactionIdInput,
+  auditEventPageBody,
+  auditEventQuery,
   batchOrderBody,
   batchOrderInput,
   batchShopperBody,
@@ -295,6 +297,14 @@ export const operations: Record<Route, Operation> = {
         body('NotificationDelivery', notificationDeliveryBody, xmlShapes.notificationDelivery),
       ),
     ],
+  },
+  'GET /audit-events': {
+    tag: 'Audit trail',
+    summary: "The merchant's audit events, newest first, a page at a time",
+    description:
+      'Ours: logins, password changes, caller credentials, IPN configuration and secret, processor accounts, captures, reversals and refunds, each with its actor, client address, request id, outcome and its link in the hash chain.',
+    query: auditEventQuery.shape,
+    answers: [ok('A page of events', body('AuditEventPage', auditEventPageBody, xmlShapes.auditLog))],
   },
   'POST /catalog/products': {
     tag: 'Catalog',

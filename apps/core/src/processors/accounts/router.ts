@@ -16,14 +16,14 @@ import {
 export const processorsRouter = router({
   add: adminProcedure
     .input(addProcessorAccountInput)
-    .mutation(({ ctx, input }) => addProcessorAccount(ctx.em, ctx.vault, input)),
+    .mutation(({ ctx, input }) => addProcessorAccount(ctx.em, ctx.vault, input, ctx.origin)),
   list: adminProcedure
     .input(listProcessorAccountsInput)
     .query(({ ctx, input }) => listProcessorAccounts(ctx.em, ctx.vault, input)),
   disable: adminProcedure
     .input(disableProcessorAccountInput)
-    .mutation(({ ctx, input }) => disableProcessorAccount(ctx.em, ctx.vault, input)),
+    .mutation(({ ctx, input }) => disableProcessorAccount(ctx.em, ctx.vault, input, ctx.origin)),
   route: adminProcedure
     .input(routeProcessorsInput)
-    .mutation(({ ctx, input }) => routeProcessors(ctx.em, ctx.vault, input)),
+    .mutation(({ ctx, input }) => routeProcessors(ctx.em, ctx.vault, input, ctx.origin)),
 });

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
+  type AuditAction,
   type addProcessorAccountInput,
   DomainError,
   type disableProcessorAccountInput,
@@ -12,6 +13,7 @@ import {
 import type { z } from 'zod';
 import { inTransaction } from '../../db/transaction.ts';
 import { Merchant } from '../../merchants/entities.ts';
+import { type AuditEntry, type AuditOrigin, recordAudit } from '../../security/audit/trail.ts';
 import type { CardVault } from '../../security/card-vault.ts';
 import { openCredentials, sealCredentials } from './credentials.ts';
 import { ProcessorAccount, ProcessorRoute } from './entities.ts';
@@ -71,6 +73,7 @@ export function addProcessorAccount(
   em: EntityManager,
   vault: CardVault,
   input: z.output<typeof addProcessorAccountInput>,
+  origin: AuditOrigin,
 ): Promise<ProcessorAccountView> {
   return inTransaction(em, async (em) => {
     await assertMerchant(em, input.merchantId);
@@ -97,9 +100,18 @@ export function addProcessorAccount(
       disabledAt: null,
     });
     await em.flush();
+    await recordAudit(em, origin, accountEntry('processor-account.add', account));
     return viewOf(vault, account);
   });
 }
+
+/** The event of a change to one account, on its merchant's chain. */
+const accountEntry = (action: AuditAction, account: ProcessorAccount): AuditEntry => ({
+  merchantId: account.merchantId,
+  action,
+  object: `processor-account:${account.id}`,
+  outcome: 'success',
+});
 
 /** The merchant's accounts (never their credentials) and its rules in order. */
 export async function listProcessorAccounts(
@@ -133,6 +145,7 @@ export function disableProcessorAccount(
   em: EntityManager,
   vault: CardVault,
   input: z.output<typeof disableProcessorAccountInput>,
+  origin: AuditOrigin,
 ): Promise<ProcessorAccountView> {
   return inTransaction(em, async (em) => {
     const account = await em.findOne(ProcessorAccount, { merchantId: input.merchantId, name: input.name });
@@ -145,6 +158,7 @@ export function disableProcessorAccount(
       account.enabled = false;
       account.disabledAt = new Date();
     }
+    await recordAudit(em, origin, accountEntry('processor-account.disable', account));
     return viewOf(vault, account);
   });
 }
@@ -157,6 +171,7 @@ export function routeProcessors(
   em: EntityManager,
   vault: CardVault,
   input: z.output<typeof routeProcessorsInput>,
+  origin: AuditOrigin,
 ): Promise<ProcessorSetup> {
   return inTransaction(em, async (em) => {
     await assertMerchant(em, input.merchantId);
@@ -185,6 +200,12 @@ export function routeProcessors(
     // The old rules go first: positions are unique per merchant.
     await em.nativeDelete(ProcessorRoute, { merchantId });
     await em.flush();
+    await recordAudit(em, origin, {
+      merchantId,
+      action: 'processor-routing.set',
+      object: `merchant:${merchantId}`,
+      outcome: 'success',
+    });
     const byId = new Map(accounts.map((account) => [account.id, account]));
     return {
       accounts: accounts.sort((a, b) => a.id - b.id).map((account) => viewOf(vault, account)),
