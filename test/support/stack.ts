@@ -1,7 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { createPaywireClient } from '@paywire/client';
 import type { IssueCallerInput } from '@paywire/contracts';
-import { type CoreOptions, type Processor, type RunningCore, startCore } from '@paywire/core';
+import {
+  type CoreOptions,
+  type Processor,
+  parseGoogleRootKeys,
+  parsePemCertificates,
+  type RunningCore,
+  startCore,
+} from '@paywire/core';
 import { createFacade, listenFacade } from '@paywire/facade';
 import { createLogger } from '@paywire/observability';
 import pg from 'pg';
@@ -10,6 +17,7 @@ import { issueCaller } from '../../infra/callers.ts';
 import { migrateDatabase } from '../../infra/database.ts';
 import { saveMerchant } from '../../infra/merchants.ts';
 import { serverAt } from '../../infra/postgres.ts';
+import { testWalletTrustFiles } from './wallet-tokens.ts';
 
 export interface TestMerchant {
   id: number;
@@ -133,6 +141,7 @@ export async function startStack(
 ): Promise<Stack> {
   const databaseUrl = await newDatabase('paywire', options.postgresAdminUrl);
   const logs: string[] = [];
+  const walletFiles = testWalletTrustFiles();
   const coreOptions: CoreOptions = {
     databaseUrl,
     port: 0,
@@ -144,6 +153,11 @@ export async function startStack(
       ? { paymentRecoveryAfterSeconds: options.paymentRecoveryAfterSeconds }
       : {}),
     cardEncryptionKey: randomBytes(32),
+    // The test run's own Google root signing key and Apple root (wallet-tokens.ts), read as main.ts reads files.
+    walletTrust: {
+      googleRootKeys: parseGoogleRootKeys(walletFiles.googleRootKeys),
+      appleRootCertificates: parsePemCertificates(walletFiles.appleRootCertificates),
+    },
     poolSize: 8,
     ipnRetryDelaySeconds: 1,
     log: createLogger('core', (line) => logs.push(line), 'debug'), // its call lines too

@@ -14,6 +14,7 @@ import { sepaRouter } from './sepa/router.ts';
 import { shoppersRouter } from './shoppers/router.ts';
 import { tokensRouter } from './tokens/router.ts';
 import { createCallerFactory, router } from './trpc.ts';
+import { walletsRouter } from './wallets/router.ts';
 
 export const appRouter = router({
   cards: cardsRouter,
@@ -31,6 +32,7 @@ export const appRouter = router({
   recurring: recurringRouter,
   adyen: adyenRouter,
   processors: processorsRouter,
+  wallets: walletsRouter,
 });
 
 export type AppRouter = typeof appRouter;
