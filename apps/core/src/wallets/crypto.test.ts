@@ -1,4 +1,4 @@
-import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   appleMerchantIdentifier,
@@ -11,7 +11,7 @@ import {
   testWalletTrustFiles,
 } from '../../../../test/support/wallet-tokens.ts';
 import { decryptApplePaymentData, verifyAppleSignature } from './apple-pay-crypto.ts';
-import { openGooglePayToken, WalletTokenRejected } from './google-pay-crypto.ts';
+import { decryptWith, lengthValue, openGooglePayToken, WalletTokenRejected } from './google-pay-crypto.ts';
 import { parseGoogleRootKeys, parsePemCertificates } from './keys.ts';
 import { detachedSigner } from './pkcs7.ts';
 
@@ -42,6 +42,41 @@ function rejected(run: () => unknown, reason: RegExp) {
 }
 
 describe('Google Pay ECv2', () => {
+  it("opens the published ECv1 vector (Google's reference recipient's own test data): the same KEM, DEM and signed string with 16-byte keys", () => {
+    const merchantKey = createPrivateKey({
+      key: Buffer.from(
+        'MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgCPSuFr4iSIaQprjjchHPyDu2NXFe0vDBoTpPkYaK9dehRANCAATnaFz/vQKuO90pxsINyVNWojabHfbx9qIJ6uD7Q7ZSxmtyo/Ez3/o2kDT8g0pIdyVIYktCsq65VoQIDWSh2Bdm',
+        'base64',
+      ),
+      format: 'der',
+      type: 'pkcs8',
+    });
+    const signedMessage =
+      '{"tag":"ZVwlJt7dU8Plk0+r8rPF8DmPTvDiOA1UAoNjDV+SqDE\\u003d","ephemeralPublicKey":"BPhVspn70Zj2Kkgu9t8+ApEuUWsI/zos5whGCQBlgOkuYagOis7qsrcbQrcprjvTZO3XOU+Qbcc28FSgsRtcgQE\\u003d","encryptedMessage":"12jUObueVTdy"}';
+    const plain = decryptWith(merchantKey, JSON.parse(signedMessage), 16);
+    expect(plain?.toString('utf8')).toBe('plaintext');
+    const googleEcV1Key = createPublicKey({
+      key: Buffer.from(
+        'MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEPYnHwS8uegWAewQtlxizmLFynwHcxRT1PK07cDA6/C4sXrVI1SzZCUx8U8S0LjMrT6ird/VW7be3Mz6t/srtRQ==',
+        'base64',
+      ),
+      format: 'der',
+      type: 'spki',
+    });
+    const signature = Buffer.from(
+      'MEQCIDxBoUCoFRGReLdZ/cABlSSRIKoOEFoU3e27c14vMZtfAiBtX3pGMEpnw6mSAbnagCCgHlCk3NcFwWYEyxIE6KGZVA==',
+      'base64',
+    );
+    expect(
+      verify(
+        'sha256',
+        lengthValue('Google', 'someRecipient', 'ECv1', signedMessage),
+        googleEcV1Key,
+        signature,
+      ),
+    ).toBe(true);
+  });
+
   it('verifies and decrypts a token: the card, its expiry, the cryptogram of a tokenized card', () => {
     const opened = openGooglePayToken(
       googlePaymentMethodToken({ pan: '5555555555554444', authMethod: 'CRYPTOGRAM_3DS' }),

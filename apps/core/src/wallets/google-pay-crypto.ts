@@ -78,7 +78,7 @@ const sender = 'Google';
 const protocolVersion = 'ECv2';
 
 /** The guide's signed strings: each part preceded by its UTF-8 length as four little-endian bytes. */
-function lengthValue(...parts: string[]): Buffer {
+export function lengthValue(...parts: string[]): Buffer {
   return Buffer.concat(
     parts.flatMap((part) => {
       const bytes = Buffer.from(part, 'utf8');
@@ -209,8 +209,16 @@ function rawP256Key(point: Buffer): KeyObject {
   }
 }
 
-/** Step 3 with one private key: undefined when the MAC does not match (another key, or tampering). */
-function decryptWith(privateKey: KeyObject, sealed: z.output<typeof signedMessage>): Buffer | undefined {
+/**
+ * Step 3 with one private key: undefined when the MAC does not match (another key, or tampering). ECv2 uses
+ * 32-byte AES and MAC keys; ECv1, the same scheme with 16-byte keys, is only used to check the scheme against
+ * a published vector.
+ */
+export function decryptWith(
+  privateKey: KeyObject,
+  sealed: z.output<typeof signedMessage>,
+  keyLength: 16 | 32 = 32,
+): Buffer | undefined {
   const ephemeralBytes = Buffer.from(sealed.ephemeralPublicKey, 'base64');
   let shared: Buffer;
   try {
@@ -220,13 +228,17 @@ function decryptWith(privateKey: KeyObject, sealed: z.output<typeof signedMessag
     return undefined; // a key of another curve
   }
   const keys = Buffer.from(
-    hkdfSync('sha256', Buffer.concat([ephemeralBytes, shared]), Buffer.alloc(0), sender, 64),
+    hkdfSync('sha256', Buffer.concat([ephemeralBytes, shared]), Buffer.alloc(0), sender, 2 * keyLength),
   );
   const ciphertext = Buffer.from(sealed.encryptedMessage, 'base64');
   const tag = Buffer.from(sealed.tag, 'base64');
-  const expected = createHmac('sha256', keys.subarray(32)).update(ciphertext).digest();
+  const expected = createHmac('sha256', keys.subarray(keyLength)).update(ciphertext).digest();
   if (tag.length !== expected.length || !timingSafeEqual(tag, expected)) return undefined;
-  const decipher = createDecipheriv('aes-256-ctr', keys.subarray(0, 32), Buffer.alloc(16));
+  const decipher = createDecipheriv(
+    `aes-${8 * keyLength}-ctr`,
+    keys.subarray(0, keyLength),
+    Buffer.alloc(16),
+  );
   return Buffer.concat([decipher.update(ciphertext), decipher.final()]);
 }
 
