@@ -35,8 +35,8 @@ const schema = z.object({
   CORE_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /**
    * Production wallet tokens are verified against these roots (docs/wallets.md): Google's root signing keys as
-   * Google publishes them (keys.json), and Apple's root certificate(s) as PEM. Unset: production tokens of that
-   * wallet are refused.
+   * Google publishes them (keys.json; unset: production Google Pay tokens are refused), and Apple's root
+   * certificate(s) as PEM (unset: Apple Root CA - G3, which ships in wallets/roots).
    */
   GOOGLE_PAY_ROOT_KEYS_FILE: z.string().min(1).optional(),
   APPLE_PAY_ROOT_CERTIFICATES_FILE: z.string().min(1).optional(),

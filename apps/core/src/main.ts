@@ -17,9 +17,14 @@ const walletTrust = {
   googleRootKeys: env.GOOGLE_PAY_ROOT_KEYS_FILE
     ? parseGoogleRootKeys(readFileSync(env.GOOGLE_PAY_ROOT_KEYS_FILE, 'utf8'))
     : [],
-  appleRootCertificates: env.APPLE_PAY_ROOT_CERTIFICATES_FILE
-    ? parsePemCertificates(readFileSync(env.APPLE_PAY_ROOT_CERTIFICATES_FILE, 'utf8'))
-    : [],
+  // Apple Root CA - G3 ships with Paywire (valid until 2039); a file replaces it.
+  appleRootCertificates: parsePemCertificates(
+    readFileSync(
+      env.APPLE_PAY_ROOT_CERTIFICATES_FILE ??
+        new URL('./wallets/roots/apple-root-ca-g3.pem', import.meta.url),
+      'utf8',
+    ),
+  ),
 };
 const core = await startCore({
   log,

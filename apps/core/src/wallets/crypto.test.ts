@@ -1,4 +1,5 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   appleMerchantIdentifier,
@@ -10,6 +11,7 @@ import {
   testMerchantWalletKeys,
   testWalletTrustFiles,
 } from '../../../../test/support/wallet-tokens.ts';
+import { publishedAppleToken } from '../../../../test/support/wallet-vectors.ts';
 import { decryptApplePaymentData, verifyAppleSignature } from './apple-pay-crypto.ts';
 import { decryptWith, lengthValue, openGooglePayToken, WalletTokenRejected } from './google-pay-crypto.ts';
 import { parseGoogleRootKeys, parsePemCertificates } from './keys.ts';
@@ -220,5 +222,45 @@ describe('Apple Pay EC_v1', () => {
       /not encrypted for the merchant's keys/,
     );
     rejected(() => verifyAppleSignature(data, [], now), /no Apple root/);
+  });
+});
+
+describe('Apple Pay as Apple writes it', () => {
+  const root = parsePemCertificates(
+    readFileSync(new URL('./roots/apple-root-ca-g3.pem', import.meta.url), 'utf8'),
+  );
+  const recipient = {
+    merchantIdentifier: publishedAppleToken.merchantIdentifier,
+    privateKeys: [createPrivateKey(publishedAppleToken.privateKey)],
+  };
+  const atSigning = new Date(publishedAppleToken.signedAt.getTime() + 60_000);
+
+  it('ships Apple Root CA - G3 (its published SHA-256 fingerprint)', () => {
+    expect(root.map((certificate) => certificate.fingerprint256)).toEqual([
+      '63:34:3A:BF:B8:9A:6A:03:EB:B5:7E:9B:3F:5F:A7:BE:7C:4F:5C:75:6F:30:17:B3:A8:C4:88:C3:65:3E:91:79',
+    ]);
+  });
+
+  it("verifies a real token's BER signature up to Apple's root and decrypts it", () => {
+    const { paymentData } = publishedAppleToken;
+    verifyAppleSignature(paymentData, root, atSigning);
+    expect(decryptApplePaymentData(paymentData, recipient)).toEqual({
+      applicationPrimaryAccountNumber: '5353756319181169',
+      applicationExpirationDate: '240930',
+      currencyCode: '840',
+      transactionAmount: 100,
+      paymentDataType: '3DSecure',
+      cryptogram: 'AMwBRjPWDnAgAA7Rls7mAoABFA==',
+    });
+  });
+
+  it('refuses it later (certificates and signing time), under another root, or for another merchant id', () => {
+    const { paymentData } = publishedAppleToken;
+    rejected(() => verifyAppleSignature(paymentData, root, new Date()), /not valid now|signing time/);
+    rejected(() => verifyAppleSignature(paymentData, appleRoots, atSigning), /configured Apple root/);
+    rejected(
+      () => decryptApplePaymentData(paymentData, { ...recipient, merchantIdentifier: 'merchant.other' }),
+      /cannot be decrypted for this merchant/,
+    );
   });
 });

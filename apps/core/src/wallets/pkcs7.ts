@@ -20,23 +20,42 @@ interface Element {
   /** Its contents. */
   from: number;
   to: number;
+  /** Where the next element starts: `to`, or after the end-of-contents octets of an indefinite length. */
+  end: number;
 }
 
-function readElement(der: Uint8Array, at: number, end: number): Element {
+/** Nesting deeper than any SignedData needs is refused, so hostile input cannot exhaust the stack. */
+const maxDepth = 24;
+
+/**
+ * One element. Apple writes its SignedData in BER with indefinite lengths for the outer constructed
+ * elements (contents closed by two zero octets); everything inside (certificates, signed attributes) is DER.
+ */
+function readElement(der: Uint8Array, at: number, end: number, depth = 0): Element {
+  if (depth > maxDepth) throw new MalformedSignature('nested too deeply');
   if (at + 2 > end) throw new MalformedSignature('truncated element');
   const tag = der[at] as number;
   if ((tag & 0x1f) === 0x1f) throw new MalformedSignature('multi-byte tags are not used here');
   let length = der[at + 1] as number;
   let from = at + 2;
+  if (length === 0x80) {
+    if (!(tag & 0x20)) throw new MalformedSignature('an indefinite length on a primitive element');
+    let next = from;
+    while (!(der[next] === 0 && der[next + 1] === 0)) {
+      if (next + 2 > end) throw new MalformedSignature('no end-of-contents octets');
+      next = readElement(der, next, end, depth + 1).end;
+    }
+    return { tag, start: at, from, to: next, end: next + 2 };
+  }
   if (length & 0x80) {
     const octets = length & 0x7f;
-    if (octets === 0 || octets > 4 || from + octets > end) throw new MalformedSignature('bad length');
+    if (octets > 4 || from + octets > end) throw new MalformedSignature('bad length');
     length = 0;
     for (let i = 0; i < octets; i++) length = length * 256 + (der[from + i] as number);
     from += octets;
   }
   if (from + length > end) throw new MalformedSignature('element runs past its parent');
-  return { tag, start: at, from, to: from + length };
+  return { tag, start: at, from, to: from + length, end: from + length };
 }
 
 function children(der: Uint8Array, parent: Element): Element[] {
@@ -44,7 +63,7 @@ function children(der: Uint8Array, parent: Element): Element[] {
   for (let at = parent.from; at < parent.to; ) {
     const child = readElement(der, at, parent.to);
     list.push(child);
-    at = child.to;
+    at = child.end;
   }
   return list;
 }
@@ -63,7 +82,7 @@ function sameBytes(der: Uint8Array, element: Element, bytes: Uint8Array): boolea
 /** The certificates a SignedData carries, in document order. */
 export function signedDataCertificates(der: Uint8Array): X509Certificate[] {
   const contentInfo = readElement(der, 0, der.length);
-  if (contentInfo.tag !== SEQUENCE || contentInfo.to !== der.length)
+  if (contentInfo.tag !== SEQUENCE || contentInfo.end !== der.length)
     throw new MalformedSignature('not a ContentInfo');
   const [type, explicit] = children(der, contentInfo);
   if (!type || type.tag !== OID || !sameBytes(der, type, signedDataOid))
@@ -81,7 +100,7 @@ export function signedDataCertificates(der: Uint8Array): X509Certificate[] {
     .filter((element) => element.tag === SEQUENCE)
     .map((element) => {
       try {
-        return new X509Certificate(der.subarray(element.start, element.to));
+        return new X509Certificate(der.subarray(element.start, element.end));
       } catch {
         throw new MalformedSignature('a certificate cannot be read');
       }
@@ -194,7 +213,8 @@ export function detachedSigner(der: Uint8Array): DetachedSigner {
   }
   if (!contentTypeSeen || !messageDigest || !signingTime)
     throw new MalformedSignature('the signed attributes lack content type, message digest or signing time');
-  const signedAttributes = Buffer.from(der.subarray(attributes.start, attributes.to));
+  if (attributes.end !== attributes.to) throw new MalformedSignature('signed attributes must be DER');
+  const signedAttributes = Buffer.from(der.subarray(attributes.start, attributes.end));
   signedAttributes[0] = SET;
   const serialHex = Buffer.from(der.subarray(serial.from, serial.to))
     .toString('hex')
