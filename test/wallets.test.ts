@@ -1,6 +1,11 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import type { PaywireClient } from '@paywire/client';
 import { createSandboxProcessor, type Processor } from '@paywire/core';
 import pg from 'pg';
@@ -1032,6 +1037,50 @@ describe("production tokens are verified and decrypted with the merchant's keys"
       googlePay: { keys: 1 },
       applePay: null,
     });
+  });
+});
+
+describe('npm run wallet-keys', () => {
+  it("sets a merchant's keys from PEM files, shows them without the keys, and the merchant's production tokens open", async () => {
+    const merchant = await stack.newMerchant();
+    const keys = testMerchantWalletKeys(merchant.id);
+    const dir = mkdtempSync(path.join(tmpdir(), 'paywire-wallet-'));
+    const googleKey = path.join(dir, 'google.pem');
+    const appleKey = path.join(dir, 'apple.pem');
+    writeFileSync(googleKey, keys.googlePay.privateKeys[0] ?? '', { mode: 0o600 });
+    writeFileSync(appleKey, keys.applePay.privateKeys[0] ?? '', { mode: 0o600 });
+    const cli = (...args: string[]) =>
+      promisify(execFile)(process.execPath, ['infra/wallet-keys.ts', ...args], {
+        env: {
+          ...process.env,
+          DATABASE_URL: stack.databaseUrl,
+          CARD_ENCRYPTION_KEY: stack.coreOptions.cardEncryptionKey.toString('base64'),
+        },
+      });
+    const set = await cli(
+      'set',
+      ...['--merchant', String(merchant.id), '--google-recipient', keys.googlePay.recipientId],
+      ...['--google-gateway-merchant-id', keys.googlePay.gatewayMerchantId, '--google-key-file', googleKey],
+      ...['--apple-merchant-identifier', keys.applePay.merchantIdentifier, '--apple-key-file', appleKey],
+    );
+    expect(set.stdout).toContain(
+      `merchant ${merchant.id}\tGoogle Pay: gateway:paywire (gateway merchant id paywire-test-merchant), 1 key(s)`,
+    );
+    expect(set.stdout).toContain('Apple Pay: merchant.com.example.paywire, 1 key(s)');
+    expect(set.stdout + set.stderr).not.toContain('PRIVATE KEY');
+    await pay('GOOGLE_PAY', google('web', { environment: 'PRODUCTION' }), {}, merchant);
+    await pay('APPLE_PAY', apple('web', { environment: 'PRODUCTION' }), {}, merchant);
+
+    const removed = await cli('remove', '--merchant', String(merchant.id), '--wallet', 'apple');
+    expect(removed.stdout).toContain('Apple Pay: none');
+    const shown = await cli('show', '--merchant', String(merchant.id));
+    expect(shown.stdout).toContain('Google Pay: gateway:paywire');
+    const reply = await api.post(
+      '/transactions',
+      walletBody('APPLE_PAY', apple('web', { environment: 'PRODUCTION' })),
+      as(merchant),
+    );
+    expectError(reply, 400, 'INVALID_PAYMENT_DETAILS', 20012);
   });
 });
 

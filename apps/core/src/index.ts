@@ -26,4 +26,10 @@ export {
 export { type AppRouter, appRouter, createCaller } from './router.ts';
 export { createCardVault } from './security/card-vault.ts';
 export { type CoreOptions, type RunningCore, startCore } from './server.ts';
-export { parseGoogleRootKeys, parsePemCertificates, type WalletTrust } from './wallets/keys.ts';
+export {
+  configureWalletKeys,
+  parseGoogleRootKeys,
+  parsePemCertificates,
+  type WalletTrust,
+  walletKeysView,
+} from './wallets/keys.ts';
