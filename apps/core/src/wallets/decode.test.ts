@@ -13,7 +13,7 @@ import {
 } from '../../../../test/support/wallet-tokens.ts';
 import type { MerchantContext } from '../context.ts';
 import { decodeBase64Json, decodeWalletToken } from './decode.ts';
-import { MalformedSignature, signedDataCertificates } from './pkcs7.ts';
+import { detachedSigner, MalformedSignature, signedDataCertificates } from './pkcs7.ts';
 import { resolveWalletToken } from './service.ts';
 
 const google = (encodedPaymentToken: string): WalletInput => ({
@@ -315,6 +315,11 @@ describe('the encoding', () => {
     for (const hex of ['', '30', '3081', '30850000000001', '3005060100a000', '30820fff0609']) {
       expect(() => signedDataCertificates(Buffer.from(hex, 'hex'))).toThrow(MalformedSignature);
     }
+    // BER indefinite lengths (Apple's form): unterminated, on a primitive element, or nested without end.
+    for (const hex of ['3080', '30800601', '0480000000', '3080'.repeat(40) + '0000'.repeat(40)]) {
+      expect(() => signedDataCertificates(Buffer.from(hex, 'hex'))).toThrow(MalformedSignature);
+    }
+    expect(() => detachedSigner(Buffer.from('3080060100000000', 'hex'))).toThrow(MalformedSignature);
   });
 });
 

@@ -1,4 +1,4 @@
-import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
+import { createPrivateKey, createPublicKey, type KeyObject, X509Certificate } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type ConfigureWalletKeysInput, DomainError, type WalletKeysView } from '@paywire/contracts';
 import { inTransaction } from '../db/transaction.ts';
@@ -23,6 +23,9 @@ export const noWalletTrust: WalletTrust = { googleRootKeys: [], appleRootCertifi
 /** Google's keys.json text (`{"keys":[{keyValue, protocolVersion, keyExpiration}]}`) as root keys. */
 export function parseGoogleRootKeys(json: string): GoogleRootKey[] {
   const parsed = googleRootKeySet.parse(JSON.parse(json));
+  // A key that cannot be read is a configuration error at start, not a 400 for every token later.
+  for (const key of parsed.keys)
+    createPublicKey({ key: Buffer.from(key.keyValue, 'base64'), format: 'der', type: 'spki' });
   return parsed.keys.map((key) => ({
     keyValue: key.keyValue,
     protocolVersion: key.protocolVersion,
