@@ -9,8 +9,8 @@ import {
   type X509Certificate,
 } from 'node:crypto';
 import { z } from 'zod';
-import { WalletTokenRejected } from './google-pay-crypto.ts';
 import { detachedSigner, hasExtension, MalformedSignature, signedDataCertificates } from './pkcs7.ts';
+import { WalletTokenRejected } from './token.ts';
 
 /**
  * Apple Pay's EC_v1 payment data, as Apple's "Payment token format reference" defines it:

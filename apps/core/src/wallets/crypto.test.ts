@@ -13,9 +13,10 @@ import {
 } from '../../../../test/support/wallet-tokens.ts';
 import { publishedAppleToken } from '../../../../test/support/wallet-vectors.ts';
 import { decryptApplePaymentData, verifyAppleSignature } from './apple-pay-crypto.ts';
-import { decryptWith, lengthValue, openGooglePayToken, WalletTokenRejected } from './google-pay-crypto.ts';
+import { decryptWith, lengthValue, openGooglePayToken } from './google-pay-crypto.ts';
 import { parseGoogleRootKeys, parsePemCertificates } from './keys.ts';
 import { detachedSigner } from './pkcs7.ts';
+import { WalletTokenRejected } from './token.ts';
 
 const files = testWalletTrustFiles();
 const roots = parseGoogleRootKeys(files.googleRootKeys);

@@ -9,6 +9,7 @@ import {
   verify,
 } from 'node:crypto';
 import { z } from 'zod';
+import { WalletTokenRejected } from './token.ts';
 
 /**
  * Google Pay's ECv2 payment method token, as Google's "Payment data cryptography" guide defines it:
@@ -22,13 +23,6 @@ import { z } from 'zod';
  * 4. the decrypted message has not expired.
  * Every failure is a WalletTokenRejected whose reason names the step, never a value of the token.
  */
-
-export class WalletTokenRejected extends Error {
-  constructor(reason: string) {
-    super(reason);
-    this.name = 'WalletTokenRejected';
-  }
-}
 
 /** One of Google's root signing keys, in the shape Google publishes them (keys.json). */
 export interface GoogleRootKey {

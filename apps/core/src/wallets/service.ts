@@ -16,9 +16,9 @@ import { inOrder } from '../db/json-order.ts';
 import type { CardProfiler } from '../processors/processor.ts';
 import { type ApplePaymentData, decryptApplePaymentData, verifyAppleSignature } from './apple-pay-crypto.ts';
 import { decodeWalletToken } from './decode.ts';
-import { openGooglePayToken, WalletTokenRejected } from './google-pay-crypto.ts';
+import { openGooglePayToken } from './google-pay-crypto.ts';
 import { merchantWalletKeys } from './keys.ts';
-import { type DecodedWalletToken, tokenProperty } from './token.ts';
+import { type DecodedWalletToken, tokenProperty, WalletTokenRejected } from './token.ts';
 
 /**
  * What Paywire keeps of a wallet payment, on its transaction: enough to answer and report it, never the

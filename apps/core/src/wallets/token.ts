@@ -17,6 +17,17 @@ export function invalidToken(problem: string): DomainError {
   });
 }
 
+/**
+ * A production token that fails verification or decryption; the reason names the failed step, never a value
+ * of the token. wallets/service.ts answers it as 400 INVALID_PAYMENT_DETAILS.
+ */
+export class WalletTokenRejected extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'WalletTokenRejected';
+  }
+}
+
 export type CardClass = 'CREDIT' | 'DEBIT' | 'PREPAID';
 
 /** What a wallet token says about the card it pays with, in the clear: all Paywire keeps of it. */
