@@ -1,10 +1,16 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { PaywireClient } from '@paywire/client';
 import { createSandboxProcessor, type Processor } from '@paywire/core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLiveStack } from './support/adyen.ts';
+import { operatorOf, startLiveStack } from './support/adyen.ts';
 import { as, type CallOptions, client, type Reply, saleBody, xmlDocument } from './support/http.ts';
 import { paymentRowCounts, type Stack, startStack, type TestMerchant } from './support/stack.ts';
 import { captureStdout } from './support/stdout.ts';
@@ -16,6 +22,9 @@ import {
   type GooglePayOptions,
   googlePayMobileData,
   googlePayWebPaymentData,
+  newAppleChain,
+  strangerKey,
+  testMerchantWalletKeys,
 } from './support/wallet-tokens.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -52,12 +61,22 @@ let db: pg.Pool;
 let hook: Server;
 let hookUrl: string;
 let stdout: ReturnType<typeof captureStdout>;
+let operator: PaywireClient;
+
+/** A merchant whose wallet keys are the test run's (wallet-tokens.ts), as an operator configures them. */
+async function walletMerchant(): Promise<TestMerchant> {
+  const merchant = await stack.newMerchant();
+  await operator.wallets.configureKeys.mutate(testMerchantWalletKeys(merchant.id));
+  return merchant;
+}
 
 beforeAll(async () => {
   stdout = captureStdout();
   stack = await startStack({ sandbox: recordingProcessor });
   api = client(stack);
   db = stack.db;
+  operator = await operatorOf(stack);
+  await operator.wallets.configureKeys.mutate(testMerchantWalletKeys(stack.merchant.id));
   // An IPN receiver that acknowledges everything: the events are read from their delivery rows.
   hook = createServer((request, response) => {
     request.resume();
@@ -82,8 +101,9 @@ const remember = (value: string) => {
   if (value.length >= 48) secrets.add(value.slice(16, 48));
 };
 
-function rememberGoogleToken(token: string) {
+function rememberGoogleToken(token: string, pan?: string) {
   if (!token.startsWith('{')) return;
+  if (pan) cardNumbers.add(pan);
   const parsed = JSON.parse(token);
   remember(parsed.signature);
   const message = JSON.parse(parsed.signedMessage);
@@ -93,7 +113,10 @@ function rememberGoogleToken(token: string) {
 
 function google(form: 'web' | 'mobile', options: GooglePayOptions = {}) {
   const data = form === 'web' ? googlePayWebPaymentData(options) : googlePayMobileData(options);
-  rememberGoogleToken(data.paymentMethodData.tokenizationData.token);
+  rememberGoogleToken(
+    data.paymentMethodData.tokenizationData.token,
+    options.tokenOptions?.pan ?? `411111111111${options.cardDetails ?? '1111'}`,
+  );
   const encoded = form === 'web' ? encodeWeb(data) : encodeMobile(data);
   remember(encoded);
   return encoded;
@@ -102,6 +125,7 @@ function google(form: 'web' | 'mobile', options: GooglePayOptions = {}) {
 function apple(form: 'web' | 'mobile', options: ApplePayOptions = {}) {
   const payment = applePayPayment(options);
   const { paymentData } = payment.token;
+  cardNumbers.add(options.data?.dpan ?? '4895370012003478');
   remember(paymentData.data);
   remember(paymentData.signature.slice(-200));
   remember(paymentData.header.ephemeralPublicKey.slice(-64));
@@ -111,7 +135,11 @@ function apple(form: 'web' | 'mobile', options: ApplePayOptions = {}) {
   return encoded;
 }
 
+/** Card and device account numbers inside production tokens: Paywire decrypts them, and keeps none. */
+const cardNumbers = new Set<string>();
+
 function expectNoTokenData(text: string): void {
+  for (const number of cardNumbers) expect(text.includes(number), `a decrypted number leaked`).toBe(false);
   for (const secret of secrets) expect(text.includes(secret), `a token part leaked: ${secret}`).toBe(false);
   // Error bodies name wallet.encodedPaymentToken; nothing carries it as a key or element with a value.
   expect(text).not.toMatch(
@@ -339,6 +367,7 @@ describe('Apple Pay', () => {
       displayName: 'MasterCard 1471',
       type: 'credit',
       paymentPass: { primaryAccountNumberSuffix: '1471', deviceAccountNumberSuffix: '0010' },
+      data: { dpan: '5204240000000010', expiration: '290831' },
     });
     const body = await pay('APPLE_PAY', token);
     expect(body).toMatchObject({
@@ -371,7 +400,10 @@ describe('Apple Pay', () => {
           cardLastFourDigits: '1471',
           cardType: 'MASTERCARD',
           cardSubType: 'CREDIT',
+          // From the decrypted payment data: the device account number and its expiry.
           dpanLastFourDigits: '0010',
+          dpanExpirationMonth: '08',
+          dpanExpirationYear: '2029',
         },
       },
     });
@@ -453,6 +485,14 @@ describe('what the processor gets', () => {
       brand: 'VISA',
       lastFour: '0492',
       paymentData: JSON.stringify(payment.token.paymentData),
+      // Verified and decrypted with the merchant's key: the device account number to charge.
+      decrypted: {
+        number: '4895370012003478',
+        expirationMonth: '12',
+        expirationYear: '2031',
+        cryptogram: expect.any(String),
+        eci: '5',
+      },
     });
   });
 });
@@ -524,7 +564,7 @@ describe('vaulting', () => {
   });
 
   it("refuses another merchant's shopper like an unknown one", async () => {
-    const other = await stack.newMerchant();
+    const other = await walletMerchant();
     const theirs = await pay('GOOGLE_PAY', google('web'), {}, other);
     const reply = await api.post(
       '/transactions',
@@ -536,7 +576,7 @@ describe('vaulting', () => {
 
 describe('refunds and events of wallet payments', () => {
   it('refunds like a card payment and reports card fields in its IPNs', async () => {
-    const merchant = await stack.newMerchant();
+    const merchant = await walletMerchant();
     await configureIpn(merchant);
     const sale = await pay(
       'GOOGLE_PAY',
@@ -589,7 +629,7 @@ describe('refunds and events of wallet payments', () => {
   });
 
   it('declines by the sandbox amount rule with 14002, writes nothing, and reports the Decline', async () => {
-    const merchant = await stack.newMerchant();
+    const merchant = await walletMerchant();
     await configureIpn(merchant);
     const before = await rowCounts(merchant);
     for (const [walletType, token] of [
@@ -765,6 +805,285 @@ describe('invalid wallet input', () => {
   });
 });
 
+describe("production tokens are verified and decrypted with the merchant's keys", () => {
+  it('charges the decrypted device account number of a Google Pay network token, with its cryptogram', async () => {
+    const before = authorizations.length;
+    const body = await pay(
+      'GOOGLE_PAY',
+      google('web', {
+        environment: 'PRODUCTION',
+        cardDetails: '4444',
+        cardNetwork: 'MASTERCARD',
+        tokenOptions: { pan: '5204240000004242', authMethod: 'CRYPTOGRAM_3DS' },
+      }),
+    );
+    expect(body.creditCard.cardLastFourDigits).toBe('4444');
+    expect(body.wallet.tokenizedCard).toEqual({
+      cardLastFourDigits: '4444',
+      cardType: 'MASTERCARD',
+      cardSubType: 'CREDIT',
+      dpanLastFourDigits: '4242',
+      dpanExpirationMonth: '12',
+      dpanExpirationYear: '2031',
+    });
+    expect(authorizations.length).toBe(before + 1);
+    expect(authorizations.at(-1)?.wallet?.decrypted).toEqual({
+      number: '5204240000004242',
+      expirationMonth: '12',
+      expirationYear: '2031',
+      cryptogram: expect.any(String),
+      eci: '05',
+    });
+  });
+
+  it('charges the card inside the token, not the one its clear part names: a declining sandbox card declines', async () => {
+    const merchant = await walletMerchant();
+    const before = await rowCounts(merchant);
+    const token = google('mobile', {
+      environment: 'PRODUCTION',
+      cardDetails: '1111',
+      tokenOptions: { pan: '4917484589897107' },
+    });
+    const reply = await api.post('/transactions', walletBody('GOOGLE_PAY', token), as(merchant));
+    expectError(reply, 400, 'DO_NOT_HONOR', 14002);
+    expect(await rowCounts(merchant)).toEqual(before);
+    // A PAN_ONLY token's last four are the decrypted number's: the clear part is not signed.
+    const approved = await pay(
+      'GOOGLE_PAY',
+      google('web', {
+        environment: 'PRODUCTION',
+        cardDetails: '9999',
+        tokenOptions: { pan: '4007702835532454' },
+      }),
+    );
+    expect(approved.creditCard.cardLastFourDigits).toBe('2454');
+  });
+
+  /** 400 20012 naming the token, nothing written and nothing sent to the processor. */
+  async function expectUnusable(
+    walletType: WalletType,
+    token: string,
+    reason: RegExp,
+    merchant = stack.merchant,
+  ) {
+    const before = await rowCounts(merchant);
+    const calls = authorizations.length;
+    const reply = await api.post('/transactions', walletBody(walletType, token), as(merchant));
+    const message = expectError(reply, 400, 'INVALID_PAYMENT_DETAILS', 20012);
+    expect(message.invalidProperty?.name).toBe('wallet.encodedPaymentToken');
+    expect(message.description).toMatch(reason);
+    expect(await rowCounts(merchant)).toEqual(before);
+    expect(authorizations.length).toBe(calls);
+  }
+
+  /** A Google web token whose gateway token is changed by `change` (JSON in, JSON out). */
+  function googleWith(
+    change: (token: Record<string, unknown>) => Record<string, unknown>,
+    options: GooglePayOptions = {},
+  ) {
+    const data = googlePayWebPaymentData({ environment: 'PRODUCTION', ...options });
+    const { tokenizationData } = data.paymentMethodData;
+    const changed = JSON.stringify(change(JSON.parse(tokenizationData.token)));
+    rememberGoogleToken(changed);
+    const encoded = encodeWeb({
+      ...data,
+      paymentMethodData: {
+        ...data.paymentMethodData,
+        tokenizationData: { ...tokenizationData, token: changed },
+      },
+    });
+    remember(encoded);
+    return encoded;
+  }
+
+  const flip = (base64: string, at: number) => {
+    const bytes = Buffer.from(base64, 'base64');
+    bytes[at] = (bytes[at] ?? 0) ^ 0x01;
+    return bytes.toString('base64');
+  };
+
+  it('refuses a Google Pay token with a tampered signature, for another key, with an expired intermediate key, or for another merchant id', async () => {
+    await expectUnusable(
+      'GOOGLE_PAY',
+      googleWith((token) => ({ ...token, signature: flip(token.signature as string, 10) })),
+      /not signed by the intermediate key/,
+    );
+    await expectUnusable(
+      'GOOGLE_PAY',
+      google('web', { environment: 'PRODUCTION', tokenOptions: { merchantPublicKey: strangerKey() } }),
+      /cannot be decrypted with the merchant's keys/,
+    );
+    await expectUnusable(
+      'GOOGLE_PAY',
+      google('web', {
+        environment: 'PRODUCTION',
+        tokenOptions: { intermediateExpiration: Date.now() - 60_000 },
+      }),
+      /intermediate signing key has expired/,
+    );
+    await expectUnusable(
+      'GOOGLE_PAY',
+      google('mobile', { environment: 'PRODUCTION', tokenOptions: { gatewayMerchantId: 'someone-else' } }),
+      /another gateway merchant id/,
+    );
+    await expectUnusable(
+      'GOOGLE_PAY',
+      google('web', { environment: 'PRODUCTION', tokenOptions: { recipientId: 'gateway:another-gateway' } }),
+      /for this recipient/,
+    );
+    await expectUnusable(
+      'GOOGLE_PAY',
+      google('web', { environment: 'PRODUCTION', tokenOptions: { messageExpiration: Date.now() - 60_000 } }),
+      /message has expired/,
+    );
+  });
+
+  it('refuses an Apple Pay token with a tampered signature, for another key or merchant id, from an untrusted chain, or signed long ago', async () => {
+    const tampered = applePayPayment({ environment: 'PRODUCTION' });
+    const { paymentData } = tampered.token;
+    paymentData.signature = flip(paymentData.signature, Math.floor(paymentData.signature.length * 0.75) - 20);
+    remember(paymentData.data);
+    await expectUnusable('APPLE_PAY', encodeWeb(tampered), /signature is not valid/);
+    await expectUnusable(
+      'APPLE_PAY',
+      apple('web', { environment: 'PRODUCTION', data: { merchantPublicKey: strangerKey() } }),
+      /not encrypted for the merchant's keys/,
+    );
+    await expectUnusable(
+      'APPLE_PAY',
+      apple('mobile', {
+        environment: 'PRODUCTION',
+        data: { merchantIdentifier: 'merchant.com.someone.else' },
+      }),
+      /cannot be decrypted for this merchant/,
+    );
+    await expectUnusable(
+      'APPLE_PAY',
+      apple('web', {
+        environment: 'PRODUCTION',
+        data: { signature: { chain: newAppleChain('PRODUCTION') } },
+      }),
+      /do not chain to a configured Apple root/,
+    );
+    await expectUnusable(
+      'APPLE_PAY',
+      apple('web', {
+        environment: 'PRODUCTION',
+        data: { signature: { signingTime: new Date(Date.now() - 2 * 3_600_000) } },
+      }),
+      /signing time/,
+    );
+  });
+
+  it('refuses production tokens of a merchant without wallet keys, in JSON and XML; test tokens stay dummies', async () => {
+    const merchant = await stack.newMerchant();
+    await expectUnusable(
+      'GOOGLE_PAY',
+      google('web', { environment: 'PRODUCTION' }),
+      /no Google Pay keys/,
+      merchant,
+    );
+    await expectUnusable(
+      'APPLE_PAY',
+      apple('web', { environment: 'PRODUCTION' }),
+      /no Apple Pay keys/,
+      merchant,
+    );
+    const xml = await api.post(
+      '/transactions',
+      walletXml('APPLE_PAY', apple('mobile', { environment: 'PRODUCTION' })),
+      as(merchant, { format: 'xml' }),
+    );
+    expect(xml.status).toBe(400);
+    expect(xml.text).toContain('<error-name>INVALID_PAYMENT_DETAILS</error-name>');
+    expect(xml.text).toContain('<code>20012</code>');
+    expectNoTokenData(xml.text);
+    // The sandbox's dummy tokens need no keys, as before.
+    const dummy = await pay('GOOGLE_PAY', google('web', { environment: 'TEST' }), {}, merchant);
+    expect(dummy.processingInfo.processingStatus).toBe('success');
+    expect(authorizations.at(-1)?.wallet?.decrypted).toBeUndefined();
+  });
+
+  it('keeps the keys sealed: an admin sees which wallets are configured, never a key; a bad key is refused', async () => {
+    const merchant = await stack.newMerchant();
+    const keys = testMerchantWalletKeys(merchant.id);
+    const view = await operator.wallets.configureKeys.mutate(keys);
+    expect(view).toEqual({
+      merchantId: merchant.id,
+      googlePay: { recipientId: 'gateway:paywire', gatewayMerchantId: 'paywire-test-merchant', keys: 1 },
+      applePay: { merchantIdentifier: 'merchant.com.example.paywire', keys: 1 },
+    });
+    expect(await operator.wallets.keys.query({ merchantId: merchant.id })).toEqual(view);
+    const { rows } = await db.query<{ sealed_keys: string }>(
+      'select sealed_keys from wallet_keys where merchant_id = $1',
+      [merchant.id],
+    );
+    const sealed = rows[0]?.sealed_keys ?? '';
+    expect(sealed).toMatch(/^v1:/);
+    const keyBody = (keys.googlePay.privateKeys[0] ?? '').split('\n')[1] ?? 'missing';
+    expect(sealed).not.toContain(keyBody);
+    expect(stack.logs.join('\n')).not.toContain(keyBody);
+
+    await expect(
+      operator.wallets.configureKeys.mutate({
+        merchantId: merchant.id,
+        applePay: { merchantIdentifier: 'merchant.x', privateKeys: ['not a key'] },
+      }),
+    ).rejects.toThrow(/applePay\.privateKeys\.0: is not a PKCS #8 private key/);
+    // Removing one wallet's keys keeps the other's.
+    expect(
+      await operator.wallets.configureKeys.mutate({ merchantId: merchant.id, applePay: null }),
+    ).toMatchObject({
+      googlePay: { keys: 1 },
+      applePay: null,
+    });
+  });
+});
+
+describe('npm run wallet-keys', () => {
+  it("sets a merchant's keys from PEM files, shows them without the keys, and the merchant's production tokens open", async () => {
+    const merchant = await stack.newMerchant();
+    const keys = testMerchantWalletKeys(merchant.id);
+    const dir = mkdtempSync(path.join(tmpdir(), 'paywire-wallet-'));
+    const googleKey = path.join(dir, 'google.pem');
+    const appleKey = path.join(dir, 'apple.pem');
+    writeFileSync(googleKey, keys.googlePay.privateKeys[0] ?? '', { mode: 0o600 });
+    writeFileSync(appleKey, keys.applePay.privateKeys[0] ?? '', { mode: 0o600 });
+    const cli = (...args: string[]) =>
+      promisify(execFile)(process.execPath, ['infra/wallet-keys.ts', ...args], {
+        env: {
+          ...process.env,
+          DATABASE_URL: stack.databaseUrl,
+          CARD_ENCRYPTION_KEY: stack.coreOptions.cardEncryptionKey.toString('base64'),
+        },
+      });
+    const set = await cli(
+      'set',
+      ...['--merchant', String(merchant.id), '--google-recipient', keys.googlePay.recipientId],
+      ...['--google-gateway-merchant-id', keys.googlePay.gatewayMerchantId, '--google-key-file', googleKey],
+      ...['--apple-merchant-identifier', keys.applePay.merchantIdentifier, '--apple-key-file', appleKey],
+    );
+    expect(set.stdout).toContain(
+      `merchant ${merchant.id}\tGoogle Pay: gateway:paywire (gateway merchant id paywire-test-merchant), 1 key(s)`,
+    );
+    expect(set.stdout).toContain('Apple Pay: merchant.com.example.paywire, 1 key(s)');
+    expect(set.stdout + set.stderr).not.toContain('PRIVATE KEY');
+    await pay('GOOGLE_PAY', google('web', { environment: 'PRODUCTION' }), {}, merchant);
+    await pay('APPLE_PAY', apple('web', { environment: 'PRODUCTION' }), {}, merchant);
+
+    const removed = await cli('remove', '--merchant', String(merchant.id), '--wallet', 'apple');
+    expect(removed.stdout).toContain('Apple Pay: none');
+    const shown = await cli('show', '--merchant', String(merchant.id));
+    expect(shown.stdout).toContain('Google Pay: gateway:paywire');
+    const reply = await api.post(
+      '/transactions',
+      walletBody('APPLE_PAY', apple('web', { environment: 'PRODUCTION' })),
+      as(merchant),
+    );
+    expectError(reply, 400, 'INVALID_PAYMENT_DETAILS', 20012);
+  });
+});
+
 describe('live mode', () => {
   let live: Stack;
   let liveApi: ReturnType<typeof client>;
@@ -772,6 +1091,8 @@ describe('live mode', () => {
   beforeAll(async () => {
     live = await startLiveStack();
     liveApi = client(live);
+    const liveOperator = await operatorOf(live);
+    await liveOperator.wallets.configureKeys.mutate(testMerchantWalletKeys(live.merchant.id));
   });
   afterAll(() => live?.close());
 

@@ -4,6 +4,8 @@ import type { IssueCallerInput } from '@paywire/contracts';
 import {
   type CoreOptions,
   type Processor,
+  parseGoogleRootKeys,
+  parsePemCertificates,
   type RunningCore,
   type ScryptCost,
   startCore,
@@ -16,6 +18,7 @@ import { issueCaller } from '../../infra/callers.ts';
 import { migrateDatabase } from '../../infra/database.ts';
 import { saveMerchant } from '../../infra/merchants.ts';
 import { serverAt } from '../../infra/postgres.ts';
+import { testWalletTrustFiles } from './wallet-tokens.ts';
 
 export interface TestMerchant {
   id: number;
@@ -145,6 +148,7 @@ export async function startStack(
 ): Promise<Stack> {
   const databaseUrl = await newDatabase('paywire', options.postgresAdminUrl);
   const logs: string[] = [];
+  const walletFiles = testWalletTrustFiles();
   const coreOptions: CoreOptions = {
     databaseUrl,
     port: 0,
@@ -156,6 +160,11 @@ export async function startStack(
       ? { paymentRecoveryAfterSeconds: options.paymentRecoveryAfterSeconds }
       : {}),
     cardEncryptionKey: randomBytes(32),
+    // The test run's own Google root signing key and Apple root (wallet-tokens.ts), read as main.ts reads files.
+    walletTrust: {
+      googleRootKeys: parseGoogleRootKeys(walletFiles.googleRootKeys),
+      appleRootCertificates: parsePemCertificates(walletFiles.appleRootCertificates),
+    },
     poolSize: 8,
     ipnRetryDelaySeconds: 1,
     passwordCost: testPasswordCost,

@@ -1,4 +1,15 @@
-import { createHash, generateKeyPairSync, type KeyObject, randomBytes, randomUUID, sign } from 'node:crypto';
+import {
+  createCipheriv,
+  createHash,
+  createHmac,
+  diffieHellman,
+  generateKeyPairSync,
+  hkdfSync,
+  type KeyObject,
+  randomBytes,
+  randomUUID,
+  sign,
+} from 'node:crypto';
 
 /**
  * Wallet payment tokens built the way the wallets build them (see docs/conformance.md, Wallet tokens): Google Pay's
@@ -77,51 +88,115 @@ interface Certificate {
   key: KeyObject;
 }
 
-function certificate(subject: Buffer, issuer: { subject: Buffer; key: KeyObject } | 'self'): Certificate {
+/** An X.509 v3 extension: its OID and DER value; basicConstraints CA and Apple's marker OIDs are all we need. */
+const extension = (type: string, value: Buffer) => sequence(oid(type), octetString(value));
+const caExtension = extension('2.5.29.19', sequence(tlv(0x01, Buffer.of(0xff))));
+const appleMarker = (type: string) => extension(type, tlv(0x05, Buffer.alloc(0)));
+
+function certificate(
+  subject: Buffer,
+  issuer: { subject: Buffer; key: KeyObject } | 'self',
+  extensions: Buffer[] = [],
+  validity: { from: Date; to: Date } = {
+    from: new Date(Date.now() - 86_400_000),
+    to: new Date(Date.now() + 5 * 365 * 86_400_000),
+  },
+): Certificate {
   const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const signer = issuer === 'self' ? { subject, key: privateKey } : issuer;
-  const serial = randomBytes(8);
-  const now = Date.now();
+  const serial = Buffer.concat([Buffer.of(0x11), randomBytes(7)]);
   const tbs = sequence(
     contextSpecific(0, integer(2)),
     integer(serial),
     ecdsaWithSha256,
     signer.subject,
-    sequence(utcTime(new Date(now - 86_400_000)), utcTime(new Date(now + 5 * 365 * 86_400_000))),
+    sequence(utcTime(validity.from), utcTime(validity.to)),
     subject,
     publicKey.export({ type: 'spki', format: 'der' }),
+    ...(extensions.length > 0 ? [contextSpecific(3, sequence(...extensions))] : []),
   );
   const der = sequence(tbs, ecdsaWithSha256, bitString(sign('sha256', tbs, signer.key)));
   return { der, subject, serial, key: privateKey };
 }
 
-/** Apple's chain, one per environment and test run: the integration CA and the broker signing certificate. */
-const appleChains = new Map<Environment, { ca: Certificate; leaf: Certificate }>();
+/** Apple's leaf (payment processing signing) and intermediate (Application Integration CA) markers. */
+export const appleLeafOid = '1.2.840.113635.100.6.29';
+export const appleIntermediateOid = '1.2.840.113635.100.6.2.14';
+
+interface AppleChain {
+  root: Certificate;
+  ca: Certificate;
+  leaf: Certificate;
+}
+
+/** A root, Apple's intermediate and a broker leaf naming the environment, as Apple's chain is built. */
+export function newAppleChain(
+  environment: Environment,
+  options: { leafOid?: string; leafValidity?: { from: Date; to: Date } } = {},
+): AppleChain {
+  const root = certificate(name('Test Apple Root CA - G3', 'Apple Certification Authority'), 'self', [
+    caExtension,
+  ]);
+  const ca = certificate(
+    name('Apple Application Integration CA - G3', 'Apple Certification Authority'),
+    { subject: root.subject, key: root.key },
+    [caExtension, appleMarker(appleIntermediateOid)],
+  );
+  const leafName = `ecc-smp-broker-sign_UC4-${environment === 'PRODUCTION' ? 'PROD' : 'SANDBOX'}`;
+  const leaf = certificate(
+    name(leafName, 'iOS Systems'),
+    { subject: ca.subject, key: ca.key },
+    [appleMarker(options.leafOid ?? appleLeafOid)],
+    options.leafValidity,
+  );
+  return { root, ca, leaf };
+}
+
+/** Apple's chain, one per environment and test run. */
+const appleChains = new Map<Environment, AppleChain>();
 
 function appleChain(environment: Environment) {
   let chain = appleChains.get(environment);
   if (!chain) {
-    const ca = certificate(
-      name('Apple Application Integration CA - G3', 'Apple Certification Authority'),
-      'self',
-    );
-    const leafName = `ecc-smp-broker-sign_UC4-${environment === 'PRODUCTION' ? 'PROD' : 'SANDBOX'}`;
-    const leaf = certificate(name(leafName, 'iOS Systems'), { subject: ca.subject, key: ca.key });
-    chain = { ca, leaf };
+    chain = newAppleChain(environment);
     appleChains.set(environment, chain);
   }
   return chain;
 }
 
-/** A detached CMS SignedData over `content`, carrying the signing chain, as Apple Pay's `signature` is. */
-export function cmsSignature(content: Buffer, environment: Environment): string {
-  const { ca, leaf } = appleChain(environment);
+/** The PEM of the test run's Apple root: what a stack trusts. */
+export function appleRootPem(): string {
+  const der = appleChain('PRODUCTION').root.der.toString('base64');
+  return `-----BEGIN CERTIFICATE-----\n${der.match(/.{1,64}/g)?.join('\n')}\n-----END CERTIFICATE-----\n`;
+}
+
+export interface SignatureOptions {
+  signingTime?: Date;
+  /** Another chain (an untrusted root, a leaf without Apple's OID). */
+  chain?: AppleChain;
+}
+
+/** A detached CMS SignedData over `content` with signed attributes, carrying the signing chain, as Apple's is. */
+export function cmsSignature(
+  content: Buffer,
+  environment: Environment,
+  options: SignatureOptions = {},
+): string {
+  const { ca, leaf } = options.chain ?? appleChain(environment);
+  const attribute = (type: string, value: Buffer) => sequence(oid(type), set(value));
+  const attributes = [
+    attribute('1.2.840.113549.1.9.3', oid('1.2.840.113549.1.7.1')),
+    attribute('1.2.840.113549.1.9.5', utcTime(options.signingTime ?? new Date())),
+    attribute('1.2.840.113549.1.9.4', octetString(createHash('sha256').update(content).digest())),
+  ];
+  const signed = set(...attributes);
   const signerInfo = sequence(
     integer(1),
     sequence(ca.subject, integer(leaf.serial)),
     sha256,
+    contextSpecific(0, ...attributes),
     ecdsaWithSha256,
-    octetString(sign('sha256', content, leaf.key)),
+    octetString(sign('sha256', signed, leaf.key)),
   );
   const signedData = sequence(
     integer(1),
@@ -132,6 +207,58 @@ export function cmsSignature(content: Buffer, environment: Environment): string 
   );
   return sequence(oid('1.2.840.113549.1.7.2'), contextSpecific(0, signedData)).toString('base64');
 }
+
+// ------------------------------------------------------------------------------------- merchant keys ----
+
+const p256 = () => generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+const pkcs8 = (key: KeyObject) => key.export({ type: 'pkcs8', format: 'pem' }).toString();
+
+/** The test run's keys: Google's root and intermediate signing keys, and the merchant's keys for both wallets. */
+const keys = {
+  googleRoot: p256(),
+  googleIntermediate: p256(),
+  googleMerchant: p256(),
+  appleMerchant: p256(),
+};
+
+export const googleRecipientId = 'gateway:paywire';
+export const googleGatewayMerchantId = 'paywire-test-merchant';
+export const appleMerchantIdentifier = 'merchant.com.example.paywire';
+
+/** What a stack trusts: the test Google root signing key (keys.json form) and the test Apple root. */
+export function testWalletTrustFiles() {
+  return {
+    googleRootKeys: JSON.stringify({
+      keys: [
+        {
+          keyValue: keys.googleRoot.publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
+          protocolVersion: 'ECv2',
+          keyExpiration: String(Date.now() + 365 * 86_400_000),
+        },
+      ],
+    }),
+    appleRootCertificates: appleRootPem(),
+  };
+}
+
+/** The merchant's wallet keys, as an admin configures them (wallets.configureKeys). */
+export function testMerchantWalletKeys(merchantId: number) {
+  return {
+    merchantId,
+    googlePay: {
+      recipientId: googleRecipientId,
+      gatewayMerchantId: googleGatewayMerchantId,
+      privateKeys: [pkcs8(keys.googleMerchant.privateKey)],
+    },
+    applePay: {
+      merchantIdentifier: appleMerchantIdentifier,
+      privateKeys: [pkcs8(keys.appleMerchant.privateKey)],
+    },
+  };
+}
+
+/** Another key pair, for a token encrypted for someone else. */
+export const strangerKey = () => p256().publicKey;
 
 // ---------------------------------------------------------------------------------------- Apple Pay ----
 
@@ -144,25 +271,75 @@ export interface ApplePayOptions {
   /** The Wallet pass of the card: its number's and its device account number's last four digits. */
   paymentPass?: { primaryAccountNumberSuffix: string; deviceAccountNumberSuffix: string };
   billingContact?: Record<string, unknown> | null;
+  /** What is encrypted and for whom (production tokens). */
+  data?: ApplePaymentDataOptions;
 }
 
-/** Apple Pay's paymentData: EC_v1 data, encrypted for the merchant (random here), and Apple's signature. */
-export function applePaymentData(environment: Environment = 'TEST') {
-  const ephemeral = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey.export({
-    type: 'spki',
-    format: 'der',
-  });
-  const data = randomBytes(160);
+export interface ApplePaymentDataOptions {
+  /** The device account number inside (default a Visa test number ending 0010). */
+  dpan?: string;
+  /** YYMMDD. */
+  expiration?: string;
+  merchantIdentifier?: string;
+  merchantPublicKey?: KeyObject;
+  signature?: SignatureOptions;
+}
+
+/** Encrypts `plain` for the merchant key as EC_v1 does: ECDH, the SP 800-56A KDF, AES-256-GCM. */
+function appleEncrypt(plain: Buffer, merchantPublicKey: KeyObject, merchantIdentifier: string) {
+  const ephemeral = p256();
+  const shared = diffieHellman({ privateKey: ephemeral.privateKey, publicKey: merchantPublicKey });
+  const algorithm = Buffer.from('id-aes256-GCM', 'ascii');
+  const key = createHash('sha256')
+    .update(Buffer.of(0, 0, 0, 1))
+    .update(shared)
+    .update(Buffer.of(algorithm.length))
+    .update(algorithm)
+    .update('Apple')
+    .update(createHash('sha256').update(merchantIdentifier).digest())
+    .digest();
+  const cipher = createCipheriv('aes-256-gcm', key, Buffer.alloc(16));
+  const data = Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
+  return { ephemeral: ephemeral.publicKey.export({ type: 'spki', format: 'der' }), data };
+}
+
+/**
+ * Apple Pay's paymentData. Production: EC_v1 data encrypted for the merchant's key and identifier, signed by
+ * the test chain. TEST: random data signed by the sandbox chain (a dummy Paywire does not open).
+ */
+export function applePaymentData(environment: Environment = 'TEST', options: ApplePaymentDataOptions = {}) {
+  const merchantPublicKey = options.merchantPublicKey ?? keys.appleMerchant.publicKey;
+  const plain = Buffer.from(
+    JSON.stringify({
+      applicationPrimaryAccountNumber: options.dpan ?? '4895370012003478',
+      applicationExpirationDate: options.expiration ?? '311231',
+      currencyCode: '840',
+      transactionAmount: 4210,
+      deviceManufacturerIdentifier: '040010030273',
+      paymentDataType: '3DSecure',
+      paymentData: { onlinePaymentCryptogram: randomBytes(20).toString('base64'), eciIndicator: '5' },
+    }),
+  );
+  const sealed =
+    environment === 'PRODUCTION'
+      ? appleEncrypt(plain, merchantPublicKey, options.merchantIdentifier ?? appleMerchantIdentifier)
+      : { ephemeral: p256().publicKey.export({ type: 'spki', format: 'der' }), data: randomBytes(160) };
   const transactionId = randomBytes(32);
   const header = {
-    ephemeralPublicKey: ephemeral.toString('base64'),
-    publicKeyHash: createHash('sha256').update(randomBytes(32)).digest('base64'),
+    ephemeralPublicKey: sealed.ephemeral.toString('base64'),
+    publicKeyHash: createHash('sha256')
+      .update(merchantPublicKey.export({ type: 'spki', format: 'der' }))
+      .digest('base64'),
     transactionId: transactionId.toString('hex'),
   };
   return {
     version: 'EC_v1',
-    data: data.toString('base64'),
-    signature: cmsSignature(Buffer.concat([ephemeral, data, transactionId]), environment),
+    data: sealed.data.toString('base64'),
+    signature: cmsSignature(
+      Buffer.concat([sealed.ephemeral, sealed.data, transactionId]),
+      environment,
+      options.signature,
+    ),
     header,
   };
 }
@@ -184,7 +361,7 @@ export function applePayPayment(options: ApplePayOptions = {}) {
         });
   return {
     token: {
-      paymentData: applePaymentData(options.environment),
+      paymentData: applePaymentData(options.environment, options.data),
       paymentMethod: {
         displayName: options.displayName ?? 'Visa 0492',
         network: options.network ?? 'Visa',
@@ -200,28 +377,84 @@ export function applePayPayment(options: ApplePayOptions = {}) {
 
 // --------------------------------------------------------------------------------------- Google Pay ----
 
-/** Google's ECv2 PaymentMethodToken: an intermediate key signed by a root key, signing an encrypted message. */
-export function googlePaymentMethodToken(): string {
-  const root = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-  const intermediate = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-  const ephemeral = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-  const signedKey = JSON.stringify({
-    keyValue: intermediate.publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
-    keyExpiration: String(Date.now() + 30 * 86_400_000),
+export interface GoogleTokenOptions {
+  /** The card inside (default a Visa test number ending 1111, PAN_ONLY). */
+  pan?: string;
+  authMethod?: 'PAN_ONLY' | 'CRYPTOGRAM_3DS';
+  recipientId?: string;
+  gatewayMerchantId?: string;
+  merchantPublicKey?: KeyObject;
+  /** Milliseconds since the epoch. */
+  intermediateExpiration?: number;
+  messageExpiration?: number;
+  /** Another root signs the intermediate key (one the stack does not trust). */
+  rootKey?: KeyObject;
+}
+
+const lengthValue = (...parts: string[]) =>
+  Buffer.concat(
+    parts.flatMap((part) => {
+      const bytes = Buffer.from(part, 'utf8');
+      const length = Buffer.alloc(4);
+      length.writeUInt32LE(bytes.length);
+      return [length, bytes];
+    }),
+  );
+
+/** Google's ECv2 PaymentMethodToken, encrypted for the merchant key and signed through the test root. */
+export function googlePaymentMethodToken(options: GoogleTokenOptions = {}): string {
+  const authMethod = options.authMethod ?? 'PAN_ONLY';
+  const plain = JSON.stringify({
+    gatewayMerchantId: options.gatewayMerchantId ?? googleGatewayMerchantId,
+    messageExpiration: String(options.messageExpiration ?? Date.now() + 3_600_000),
+    messageId: `AH2Ej${randomBytes(24).toString('base64url')}`,
+    paymentMethod: 'CARD',
+    paymentMethodDetails: {
+      expirationYear: 2031,
+      expirationMonth: 12,
+      pan: options.pan ?? '4111111111111111',
+      authMethod,
+      ...(authMethod === 'CRYPTOGRAM_3DS'
+        ? { cryptogram: randomBytes(20).toString('base64'), eciIndicator: '05' }
+        : {}),
+    },
   });
+  const ephemeral = p256();
+  const ephemeralBytes = ephemeral.publicKey.export({ type: 'spki', format: 'der' }).subarray(-65);
+  const shared = diffieHellman({
+    privateKey: ephemeral.privateKey,
+    publicKey: options.merchantPublicKey ?? keys.googleMerchant.publicKey,
+  });
+  const derived = Buffer.from(
+    hkdfSync('sha256', Buffer.concat([ephemeralBytes, shared]), Buffer.alloc(0), 'Google', 64),
+  );
+  const cipher = createCipheriv('aes-256-ctr', derived.subarray(0, 32), Buffer.alloc(16));
+  const encrypted = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
   const signedMessage = JSON.stringify({
-    encryptedMessage: randomBytes(420).toString('base64'),
-    ephemeralPublicKey: ephemeral.publicKey
-      .export({ type: 'spki', format: 'der' })
-      .subarray(-65)
-      .toString('base64'),
-    tag: randomBytes(32).toString('base64'),
+    encryptedMessage: encrypted.toString('base64'),
+    ephemeralPublicKey: ephemeralBytes.toString('base64'),
+    tag: createHmac('sha256', derived.subarray(32)).update(encrypted).digest('base64'),
   });
+  const signedKey = JSON.stringify({
+    keyValue: keys.googleIntermediate.publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
+    keyExpiration: String(options.intermediateExpiration ?? Date.now() + 30 * 86_400_000),
+  });
+  const recipientId = options.recipientId ?? googleRecipientId;
   return JSON.stringify({
-    signature: sign('sha256', Buffer.from(signedMessage), intermediate.privateKey).toString('base64'),
+    signature: sign(
+      'sha256',
+      lengthValue('Google', recipientId, 'ECv2', signedMessage),
+      keys.googleIntermediate.privateKey,
+    ).toString('base64'),
     intermediateSigningKey: {
       signedKey,
-      signatures: [sign('sha256', Buffer.from(signedKey), root.privateKey).toString('base64')],
+      signatures: [
+        sign(
+          'sha256',
+          lengthValue('Google', 'ECv2', signedKey),
+          options.rootKey ?? keys.googleRoot.privateKey,
+        ).toString('base64'),
+      ],
     },
     protocolVersion: 'ECv2',
     signedMessage,
@@ -238,6 +471,8 @@ export interface GooglePayOptions {
   token?: string;
   description?: string;
   billingAddress?: Record<string, unknown> | null;
+  /** What the production token holds and how it is signed (default: the card ending in cardDetails). */
+  tokenOptions?: GoogleTokenOptions;
 }
 
 const networkNames: Record<string, string> = { VISA: 'Visa', MASTERCARD: 'Mastercard', AMEX: 'Amex' };
@@ -266,7 +501,10 @@ function googleCard(options: GooglePayOptions) {
     tokenizationData: {
       type: 'PAYMENT_GATEWAY',
       token:
-        options.token ?? (environment === 'TEST' ? 'examplePaymentMethodToken' : googlePaymentMethodToken()),
+        options.token ??
+        (environment === 'TEST'
+          ? 'examplePaymentMethodToken'
+          : googlePaymentMethodToken({ pan: `411111111111${cardDetails}`, ...options.tokenOptions })),
     },
     info: { cardNetwork, cardDetails, billingAddress },
   };

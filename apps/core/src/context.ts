@@ -12,6 +12,7 @@ import type { CardVault } from './security/card-vault.ts';
 import type { PasswordGate } from './security/password-gate.ts';
 import type { ScryptCost } from './security/passwords.ts';
 import type { SepaSettings } from './sepa/bank.ts';
+import type { WalletTrust } from './wallets/keys.ts';
 
 export type Mode = 'sandbox' | 'live';
 
@@ -23,6 +24,8 @@ export interface CoreServices {
   /** The card's issuer range, without a processor call. */
   cardProfile: CardProfiler;
   vault: CardVault;
+  /** The roots production wallet tokens are verified against (Google's root signing keys, Apple's root). */
+  walletTrust: WalletTrust;
   /** Bounds the password hashes running and waiting, so guessing cannot starve real logins. */
   passwords: PasswordGate;
   /** What merchant passwords are hashed at: security/passwords.ts's productionCost outside tests. */

@@ -33,6 +33,13 @@ const schema = z.object({
   PAYMENT_RECOVERY_AFTER_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   /** Prometheus metrics at http://CORE_HOST:CORE_METRICS_PORT/metrics; unset: none served. */
   CORE_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /**
+   * Production wallet tokens are verified against these roots (docs/wallets.md): Google's root signing keys as
+   * Google publishes them (keys.json; unset: production Google Pay tokens are refused), and Apple's root
+   * certificate(s) as PEM (unset: Apple Root CA - G3, which ships in wallets/roots).
+   */
+  GOOGLE_PAY_ROOT_KEYS_FILE: z.string().min(1).optional(),
+  APPLE_PAY_ROOT_CERTIFICATES_FILE: z.string().min(1).optional(),
   /** Unset: allowed in sandbox mode, refused in live mode. */
   IPN_ALLOW_PRIVATE_TARGETS: z
     .enum(['true', 'false'])

@@ -29,3 +29,10 @@ export { type AuditOrigin, operatorOrigin } from './security/audit/trail.ts';
 export { createCardVault } from './security/card-vault.ts';
 export type { ScryptCost } from './security/passwords.ts';
 export { type CoreOptions, type RunningCore, startCore } from './server.ts';
+export {
+  configureWalletKeys,
+  parseGoogleRootKeys,
+  parsePemCertificates,
+  type WalletTrust,
+  walletKeysView,
+} from './wallets/keys.ts';

@@ -1,8 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { createLogger, serveMetrics, startTracing } from '@paywire/observability';
 import { loadCoreEnv } from './env.ts';
 import { coreRegistry } from './metrics.ts';
 import { createSandboxProcessor } from './processors/sandbox/processor.ts';
 import { startCore } from './server.ts';
+import { parseGoogleRootKeys, parsePemCertificates } from './wallets/keys.ts';
 
 /**
  * The core process: `node apps/core/src/main.ts`, in the role CORE_ROLE names. It never migrates: it stays
@@ -11,8 +13,22 @@ import { startCore } from './server.ts';
 const env = loadCoreEnv();
 const log = createLogger('core');
 await startTracing('paywire-core'); // only with OTEL_EXPORTER_OTLP_ENDPOINT set
+const walletTrust = {
+  googleRootKeys: env.GOOGLE_PAY_ROOT_KEYS_FILE
+    ? parseGoogleRootKeys(readFileSync(env.GOOGLE_PAY_ROOT_KEYS_FILE, 'utf8'))
+    : [],
+  // Apple Root CA - G3 ships with Paywire (valid until 2039); a file replaces it.
+  appleRootCertificates: parsePemCertificates(
+    readFileSync(
+      env.APPLE_PAY_ROOT_CERTIFICATES_FILE ??
+        new URL('./wallets/roots/apple-root-ca-g3.pem', import.meta.url),
+      'utf8',
+    ),
+  ),
+};
 const core = await startCore({
   log,
+  walletTrust,
   databaseUrl: env.DATABASE_URL,
   role: env.CORE_ROLE,
   shutdownGraceMs: env.SHUTDOWN_GRACE_SECONDS * 1000,

@@ -15,6 +15,7 @@ import { sepaRouter } from './sepa/router.ts';
 import { shoppersRouter } from './shoppers/router.ts';
 import { tokensRouter } from './tokens/router.ts';
 import { createCallerFactory, router } from './trpc.ts';
+import { walletsRouter } from './wallets/router.ts';
 
 export const appRouter = router({
   cards: cardsRouter,
@@ -33,6 +34,7 @@ export const appRouter = router({
   adyen: adyenRouter,
   processors: processorsRouter,
   audit: auditRouter,
+  wallets: walletsRouter,
 });
 
 export type AppRouter = typeof appRouter;

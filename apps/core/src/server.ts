@@ -24,6 +24,7 @@ import { createPasswordGate } from './security/password-gate.ts';
 import { productionCost, type ScryptCost } from './security/passwords.ts';
 import { type SepaBank, sandboxSepaBank } from './sepa/bank.ts';
 import { refusalEnvelope } from './trpc.ts';
+import { noWalletTrust, type WalletTrust } from './wallets/keys.ts';
 import { type StartedWorker, workerStarters } from './workers.ts';
 
 /** api: serves tRPC; worker: runs the background jobs (workers.ts); both: the two (npm start). */
@@ -41,6 +42,8 @@ export interface CoreOptions {
   port: number;
   mode: Mode;
   cardEncryptionKey: Buffer;
+  /** The roots production wallet tokens are verified against (default: none, so every production token is refused). */
+  walletTrust?: WalletTrust;
   poolSize?: number;
   /** The sandbox connector (default: one answering at once, its book in memory). */
   sandbox?: Processor;
@@ -196,6 +199,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     }),
     cardProfile: sandboxCardProfile,
     vault,
+    walletTrust: options.walletTrust ?? noWalletTrust,
     passwords: createPasswordGate(),
     passwordCost: options.passwordCost ?? productionCost,
     mode: options.mode,

@@ -44,3 +44,45 @@ export interface WalletResponse {
   billingContactInfo?: BillingContact;
   tokenizedCard: TokenizedCardResponse;
 }
+
+/** A private key as PKCS #8: PEM, or its DER in base-64. Never echoed. */
+const privateKeyText = z.string().trim().min(1).max(8192);
+
+/**
+ * A merchant's wallet decryption keys (admin callers, `wallets.configureKeys`): what production tokens are
+ * verified for and opened with. Each key list holds the current key and, while rotating, the previous one.
+ * A wallet left out keeps its stored keys; `null` removes them.
+ */
+export const configureWalletKeysInput = z.object({
+  merchantId: z.number().int().positive().max(999_999_999),
+  googlePay: z
+    .object({
+      /** What Google signs the message for: `gateway:<gatewayId>` or `merchant:<merchantId>`. */
+      recipientId: z
+        .string()
+        .trim()
+        .regex(/^(gateway|merchant):\S{1,200}$/, 'must be gateway:<id> or merchant:<id>'),
+      /** When set, a decrypted message must name this gateway merchant id. */
+      gatewayMerchantId: z.string().trim().min(1).max(200).optional(),
+      privateKeys: z.array(privateKeyText).min(1).max(4),
+    })
+    .nullable()
+    .optional(),
+  applePay: z
+    .object({
+      /** The Apple merchant identifier the payment processing certificate belongs to. */
+      merchantIdentifier: z.string().trim().min(1).max(200),
+      privateKeys: z.array(privateKeyText).min(1).max(4),
+    })
+    .nullable()
+    .optional(),
+});
+
+export type ConfigureWalletKeysInput = z.output<typeof configureWalletKeysInput>;
+
+/** What is configured, without a key: the recipient and identifiers, and how many keys each wallet has. */
+export interface WalletKeysView {
+  merchantId: number;
+  googlePay: { recipientId: string; gatewayMerchantId: string | null; keys: number } | null;
+  applePay: { merchantIdentifier: string; keys: number } | null;
+}

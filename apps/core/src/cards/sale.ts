@@ -93,7 +93,7 @@ async function paymentSource(
   now: Date,
   { cardId, vaulted }: Pick<SaleOptions, 'cardId' | 'vaulted'>,
 ): Promise<PaymentSource> {
-  const wallet = input.wallet && resolveWalletToken(ctx.mode, input.wallet);
+  const wallet = input.wallet && (await resolveWalletToken(ctx, em, input.wallet, now));
   const known =
     vaulted?.shopper ??
     (input.vaultedShopperId ? await findShopper(em, ctx.merchantId, input.vaultedShopperId) : null);
@@ -195,6 +195,7 @@ export function saleOperation(
             brand,
             lastFour: source.wallet.lastFour,
             paymentData: source.wallet.paymentData,
+            ...(source.wallet.decrypted ? { decrypted: source.wallet.decrypted } : {}),
           },
         }
       : { card: { ...source.material, brand } };

@@ -36,6 +36,7 @@ import { ProcessorAttempts } from './migrations/0019-processor-attempts.ts';
 import { ProcessorNotifications } from './migrations/0020-processor-notifications.ts';
 import { Audit } from './migrations/0021-audit.ts';
 import { TechnicalCancelLookup } from './migrations/0024-technical-cancel-lookup.ts';
+import { WalletKeys } from './migrations/0025-wallet-keys.ts';
 import { wireDialect } from './wire.ts';
 
 export const entities = [
@@ -88,6 +89,7 @@ const migrationsList = [
   { name: '0020-processor-notifications', class: ProcessorNotifications },
   { name: '0021-audit', class: Audit },
   { name: '0024-technical-cancel-lookup', class: TechnicalCancelLookup },
+  { name: '0025-wallet-keys', class: WalletKeys },
 ];
 
 /** Each open database's pool (wire.ts), for what needs a connection of its own (tests). */

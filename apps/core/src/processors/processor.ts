@@ -27,9 +27,22 @@ export interface CardToCharge {
 }
 
 /**
- * A wallet payment: no card number reaches Paywire, only the wallet's signed and encrypted payment data,
- * which the processor opens (network token and cryptogram). A TEST-environment token is a dummy that no
- * card network can charge: a processor answers it from its test rules and moves no money.
+ * What a verified production wallet token decrypts to: the card number (a device account number for a
+ * tokenized card), its expiry, and a tokenized card's cryptogram. Held in memory for the processor call only.
+ */
+export interface WalletCardData {
+  number: string;
+  expirationMonth: string;
+  expirationYear: string;
+  /** The network token's cryptogram (Google CRYPTOGRAM_3DS, Apple onlinePaymentCryptogram). */
+  cryptogram?: string;
+  eci?: string;
+}
+
+/**
+ * A wallet payment: the wallet's signed and encrypted payment data and, for a production token, what Paywire
+ * decrypted from it with the merchant's keys (wallets/service.ts). A TEST-environment token is a dummy that
+ * no card network can charge: a processor answers it from its test rules and moves no money.
  */
 export interface WalletToCharge {
   walletType: WalletType;
@@ -39,6 +52,11 @@ export interface WalletToCharge {
   lastFour: string;
   /** Google's tokenizationData.token, or Apple's paymentData as JSON. */
   paymentData: string;
+  /**
+   * A production token Paywire verified and decrypted with the merchant's keys: the card or device account
+   * number to charge, its expiry and cryptogram. Absent for a TEST-environment token (a dummy).
+   */
+  decrypted?: WalletCardData;
 }
 
 interface AuthorizationBase {

@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, type WalletInput } from '@paywire/contracts';
 import { describe, expect, it } from 'vitest';
 import {
@@ -10,8 +11,9 @@ import {
   googlePaymentMethodToken,
   googlePayWebPaymentData,
 } from '../../../../test/support/wallet-tokens.ts';
+import type { MerchantContext } from '../context.ts';
 import { decodeBase64Json, decodeWalletToken } from './decode.ts';
-import { MalformedSignature, signedDataCertificates } from './pkcs7.ts';
+import { detachedSigner, MalformedSignature, signedDataCertificates } from './pkcs7.ts';
 import { resolveWalletToken } from './service.ts';
 
 const google = (encodedPaymentToken: string): WalletInput => ({
@@ -313,25 +315,34 @@ describe('the encoding', () => {
     for (const hex of ['', '30', '3081', '30850000000001', '3005060100a000', '30820fff0609']) {
       expect(() => signedDataCertificates(Buffer.from(hex, 'hex'))).toThrow(MalformedSignature);
     }
+    // BER indefinite lengths (Apple's form): unterminated, on a primitive element, or nested without end.
+    for (const hex of ['3080', '30800601', '0480000000', '3080'.repeat(40) + '0000'.repeat(40)]) {
+      expect(() => signedDataCertificates(Buffer.from(hex, 'hex'))).toThrow(MalformedSignature);
+    }
+    expect(() => detachedSigner(Buffer.from('3080060100000000', 'hex'))).toThrow(MalformedSignature);
   });
 });
 
 describe('the environment rule', () => {
   const testToken = google(encodeWeb(googlePayWebPaymentData({ environment: 'TEST' })));
   const productionToken = apple(encodeWeb(applePayPayment({ environment: 'PRODUCTION' })));
+  // A test token is a dummy: it is resolved without reading the merchant's keys, so no database is needed.
+  const contextIn = (mode: 'sandbox' | 'live') => ({ mode, merchantId: 1 }) as unknown as MerchantContext;
+  const noDatabase = undefined as unknown as EntityManager;
 
-  it('takes test and production tokens in the sandbox', () => {
-    expect(resolveWalletToken('sandbox', testToken).environment).toBe('TEST');
-    expect(resolveWalletToken('sandbox', productionToken).environment).toBe('PRODUCTION');
+  it('keeps a test token a dummy in the sandbox: nothing decrypted', async () => {
+    const resolved = await resolveWalletToken(contextIn('sandbox'), noDatabase, testToken, new Date());
+    expect(resolved.environment).toBe('TEST');
+    expect(resolved.decrypted).toBeUndefined();
+    expect(decodeWalletToken(productionToken).environment).toBe('PRODUCTION');
   });
 
-  it('refuses a test token in live mode with 20012 and takes a production one', () => {
-    expect(() => resolveWalletToken('live', testToken)).toThrow(
-      expect.objectContaining({
-        errorName: 'INVALID_PAYMENT_DETAILS',
-        invalidProperty: { name: 'wallet.encodedPaymentToken' },
-      }),
-    );
-    expect(resolveWalletToken('live', productionToken).environment).toBe('PRODUCTION');
+  it('refuses a test token in live mode with 20012', async () => {
+    await expect(
+      resolveWalletToken(contextIn('live'), noDatabase, testToken, new Date()),
+    ).rejects.toMatchObject({
+      errorName: 'INVALID_PAYMENT_DETAILS',
+      invalidProperty: { name: 'wallet.encodedPaymentToken' },
+    });
   });
 });

@@ -6,6 +6,7 @@ import {
   type WalletType,
 } from '@paywire/contracts';
 import { z } from 'zod';
+import type { WalletCardData } from '../processors/processor.ts';
 
 /** The property every token problem is reported on. Its value is payment data and is never echoed. */
 export const tokenProperty = 'wallet.encodedPaymentToken';
@@ -14,6 +15,17 @@ export function invalidToken(problem: string): DomainError {
   return new DomainError('VALIDATION_GENERAL_FAILURE', `${tokenProperty}: ${problem}`, {
     name: tokenProperty,
   });
+}
+
+/**
+ * A production token that fails verification or decryption; the reason names the failed step, never a value
+ * of the token. wallets/service.ts answers it as 400 INVALID_PAYMENT_DETAILS.
+ */
+export class WalletTokenRejected extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'WalletTokenRejected';
+  }
 }
 
 export type CardClass = 'CREDIT' | 'DEBIT' | 'PREPAID';
@@ -32,10 +44,14 @@ export interface WalletCardDetails {
   email?: string;
 }
 
-/** A decoded token: the card details, and the encrypted payment data only the processor can open. */
+/** A decoded token: the card details, and the encrypted payment data. */
 export interface DecodedWalletToken extends WalletCardDetails {
   /** The wallet's signed and encrypted payload (network token and cryptogram); sent to the acquirer, never kept. */
   paymentData: string;
+  /** A production token, verified and decrypted with the merchant's keys (wallets/service.ts). */
+  decrypted?: WalletCardData;
+  dpanExpirationMonth?: string;
+  dpanExpirationYear?: string;
 }
 
 /** Trimmed text, with the empty strings wallets send for absent address lines turned into absence. */

@@ -42,18 +42,18 @@ function digits(count: number): string {
 }
 
 /**
- * The sandbox's rules. A wallet payment has no card number, expiry or security code in the clear (they are
- * inside the wallet's encrypted payment data, which the sandbox does not open), so of these only the amount
- * rule applies to it, to test and production tokens alike; nothing is charged either way.
+ * The sandbox's rules. A production wallet token, which Paywire decrypted, is charged by its card (or device
+ * account) number and expiry like a card; a TEST-environment token is a dummy with no card inside, so only
+ * the amount rule applies to it. Nothing is charged either way.
  */
 function declineReason(request: AuthorizationRequest): DeclineReason | undefined {
-  const { card } = request;
+  const card = request.card ?? request.wallet?.decrypted;
   const listed = card && decliningCards.get(card.number);
   if (listed) return listed;
   if (card && isExpired(Number(card.expirationMonth), Number(card.expirationYear), request.now))
     return 'EXPIRED_CARD';
   if (minorToDecimal(request.amountMinor, request.currency).endsWith('.51')) return 'INSUFFICIENT_FUNDS';
-  if (card?.securityCode === '000') return 'CVV_ERROR';
+  if (request.card?.securityCode === '000') return 'CVV_ERROR';
   return undefined;
 }
 
