@@ -4,6 +4,7 @@ import type { Logger, TraceContext } from '@paywire/observability';
 import type { PgBoss } from 'pg-boss';
 import type { Caller } from './callers/service.ts';
 import type { DeliverySettings } from './ipn/delivery.ts';
+import type { KeyServices } from './keys/reencrypt.ts';
 import type { CallMemo } from './merchants/facts.ts';
 import type { ProcessorDirectory } from './processors/directory.ts';
 import type { CardProfiler } from './processors/processor.ts';
@@ -21,6 +22,8 @@ export interface CoreServices {
   /** The card's issuer range, without a processor call. */
   cardProfile: CardProfiler;
   vault: CardVault;
+  /** The key provider and the data keys: refresh, rotation's re-encryption job (keys/). */
+  keys: KeyServices;
   /** Bounds the password hashes running and waiting, so guessing cannot starve real logins. */
   passwords: PasswordGate;
   mode: Mode;
