@@ -10,9 +10,12 @@ import {
 } from '@paywire/contracts';
 import {
   addProcessorAccount,
-  createCardVault,
+  type CardVault,
   disableProcessorAccount,
+  keyProviderOf,
   listProcessorAccounts,
+  loadKeyEnv,
+  openVault,
   routeProcessors,
 } from '@paywire/core';
 import type { z } from 'zod';
@@ -124,7 +127,7 @@ function printSetup(setup: ProcessorSetup): void {
   }
 }
 
-type Work = (em: EntityManager, vault: ReturnType<typeof createCardVault>) => Promise<void>;
+type Work = (em: EntityManager, vault: CardVault) => Promise<void>;
 
 /** Each command parses its options at once (a usage error opens no database) and returns its work. */
 const commands: Record<string, (env: ReturnType<typeof loadLauncherEnv>) => Work> = {
@@ -166,15 +169,21 @@ if (command === undefined || !Object.hasOwn(commands, command)) fail(`unknown co
 const env = loadLauncherEnv();
 const work = (commands[command] as (typeof commands)[string])(env);
 
-const vault = createCardVault(
-  Buffer.from(cardEncryptionKey(env.CARD_ENCRYPTION_KEY, env.PAYWIRE_DATA_DIR), 'base64'),
-);
+// The keys as core has them (KEY_PROVIDER, docs/keys.md): credentials are sealed under the current data key.
+const keyEnv = loadKeyEnv({
+  ...process.env,
+  CARD_ENCRYPTION_KEY: cardEncryptionKey(env.CARD_ENCRYPTION_KEY, env.PAYWIRE_DATA_DIR),
+});
+const provider = keyProviderOf(keyEnv);
 const { server, databaseUrl } = await provideDatabase(env);
 try {
-  await manageCallers(databaseUrl, (em) => work(em, vault));
+  await manageCallers(databaseUrl, async (em) =>
+    work(em, await openVault(em, provider, keyEnv.CARD_ENCRYPTION_KEY)),
+  );
 } catch (error) {
   process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;
 } finally {
+  await provider.close();
   await server.stop();
 }

@@ -10,7 +10,7 @@ import { createPaywireClient, type PaywireClient, type RouterInputs } from '@pay
 import { type AdyenCredentials, addProcessorAccountInput, routeProcessorsInput } from '@paywire/contracts';
 import {
   addProcessorAccount,
-  createCardVault,
+  type CardVault,
   disableProcessorAccount,
   openDatabase,
   routeProcessors,
@@ -30,7 +30,7 @@ const run = promisify(execFile);
 let stack: Stack;
 let operator: PaywireClient;
 let orm: MikroORM;
-let vault: ReturnType<typeof createCardVault>;
+let vault: CardVault;
 
 beforeAll(async () => {
   stack = await startStack();
@@ -39,7 +39,7 @@ beforeAll(async () => {
     credential: await stack.issueCredential({ name: 'operator', scope: 'admin' }),
   });
   orm = await openDatabase(stack.databaseUrl, 2);
-  vault = createCardVault(stack.coreOptions.cardEncryptionKey);
+  vault = stack.core.services.vault;
 });
 
 afterAll(async () => {
@@ -390,7 +390,7 @@ describe('npm run processor', () => {
         env: {
           ...process.env,
           DATABASE_URL: stack.databaseUrl,
-          CARD_ENCRYPTION_KEY: stack.coreOptions.cardEncryptionKey.toString('base64'),
+          CARD_ENCRYPTION_KEY: stack.coreOptions.cardEncryptionKey?.toString('base64'),
         },
       });
     const merchantId = String(merchant.id);

@@ -1,6 +1,45 @@
 import { parseEnvironment } from '@paywire/contracts';
 import { z } from 'zod';
 
+/** The keys' configuration (docs/keys.md): core's, and the CLIs' that open sealed values (keys, processor). */
+const keyFields = {
+  /**
+   * The file provider's key-encryption key source (32 bytes, base64), and with any provider the static key of
+   * `v1` data, imported at the first start (docs/keys.md). Required with KEY_PROVIDER=file.
+   */
+  CARD_ENCRYPTION_KEY: z
+    .string()
+    .optional()
+    .transform((value) => (value ? Buffer.from(value, 'base64') : undefined))
+    .refine((key) => key === undefined || key.length === 32, 'must be 32 bytes, base64-encoded'),
+  /** Who holds the key-encryption key: file (the embedded default, not for live use) or pkcs11 (an HSM). */
+  KEY_PROVIDER: z.enum(['file', 'pkcs11']).default('file'),
+  /** pkcs11: the PKCS#11 library, the token's label, its user PIN and the KEK's label on it. */
+  PKCS11_MODULE: z.string().optional(),
+  PKCS11_TOKEN_LABEL: z.string().optional(),
+  PKCS11_PIN: z.string().optional(),
+  PKCS11_KEY_LABEL: z.string().default('paywire-kek'),
+  /** How often each core re-reads the data keys; a rotation's new key seals only after twice this. */
+  KEY_REFRESH_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
+  /** After a new data key seals, how long before old keys nothing refers to are retired. */
+  KEY_RETIRE_AFTER_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
+};
+
+type KeyFields = z.output<z.ZodObject<typeof keyFields>>;
+
+function checkKeyFields(env: KeyFields, context: z.RefinementCtx): void {
+  if (env.KEY_PROVIDER === 'file' && !env.CARD_ENCRYPTION_KEY)
+    context.addIssue({
+      code: 'custom',
+      path: ['CARD_ENCRYPTION_KEY'],
+      message: 'is required with KEY_PROVIDER=file',
+    });
+  if (env.KEY_PROVIDER === 'pkcs11')
+    for (const name of ['PKCS11_MODULE', 'PKCS11_TOKEN_LABEL', 'PKCS11_PIN'] as const)
+      if (!env[name])
+        context.addIssue({ code: 'custom', path: [name], message: 'is required with KEY_PROVIDER=pkcs11' });
+}
+
 /** Core's configuration: the only place core reads the environment. */
 const schema = z
   .object({
@@ -14,26 +53,7 @@ const schema = z
     CORE_HOST: z.string().default('127.0.0.1'),
     CORE_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
     PAYWIRE_MODE: z.enum(['sandbox', 'live']).default('sandbox'),
-    /**
-     * The file provider's key-encryption key source (32 bytes, base64), and with any provider the static key of
-     * `v1` data, imported at the first start (docs/keys.md). Required with KEY_PROVIDER=file.
-     */
-    CARD_ENCRYPTION_KEY: z
-      .string()
-      .optional()
-      .transform((value) => (value ? Buffer.from(value, 'base64') : undefined))
-      .refine((key) => key === undefined || key.length === 32, 'must be 32 bytes, base64-encoded'),
-    /** Who holds the key-encryption key: file (the embedded default, not for live use) or pkcs11 (an HSM). */
-    KEY_PROVIDER: z.enum(['file', 'pkcs11']).default('file'),
-    /** pkcs11: the PKCS#11 library, the token's label, its user PIN and the KEK's label on it. */
-    PKCS11_MODULE: z.string().optional(),
-    PKCS11_TOKEN_LABEL: z.string().optional(),
-    PKCS11_PIN: z.string().optional(),
-    PKCS11_KEY_LABEL: z.string().default('paywire-kek'),
-    /** How often each core re-reads the data keys; a rotation's new key seals only after twice this. */
-    KEY_REFRESH_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
-    /** After a new data key seals, how long before old keys nothing refers to are retired. */
-    KEY_RETIRE_AFTER_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
+    ...keyFields,
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(16),
     IPN_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
     /** IPN attempts in flight (keep-alive connections) per destination. */
@@ -56,21 +76,18 @@ const schema = z
       .optional()
       .transform((value) => (value === undefined ? undefined : value === 'true')),
   })
-  .superRefine((env, context) => {
-    if (env.KEY_PROVIDER === 'file' && !env.CARD_ENCRYPTION_KEY)
-      context.addIssue({
-        code: 'custom',
-        path: ['CARD_ENCRYPTION_KEY'],
-        message: 'is required with KEY_PROVIDER=file',
-      });
-    if (env.KEY_PROVIDER === 'pkcs11')
-      for (const name of ['PKCS11_MODULE', 'PKCS11_TOKEN_LABEL', 'PKCS11_PIN'] as const)
-        if (!env[name])
-          context.addIssue({ code: 'custom', path: [name], message: 'is required with KEY_PROVIDER=pkcs11' });
-  });
+  .superRefine(checkKeyFields);
 
 export type CoreEnv = z.output<typeof schema>;
 
 export function loadCoreEnv(source: NodeJS.ProcessEnv = process.env): CoreEnv {
   return parseEnvironment(schema, source, 'core');
+}
+
+const keySchema = z.object(keyFields).superRefine(checkKeyFields);
+export type KeyEnv = z.output<typeof keySchema>;
+
+/** The keys' settings alone, for the CLIs (`npm run keys`, `npm run processor`). */
+export function loadKeyEnv(source: NodeJS.ProcessEnv = process.env): KeyEnv {
+  return parseEnvironment(keySchema, source, 'key');
 }

@@ -7,7 +7,13 @@ export {
 } from './callers/service.ts';
 export { ensureSampleProduct } from './catalog/service.ts';
 export { migrate, openDatabase } from './db/orm.ts';
+export { type KeyEnv, loadKeyEnv } from './env.ts';
 export { sweepExpiredRecords } from './idempotency/sweep.ts';
+export { keyProviderOf } from './keys/configured.ts';
+export { createPkcs11Kek, destroyPkcs11Kek, type Pkcs11Settings } from './keys/pkcs11.ts';
+export { fileKeyProvider, KeyConfigurationError, type KeyProvider } from './keys/provider.ts';
+export { reencryptRun, referencesPerKey, requestReencryption } from './keys/reencrypt.ts';
+export { addDataKey, openVault } from './keys/ring.ts';
 export { upsertMerchant } from './merchants/service.ts';
 export { coreRegistry } from './metrics.ts';
 export { recoverAttempts } from './payments/recovery.ts';
@@ -24,5 +30,5 @@ export {
   type SandboxProcessor,
 } from './processors/sandbox/processor.ts';
 export { type AppRouter, appRouter, createCaller } from './router.ts';
-export { createCardVault } from './security/card-vault.ts';
+export { bindings, type CardVault, createCardVault } from './security/card-vault.ts';
 export { type CoreOptions, type RunningCore, startCore } from './server.ts';

@@ -1,11 +1,11 @@
-import type { CoreEnv } from '../env.ts';
+import type { KeyEnv } from '../env.ts';
 import { pkcs11KeyProvider } from './pkcs11.ts';
 import { fileKeyProvider, KeyConfigurationError, type KeyProvider } from './provider.ts';
 
 /** The key provider KEY_PROVIDER names, from core's configuration (env.ts validated it). */
 export function keyProviderOf(
   env: Pick<
-    CoreEnv,
+    KeyEnv,
     | 'KEY_PROVIDER'
     | 'CARD_ENCRYPTION_KEY'
     | 'PKCS11_MODULE'

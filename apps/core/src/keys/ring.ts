@@ -1,7 +1,13 @@
 import { createSecretKey, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeParameterized } from '../db/wire.ts';
-import { type DataKey, type KeyRing, legacyKeys } from '../security/card-vault.ts';
+import {
+  createCardVault,
+  type DataKey,
+  type KeyRing,
+  legacyKeys,
+  type RefreshableVault,
+} from '../security/card-vault.ts';
 import { checkValue, KeyConfigurationError, type KeyProvider } from './provider.ts';
 import { insertKey, liveKeys, lockKeys, nextKeyId } from './queries.ts';
 
@@ -149,4 +155,13 @@ export async function addDataKey(
     await executeParameterized(tx, lockKeys, []);
     return addKey(tx, provider, 'encryption', randomBytes(32), { activateAfterSeconds });
   });
+}
+
+/** A vault over the database's keys, for tools that open or seal outside core (CLIs, tests). */
+export async function openVault(
+  em: EntityManager,
+  provider: KeyProvider,
+  legacySecret: Buffer | undefined,
+): Promise<RefreshableVault> {
+  return createCardVault(await openKeyRing(em, provider, legacySecret));
 }
