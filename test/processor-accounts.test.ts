@@ -113,7 +113,7 @@ describe('processors.add, list and disable', () => {
       apiKeyLastFour: '7f3a',
     });
     const [row] = await accountRows(merchant);
-    expect(row?.sealed_credentials).toMatch(/^v1:/);
+    expect(row?.sealed_credentials).toMatch(/^v2:\d+:/);
     for (const secret of [apiKey, 'notification-password-1', 'ab'.repeat(32)])
       expect(row?.sealed_credentials).not.toContain(secret);
 

@@ -129,6 +129,10 @@ export async function startStack(
     adyenTimeoutMs?: number;
     postgresAdminUrl?: string;
     paymentRecoveryAfterSeconds?: number;
+    /** The key provider (default: the file provider over a fresh CARD_ENCRYPTION_KEY). */
+    keyProvider?: CoreOptions['keyProvider'];
+    keyRefreshMs?: number;
+    keyRetireAfterSeconds?: number;
   } = {},
 ): Promise<Stack> {
   const databaseUrl = await newDatabase('paywire', options.postgresAdminUrl);
@@ -144,6 +148,11 @@ export async function startStack(
       ? { paymentRecoveryAfterSeconds: options.paymentRecoveryAfterSeconds }
       : {}),
     cardEncryptionKey: randomBytes(32),
+    ...(options.keyProvider ? { keyProvider: options.keyProvider } : {}),
+    ...(options.keyRefreshMs ? { keyRefreshMs: options.keyRefreshMs } : {}),
+    ...(options.keyRetireAfterSeconds !== undefined
+      ? { keyRetireAfterSeconds: options.keyRetireAfterSeconds }
+      : {}),
     poolSize: 8,
     ipnRetryDelaySeconds: 1,
     log: createLogger('core', (line) => logs.push(line), 'debug'), // its call lines too

@@ -12,8 +12,14 @@ export { sweepExpiredRecords } from './idempotency/sweep.ts';
 export { keyProviderOf } from './keys/configured.ts';
 export { createPkcs11Kek, destroyPkcs11Kek, type Pkcs11Settings } from './keys/pkcs11.ts';
 export { fileKeyProvider, KeyConfigurationError, type KeyProvider } from './keys/provider.ts';
-export { reencryptRun, referencesPerKey, requestReencryption } from './keys/reencrypt.ts';
+export {
+  reencryptRun,
+  referencesPerKey,
+  requestReencryption,
+  requestReencryptionAt,
+} from './keys/reencrypt.ts';
 export { addDataKey, openVault } from './keys/ring.ts';
+export { type KeyView, keyStatus, type RotationView } from './keys/status.ts';
 export { upsertMerchant } from './merchants/service.ts';
 export { coreRegistry } from './metrics.ts';
 export { recoverAttempts } from './payments/recovery.ts';

@@ -1,6 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { PgBoss } from 'pg-boss';
 import { executeParameterized } from '../db/wire.ts';
+import { startJobs } from '../jobs/boss.ts';
 import { keyRetirements, keyRowsReencrypted } from '../metrics.ts';
 import type { Binding, RefreshableVault, SealedTable } from '../security/card-vault.ts';
 import type { KeyProvider } from './provider.ts';
@@ -186,4 +187,14 @@ export async function startReencryption(
 export async function requestReencryption(jobs: PgBoss, afterSeconds = 0): Promise<void> {
   await jobs.createQueue(reencryptQueue, { policy: 'stately', expireInSeconds: 3600, retryLimit: 0 });
   await jobs.send(reencryptQueue, {}, { startAfter: afterSeconds, heartbeatSeconds: 10 });
+}
+
+/** From a CLI: asks the workers for a run after `afterSeconds` (when the new key seals). */
+export async function requestReencryptionAt(databaseUrl: string, afterSeconds: number): Promise<void> {
+  const jobs = await startJobs(databaseUrl, () => {}, { worker: false });
+  try {
+    await requestReencryption(jobs, afterSeconds);
+  } finally {
+    await jobs.stop({ graceful: false });
+  }
 }
