@@ -47,7 +47,7 @@ const keyEnv = loadKeyEnv({
 if (command === 'create-kek') {
   if (keyEnv.KEY_PROVIDER !== 'pkcs11') fail('create-kek is for KEY_PROVIDER=pkcs11');
   try {
-    createPkcs11Kek({
+    await createPkcs11Kek({
       module: keyEnv.PKCS11_MODULE ?? '',
       tokenLabel: keyEnv.PKCS11_TOKEN_LABEL ?? '',
       pin: keyEnv.PKCS11_PIN ?? '',
@@ -109,9 +109,9 @@ function bar(status: Status, total: number): void {
   );
 }
 
-const provider = (() => {
+const provider = await (async () => {
   try {
-    return keyProviderOf(keyEnv);
+    return await keyProviderOf(keyEnv);
   } catch (error) {
     if (error instanceof KeyConfigurationError) {
       process.stderr.write(`${error.message}\n`);

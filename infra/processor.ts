@@ -174,7 +174,7 @@ const keyEnv = loadKeyEnv({
   ...process.env,
   CARD_ENCRYPTION_KEY: cardEncryptionKey(env.CARD_ENCRYPTION_KEY, env.PAYWIRE_DATA_DIR),
 });
-const provider = keyProviderOf(keyEnv);
+const provider = await keyProviderOf(keyEnv);
 const { server, databaseUrl } = await provideDatabase(env);
 try {
   await manageCallers(databaseUrl, async (em) =>

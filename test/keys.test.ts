@@ -70,9 +70,9 @@ describe.skipIf(!hsm)('keys in an HSM (SoftHSM2 through PKCS#11)', () => {
       pin: token.pin,
       keyLabel: 'paywire-kek',
     };
-    createPkcs11Kek(settings);
+    await createPkcs11Kek(settings);
     stack = await startStack({
-      keyProvider: pkcs11KeyProvider(settings),
+      keyProvider: await pkcs11KeyProvider(settings),
       keyRefreshMs: 300,
       keyRetireAfterSeconds: 2,
     });
@@ -206,7 +206,7 @@ describe.skipIf(!hsm)('keys in an HSM (SoftHSM2 through PKCS#11)', () => {
       vaultedShopperId: shopper,
     });
     expect(charge.status, charge.text).toBe(200);
-  });
+  }, 180_000);
 
   it('does not open a ciphertext moved to another merchant’s row', async () => {
     const other: TestMerchant = await stack.newMerchant();
@@ -255,7 +255,7 @@ describe.skipIf(!hsm)('keys in an HSM (SoftHSM2 through PKCS#11)', () => {
     expect(started.code).toBe(1);
     expect(started.output).toContain('refuses to start');
     expect(started.output).toContain('refused the PIN');
-  });
+  }, 90_000);
 
   it('refuses to start with another key-encryption key (a wrong file key, another HSM key)', async () => {
     const file = await startChild({
@@ -264,16 +264,16 @@ describe.skipIf(!hsm)('keys in an HSM (SoftHSM2 through PKCS#11)', () => {
     });
     expect(file.code).toBe(1);
     expect(file.output).toMatch(/refuses to start: data key \d+ was wrapped by key-encryption key pkcs11:/);
-    createPkcs11Kek({ ...settings, keyLabel: 'another-kek' });
+    await createPkcs11Kek({ ...settings, keyLabel: 'another-kek' });
     const other = await startChild({ PKCS11_KEY_LABEL: 'another-kek' });
     expect(other.code).toBe(1);
     expect(other.output).toContain('but the configured one is pkcs11:');
-  });
+  }, 90_000);
 
   it('refuses to start once the key-encryption key is removed from the HSM, saying so', async () => {
-    destroyPkcs11Kek(settings);
+    await destroyPkcs11Kek(settings);
     const started = await startChild({});
     expect(started.code).toBe(1);
     expect(started.output).toContain(`no key labelled "paywire-kek" on the HSM token "${token.tokenLabel}"`);
-  });
+  }, 90_000);
 });

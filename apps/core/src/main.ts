@@ -25,7 +25,7 @@ try {
     port: env.CORE_PORT,
     mode: env.PAYWIRE_MODE,
     cardEncryptionKey: env.CARD_ENCRYPTION_KEY,
-    keyProvider: keyProviderOf(env),
+    keyProvider: await keyProviderOf(env),
     keyRefreshMs: env.KEY_REFRESH_SECONDS * 1000,
     keyRetireAfterSeconds: env.KEY_RETIRE_AFTER_SECONDS,
     poolSize: env.DATABASE_POOL_SIZE,

@@ -3,7 +3,7 @@ import { pkcs11KeyProvider } from './pkcs11.ts';
 import { fileKeyProvider, KeyConfigurationError, type KeyProvider } from './provider.ts';
 
 /** The key provider KEY_PROVIDER names, from core's configuration (env.ts validated it). */
-export function keyProviderOf(
+export async function keyProviderOf(
   env: Pick<
     KeyEnv,
     | 'KEY_PROVIDER'
@@ -13,7 +13,7 @@ export function keyProviderOf(
     | 'PKCS11_PIN'
     | 'PKCS11_KEY_LABEL'
   >,
-): KeyProvider {
+): Promise<KeyProvider> {
   if (env.KEY_PROVIDER === 'pkcs11') {
     if (!env.PKCS11_MODULE || !env.PKCS11_TOKEN_LABEL || !env.PKCS11_PIN)
       throw new KeyConfigurationError(

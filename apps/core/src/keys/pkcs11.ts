@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import pkcs11js from 'pkcs11js';
+import type Pkcs11Binding from 'pkcs11js';
 import { KeyConfigurationError, type KeyProvider } from './provider.ts';
 
 export interface Pkcs11Settings {
@@ -12,12 +12,31 @@ export interface Pkcs11Settings {
   keyLabel: string;
 }
 
-type Session = { module: pkcs11js.PKCS11; session: Buffer };
+type Binding = typeof Pkcs11Binding;
+type Session = { module: Pkcs11Binding.PKCS11; session: Buffer };
+
+let binding: Binding | undefined;
+
+/**
+ * pkcs11js is a native add-on, loaded only when KEY_PROVIDER=pkcs11: an install that skipped its build (the
+ * image's `npm ci --ignore-scripts`) still runs the file provider.
+ */
+async function pkcs11Binding(): Promise<Binding> {
+  if (binding) return binding;
+  try {
+    binding = (await import('pkcs11js')).default;
+  } catch (error) {
+    throw new KeyConfigurationError(
+      `KEY_PROVIDER=pkcs11 needs the pkcs11js add-on built (npm rebuild pkcs11js): ${(error as Error).message}`,
+    );
+  }
+  return binding;
+}
 
 /** A PKCS#11 library can be initialised once per process: every provider of the process shares it. */
-const loaded = new Map<string, pkcs11js.PKCS11>();
+const loaded = new Map<string, Pkcs11Binding.PKCS11>();
 
-function load(path: string): pkcs11js.PKCS11 {
+function load(pkcs11js: Binding, path: string): Pkcs11Binding.PKCS11 {
   const known = loaded.get(path);
   if (known) return known;
   const module = new pkcs11js.PKCS11();
@@ -40,8 +59,8 @@ function codeName(error: unknown): string {
 }
 
 /** Opens a logged-in session on the token labelled `tokenLabel`; a wrong PIN is a refusal to start. */
-function openSession(settings: Pkcs11Settings, readWrite = false): Session {
-  const module = load(settings.module);
+function openSession(pkcs11js: Binding, settings: Pkcs11Settings, readWrite = false): Session {
+  const module = load(pkcs11js, settings.module);
   const slot = module
     .C_GetSlotList(true)
     .find((candidate) => module.C_GetTokenInfo(candidate).label.trim() === settings.tokenLabel);
@@ -69,7 +88,7 @@ function openSession(settings: Pkcs11Settings, readWrite = false): Session {
   return { module, session };
 }
 
-function findKey({ module, session }: Session, label: string): Buffer | null {
+function findKey(pkcs11js: Binding, { module, session }: Session, label: string): Buffer | null {
   module.C_FindObjectsInit(session, [
     { type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_SECRET_KEY },
     { type: pkcs11js.CKA_LABEL, value: label },
@@ -80,7 +99,7 @@ function findKey({ module, session }: Session, label: string): Buffer | null {
   return found[0] ?? null;
 }
 
-const gcm = (iv: Buffer, context: string) => ({
+const gcm = (pkcs11js: Binding, iv: Buffer, context: string) => ({
   mechanism: pkcs11js.CKM_AES_GCM,
   parameter: {
     type: pkcs11js.CK_PARAMS_AES_GCM,
@@ -95,9 +114,10 @@ const gcm = (iv: Buffer, context: string) => ({
  * The KEK in an HSM through PKCS#11: an AES-256 key that never leaves the token (sensitive, not extractable).
  * DEKs are wrapped by the token's AES-GCM (C_Encrypt), iv (12) | ciphertext and 16-byte tag.
  */
-export function pkcs11KeyProvider(settings: Pkcs11Settings): KeyProvider {
-  const opened = openSession(settings);
-  const key = findKey(opened, settings.keyLabel);
+export async function pkcs11KeyProvider(settings: Pkcs11Settings): Promise<KeyProvider> {
+  const pkcs11js = await pkcs11Binding();
+  const opened = openSession(pkcs11js, settings);
+  const key = findKey(pkcs11js, opened, settings.keyLabel);
   if (!key) {
     opened.module.C_CloseSession(opened.session);
     throw new KeyConfigurationError(
@@ -110,11 +130,11 @@ export function pkcs11KeyProvider(settings: Pkcs11Settings): KeyProvider {
     kekId: `pkcs11:${settings.tokenLabel}/${settings.keyLabel}`,
     async wrap(dek, context) {
       const iv = randomBytes(12);
-      module.C_EncryptInit(session, gcm(iv, context), key);
+      module.C_EncryptInit(session, gcm(pkcs11js, iv, context), key);
       return Buffer.concat([iv, module.C_Encrypt(session, dek, Buffer.alloc(dek.length + 32))]);
     },
     async unwrap(wrapped, context) {
-      module.C_DecryptInit(session, gcm(wrapped.subarray(0, 12), context), key);
+      module.C_DecryptInit(session, gcm(pkcs11js, wrapped.subarray(0, 12), context), key);
       return module.C_Decrypt(session, wrapped.subarray(12), Buffer.alloc(wrapped.length));
     },
     async close() {
@@ -124,10 +144,11 @@ export function pkcs11KeyProvider(settings: Pkcs11Settings): KeyProvider {
 }
 
 /** Makes the KEK on the token: AES-256, sensitive, never extractable. Refuses when the label is taken. */
-export function createPkcs11Kek(settings: Pkcs11Settings): void {
-  const opened = openSession(settings, true);
+export async function createPkcs11Kek(settings: Pkcs11Settings): Promise<void> {
+  const pkcs11js = await pkcs11Binding();
+  const opened = openSession(pkcs11js, settings, true);
   try {
-    if (findKey(opened, settings.keyLabel))
+    if (findKey(pkcs11js, opened, settings.keyLabel))
       throw new KeyConfigurationError(`a key labelled "${settings.keyLabel}" is already on the token`);
     opened.module.C_GenerateKey(opened.session, { mechanism: pkcs11js.CKM_AES_KEY_GEN }, [
       { type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_SECRET_KEY },
@@ -147,10 +168,11 @@ export function createPkcs11Kek(settings: Pkcs11Settings): void {
 }
 
 /** Removes the KEK from the token (tests: "a removed key refuses to start"). */
-export function destroyPkcs11Kek(settings: Pkcs11Settings): void {
-  const opened = openSession(settings, true);
+export async function destroyPkcs11Kek(settings: Pkcs11Settings): Promise<void> {
+  const pkcs11js = await pkcs11Binding();
+  const opened = openSession(pkcs11js, settings, true);
   try {
-    const key = findKey(opened, settings.keyLabel);
+    const key = findKey(pkcs11js, opened, settings.keyLabel);
     if (key) opened.module.C_DestroyObject(opened.session, key);
   } finally {
     opened.module.C_CloseSession(opened.session);

@@ -90,3 +90,9 @@ export const retireKey = `update data_key set retired_at = now(), wrapped = null
 /** Each rotation's progress per table, newest first. */
 export const rotationProgress = `select key_id, table_name, rows_reencrypted::integer as rows_reencrypted, finished_at,
   updated_at from key_reencryption order by key_id desc, table_name`;
+
+/** Whether the database holds values sealed or fingerprinted before data keys existed (v1). */
+export const holdsV1Data = `select exists (select 1 from stored_card) or exists (select 1 from sepa_mandate)
+    or exists (select 1 from payment_fields_token where sealed_card is not null)
+    or exists (select 1 from processor_account where sealed_credentials is not null)
+    or exists (select 1 from idempotency_record where fingerprint is not null) as holds`;

@@ -9,7 +9,7 @@ import {
   type RefreshableVault,
 } from '../security/card-vault.ts';
 import { checkValue, KeyConfigurationError, type KeyProvider } from './provider.ts';
-import { insertKey, liveKeys, lockKeys, nextKeyId } from './queries.ts';
+import { holdsV1Data, insertKey, liveKeys, lockKeys, nextKeyId } from './queries.ts';
 
 interface KeyRow {
   id: number;
@@ -113,6 +113,12 @@ export async function openKeyRing(
     const legacy = legacySecret ? legacyKeys(legacySecret) : undefined;
     let added = false;
     if (!everyKey.some((key) => key.purpose === 'fingerprint')) {
+      // A fresh fingerprint key over v1 data would lose every duplicate and every idempotent replay.
+      const [v1] = await executeParameterized<{ holds: boolean }>(tx, holdsV1Data, []);
+      if (!legacy && v1?.holds)
+        throw new KeyConfigurationError(
+          'this database holds card data from before data keys (v1): start once with CARD_ENCRYPTION_KEY set to its key, so that key and its fingerprint key are imported',
+        );
       await addKey(tx, provider, 'fingerprint', legacy?.fingerprint ?? randomBytes(32));
       added = true;
     }
