@@ -1,7 +1,13 @@
 import { spawn } from 'node:child_process';
 import { createCipheriv, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { bindings, createPkcs11Kek, destroyPkcs11Kek, type Pkcs11Settings } from '@paywire/core';
+import {
+  bindings,
+  coreRegistry,
+  createPkcs11Kek,
+  destroyPkcs11Kek,
+  type Pkcs11Settings,
+} from '@paywire/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pkcs11KeyProvider } from '../apps/core/src/keys/pkcs11.ts';
 import { legacyKeys } from '../apps/core/src/security/card-vault.ts';
@@ -191,6 +197,12 @@ describe.skipIf(!hsm)('keys in an HSM (SoftHSM2 through PKCS#11)', () => {
     const retired = await stack.db.query('select wrapped from data_key where retired_at is not null');
     expect(retired.rows.length).toBe(before.length);
     for (const row of retired.rows) expect(row.wrapped).toBeNull();
+
+    // observable as metrics: the values re-encrypted per table, the keys retired
+    const metrics = await coreRegistry.metrics();
+    const reencrypted = [...metrics.matchAll(/^paywire_key_rows_reencrypted_total\{table="(\w+)"\} (\d+)/gm)];
+    expect(Number(reencrypted.find((line) => line[1] === 'stored_card')?.[2])).toBeGreaterThan(0);
+    expect(metrics).toMatch(new RegExp(`^paywire_key_retirements_total ${before.length}$`, 'm'));
 
     const status = await run(['infra/keys.ts', 'status', '--json'], keyEnv);
     expect(status.code, status.output).toBe(0);
