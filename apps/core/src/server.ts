@@ -168,6 +168,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
   await untilMigrated(orm, log);
   // The keys before anything else: a wrong key or PIN refuses to start here, not with a 500 per request.
   const opened = await openKeys(orm, options).catch(async (error: unknown) => {
+    server.closeAllConnections(); // health probes' keep-alive sockets must not hold the refusal up
     await new Promise((resolve) => server.close(resolve));
     await orm.close();
     throw error;
