@@ -6,8 +6,11 @@ import { referencesPerKey } from './reencrypt.ts';
 export interface KeyView {
   id: number;
   purpose: 'encryption' | 'fingerprint';
-  /** sealing: the current DEK; pending: sealing from activatesAt; opening: still opens values; retired. */
-  state: 'sealing' | 'pending' | 'opening' | 'retired';
+  /**
+   * sealing: the current DEK; pending: sealing from activatesAt; opening: still opens values; retired;
+   * fingerprinting: the fingerprint key.
+   */
+  state: 'sealing' | 'pending' | 'opening' | 'retired' | 'fingerprinting';
   legacy: boolean;
   kekId: string;
   checkValue: string;
@@ -55,11 +58,13 @@ export async function keyStatus(em: EntityManager): Promise<{ keys: KeyView[]; r
       purpose: row.purpose,
       state: row.retired_at
         ? 'retired'
-        : row.id === sealing?.id
-          ? 'sealing'
-          : time(row.activates_at).getTime() > now
-            ? 'pending'
-            : 'opening',
+        : row.purpose === 'fingerprint'
+          ? 'fingerprinting'
+          : row.id === sealing?.id
+            ? 'sealing'
+            : time(row.activates_at).getTime() > now
+              ? 'pending'
+              : 'opening',
       legacy: row.legacy,
       kekId: row.kek_id,
       checkValue: row.check_value,
