@@ -10,6 +10,11 @@ const schema = z.object({
   PORT: z.coerce.number().int().default(8080),
   CORE_PORT: z.coerce.number().int().default(8081),
   CARD_ENCRYPTION_KEY: z.string().optional(),
+  /** npm start: core's key-encryption key on a SoftHSM2 token in the data directory (docs/keys.md). */
+  PAYWIRE_SOFTHSM: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
   /** npm run processor -- add: the account's credentials as JSON, instead of a file. */
   PROCESSOR_CREDENTIALS: z.string().optional(),
   SANDBOX_API_USERNAME: z.string().min(1).default('sandbox'),

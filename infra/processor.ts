@@ -10,17 +10,16 @@ import {
 } from '@paywire/contracts';
 import {
   addProcessorAccount,
-  createCardVault,
+  type CardVault,
   disableProcessorAccount,
   listProcessorAccounts,
   routeProcessors,
 } from '@paywire/core';
 import type { z } from 'zod';
-import { type EntityManager, manageCallers } from './callers.ts';
-import { cardEncryptionKey } from './card-key.ts';
-import { provideDatabase } from './database.ts';
+import type { EntityManager } from './callers.ts';
 import { loadLauncherEnv } from './launcher-env.ts';
 import { cliOperator } from './operator.ts';
+import { withCardVault } from './vault.ts';
 
 /**
  * npm run processor -- add|list|disable|route ...: merchants' processor accounts, for operators. Credentials
@@ -125,7 +124,7 @@ function printSetup(setup: ProcessorSetup): void {
   }
 }
 
-type Work = (em: EntityManager, vault: ReturnType<typeof createCardVault>) => Promise<void>;
+type Work = (em: EntityManager, vault: CardVault) => Promise<void>;
 
 /** Each command parses its options at once (a usage error opens no database) and returns its work. */
 const commands: Record<string, (env: ReturnType<typeof loadLauncherEnv>) => Work> = {
@@ -167,15 +166,4 @@ if (command === undefined || !Object.hasOwn(commands, command)) fail(`unknown co
 const env = loadLauncherEnv();
 const work = (commands[command] as (typeof commands)[string])(env);
 
-const vault = createCardVault(
-  Buffer.from(cardEncryptionKey(env.CARD_ENCRYPTION_KEY, env.PAYWIRE_DATA_DIR), 'base64'),
-);
-const { server, databaseUrl } = await provideDatabase(env);
-try {
-  await manageCallers(databaseUrl, (em) => work(em, vault));
-} catch (error) {
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
-} finally {
-  await server.stop();
-}
+await withCardVault(env, work);

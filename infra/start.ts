@@ -6,6 +6,7 @@ import { cardEncryptionKey } from './card-key.ts';
 import { provideDatabase } from './database.ts';
 import { loadLauncherEnv } from './launcher-env.ts';
 import { serviceNodeOptions } from './node-options.ts';
+import { softHsmEnvironment } from './softhsm.ts';
 
 /**
  * npm start: PostgreSQL (embedded unless DATABASE_URL is set); then prepare.ts in a child process
@@ -84,11 +85,19 @@ async function stop(code: number): Promise<never> {
 process.on('SIGINT', () => void stop(0));
 process.on('SIGTERM', () => void stop(0));
 
+const keyEnvironment = env.PAYWIRE_SOFTHSM
+  ? await softHsmEnvironment(env.PAYWIRE_DATA_DIR).catch(async (error: Error) => {
+      log.error({ detail: error.message }, 'SoftHSM2 setup failed');
+      await server.stop();
+      process.exit(1);
+    })
+  : {};
 launch('core', {
   DATABASE_URL: databaseUrl,
   CORE_PORT: String(env.CORE_PORT),
   PAYWIRE_MODE: env.PAYWIRE_MODE,
   CARD_ENCRYPTION_KEY: cardEncryptionKey(env.CARD_ENCRYPTION_KEY, env.PAYWIRE_DATA_DIR),
+  ...keyEnvironment,
 });
 await waitUntilReady(env.CORE_PORT);
 launch('facade', {

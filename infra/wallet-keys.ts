@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { configureWalletKeysInput, type WalletKeysView } from '@paywire/contracts';
-import { configureWalletKeys, createCardVault, walletKeysView } from '@paywire/core';
-import { type EntityManager, manageCallers } from './callers.ts';
-import { cardEncryptionKey } from './card-key.ts';
-import { provideDatabase } from './database.ts';
+import { type CardVault, configureWalletKeys, walletKeysView } from '@paywire/core';
+import type { EntityManager } from './callers.ts';
 import { loadLauncherEnv } from './launcher-env.ts';
+import { withCardVault } from './vault.ts';
 
 /**
  * npm run wallet-keys -- set|show|remove ...: a merchant's wallet decryption keys (docs/wallets.md), for
@@ -61,7 +60,7 @@ function describe(view: WalletKeysView): void {
   say(`\tApple Pay: ${apple ? `${apple.merchantIdentifier}, ${apple.keys} key(s)` : 'none'}`);
 }
 
-type Work = (em: EntityManager, vault: ReturnType<typeof createCardVault>) => Promise<void>;
+type Work = (em: EntityManager, vault: CardVault) => Promise<void>;
 
 const merchantId = Number(values.merchant);
 
@@ -113,15 +112,4 @@ if (command === undefined || !Object.hasOwn(commands, command)) fail(`unknown co
 if (!Number.isInteger(merchantId) || merchantId <= 0) fail('--merchant must be a merchant id');
 const work = (commands[command] as () => Work)();
 const env = loadLauncherEnv();
-const vault = createCardVault(
-  Buffer.from(cardEncryptionKey(env.CARD_ENCRYPTION_KEY, env.PAYWIRE_DATA_DIR), 'base64'),
-);
-const { server, databaseUrl } = await provideDatabase(env);
-try {
-  await manageCallers(databaseUrl, (em) => work(em, vault));
-} catch (error) {
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
-} finally {
-  await server.stop();
-}
+await withCardVault(env, work);

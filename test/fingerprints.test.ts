@@ -1,6 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCardVault } from '../apps/core/src/security/card-vault.ts';
 import { client, expectStatus, saleBody } from './support/http.ts';
 import { paymentRowCounts, type Stack, startStack } from './support/stack.ts';
 
@@ -59,9 +58,7 @@ describe('stored fingerprints', () => {
     const candidates = texts.flatMap(plainDigests);
     // The stored value is the keyed hash of exactly this digest (so the digest above is the facade's, and the
     // digest itself, what was stored before 0011, is among the candidates this check refuses).
-    expect(fingerprint).toBe(
-      createCardVault(stack.coreOptions.cardEncryptionKey).fingerprint(`request:${facadeDigest}`),
-    );
+    expect(fingerprint).toBe(stack.core.services.vault.fingerprint(`request:${facadeDigest}`));
     expect(candidates).toContain(facadeDigest);
     for (const candidate of candidates) {
       expect(fingerprint).not.toBe(candidate);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
+import { bindings } from '@paywire/core';
 import { fromXml } from '@paywire/xml';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -1186,8 +1187,11 @@ describe('card data protection', () => {
     it('seals stored card numbers, and the sealed value holds the number only, never a CVV', async () => {
       const rows = await rowsOf('stored_card');
       const opened = rows.map((row) => {
-        expect(row.sealed_number).toMatch(/^v1:[A-Za-z0-9+/]+=*$/);
-        return stack.core.services.vault.open(row.sealed_number);
+        expect(row.sealed_number).toMatch(/^v2:\d+:[A-Za-z0-9+/]+=*$/);
+        return stack.core.services.vault.open(
+          row.sealed_number,
+          bindings.card(row.merchant_id, row.fingerprint),
+        );
       });
       for (const value of opened) expect(value).toMatch(/^\d{12,19}$/);
       expect(opened).toEqual(
@@ -1222,8 +1226,13 @@ describe('card data protection', () => {
       // an unused bound token holds the card sealed, not in plain text
       const unused = rows.find((row) => row.token === unusedToken);
       expect(unused?.used_at).toBeNull();
-      expect(unused?.sealed_card).toMatch(/^v1:/);
-      expect(stack.core.services.vault.open(unused?.sealed_card)).toContain(cards.token.cvv);
+      expect(unused?.sealed_card).toMatch(/^v2:\d+:/);
+      expect(
+        stack.core.services.vault.open(
+          unused?.sealed_card,
+          bindings.token(unused?.merchant_id, unused?.token),
+        ),
+      ).toContain(cards.token.cvv);
       for (const row of rows) {
         for (const number of numbers) expect(JSON.stringify(row)).not.toContain(number);
         if (row.used_at !== null) expect(row.sealed_card).toBeNull();

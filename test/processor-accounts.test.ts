@@ -10,7 +10,7 @@ import { createPaywireClient, type PaywireClient, type RouterInputs } from '@pay
 import { type AdyenCredentials, addProcessorAccountInput, routeProcessorsInput } from '@paywire/contracts';
 import {
   addProcessorAccount,
-  createCardVault,
+  type CardVault,
   disableProcessorAccount,
   openDatabase,
   operatorOrigin,
@@ -33,7 +33,7 @@ let operator: PaywireClient;
 /** The operator CLI's origin, for the service code it runs. */
 const cliOrigin = operatorOrigin('test');
 let orm: MikroORM;
-let vault: ReturnType<typeof createCardVault>;
+let vault: CardVault;
 
 beforeAll(async () => {
   stack = await startStack();
@@ -42,7 +42,7 @@ beforeAll(async () => {
     credential: await stack.issueCredential({ name: 'operator', scope: 'admin' }),
   });
   orm = await openDatabase(stack.databaseUrl, 2);
-  vault = createCardVault(stack.coreOptions.cardEncryptionKey);
+  vault = stack.core.services.vault;
 });
 
 afterAll(async () => {
@@ -116,7 +116,7 @@ describe('processors.add, list and disable', () => {
       apiKeyLastFour: '7f3a',
     });
     const [row] = await accountRows(merchant);
-    expect(row?.sealed_credentials).toMatch(/^v1:/);
+    expect(row?.sealed_credentials).toMatch(/^v2:\d+:/);
     for (const secret of [apiKey, 'notification-password-1', 'ab'.repeat(32)])
       expect(row?.sealed_credentials).not.toContain(secret);
 
@@ -403,7 +403,7 @@ describe('npm run processor', () => {
         env: {
           ...process.env,
           DATABASE_URL: stack.databaseUrl,
-          CARD_ENCRYPTION_KEY: stack.coreOptions.cardEncryptionKey.toString('base64'),
+          CARD_ENCRYPTION_KEY: stack.coreOptions.cardEncryptionKey?.toString('base64'),
         },
       });
     const merchantId = String(merchant.id);

@@ -947,7 +947,7 @@ describe('secrecy of the IBAN', () => {
     }
     const mandates = await db.query('select sealed_iban from sepa_mandate');
     expect(mandates.rows.length).toBeGreaterThan(0);
-    for (const row of mandates.rows) expect(row.sealed_iban).toMatch(/^v1:/);
+    for (const row of mandates.rows) expect(row.sealed_iban).toMatch(/^v2:\d+:/);
     const everything = [...stack.logs, ...stdout.printed].join('\n');
     expect(stack.logs.length).toBeGreaterThan(0);
     for (const iban of IBANS) expect(everything).not.toContain(iban);
@@ -963,7 +963,7 @@ describe('live mode', () => {
       databaseUrl: stack.databaseUrl,
       port: 0,
       mode: 'live',
-      cardEncryptionKey: randomBytes(32),
+      cardEncryptionKey: stack.coreOptions.cardEncryptionKey, // the database's keys were wrapped under it
       poolSize: 4,
     });
     facade = await startFacade(core.url, stack.facadeCredential);

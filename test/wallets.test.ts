@@ -1019,7 +1019,7 @@ describe("production tokens are verified and decrypted with the merchant's keys"
       [merchant.id],
     );
     const sealed = rows[0]?.sealed_keys ?? '';
-    expect(sealed).toMatch(/^v1:/);
+    expect(sealed).toMatch(/^v2:\d+:/); // under a data key, bound to the merchant's row
     const keyBody = (keys.googlePay.privateKeys[0] ?? '').split('\n')[1] ?? 'missing';
     expect(sealed).not.toContain(keyBody);
     expect(stack.logs.join('\n')).not.toContain(keyBody);
@@ -1054,7 +1054,7 @@ describe('npm run wallet-keys', () => {
         env: {
           ...process.env,
           DATABASE_URL: stack.databaseUrl,
-          CARD_ENCRYPTION_KEY: stack.coreOptions.cardEncryptionKey.toString('base64'),
+          CARD_ENCRYPTION_KEY: (stack.coreOptions.cardEncryptionKey as Buffer).toString('base64'),
         },
       });
     const set = await cli(

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createPaywireClient, type PaywireClient } from '@paywire/client';
 import { addProcessorAccountInput } from '@paywire/contracts';
-import { addProcessorAccount, createCardVault, openDatabase, operatorOrigin } from '@paywire/core';
+import { addProcessorAccount, fileKeyProvider, openDatabase, openVault, operatorOrigin } from '@paywire/core';
 import { expect } from 'vitest';
 import { type FakeAdyen, startFakeAdyen } from './fake-adyen/index.ts';
 import { type Stack, startStack, type TestMerchant } from './stack.ts';
@@ -149,7 +149,7 @@ export async function addAdyenTestAccount(
   try {
     const added = await addProcessorAccount(
       orm.em.fork(),
-      createCardVault(cardKey),
+      await openVault(orm.em.fork(), fileKeyProvider(cardKey), cardKey),
       addProcessorAccountInput.parse({
         merchantId: account.merchantId,
         name: 'adyen',

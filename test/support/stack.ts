@@ -144,6 +144,10 @@ export async function startStack(
     adyenTimeoutMs?: number;
     postgresAdminUrl?: string;
     paymentRecoveryAfterSeconds?: number;
+    /** The key provider (default: the file provider over a fresh CARD_ENCRYPTION_KEY). */
+    keyProvider?: CoreOptions['keyProvider'];
+    keyRefreshMs?: number;
+    keyRetireAfterSeconds?: number;
   } = {},
 ): Promise<Stack> {
   const databaseUrl = await newDatabase('paywire', options.postgresAdminUrl);
@@ -165,6 +169,11 @@ export async function startStack(
       googleRootKeys: parseGoogleRootKeys(walletFiles.googleRootKeys),
       appleRootCertificates: parsePemCertificates(walletFiles.appleRootCertificates),
     },
+    ...(options.keyProvider ? { keyProvider: options.keyProvider } : {}),
+    ...(options.keyRefreshMs ? { keyRefreshMs: options.keyRefreshMs } : {}),
+    ...(options.keyRetireAfterSeconds !== undefined
+      ? { keyRetireAfterSeconds: options.keyRetireAfterSeconds }
+      : {}),
     poolSize: 8,
     ipnRetryDelaySeconds: 1,
     passwordCost: testPasswordCost,

@@ -4,6 +4,7 @@ import type { Logger, TraceContext } from '@paywire/observability';
 import type { PgBoss } from 'pg-boss';
 import type { Caller } from './callers/service.ts';
 import type { DeliverySettings } from './ipn/delivery.ts';
+import type { KeyServices } from './keys/reencrypt.ts';
 import type { CallMemo } from './merchants/facts.ts';
 import type { ProcessorDirectory } from './processors/directory.ts';
 import type { CardProfiler } from './processors/processor.ts';
@@ -26,6 +27,8 @@ export interface CoreServices {
   vault: CardVault;
   /** The roots production wallet tokens are verified against (Google's root signing keys, Apple's root). */
   walletTrust: WalletTrust;
+  /** The key provider and the data keys: refresh, rotation's re-encryption job (keys/). */
+  keys: KeyServices;
   /** Bounds the password hashes running and waiting, so guessing cannot starve real logins. */
   passwords: PasswordGate;
   /** What merchant passwords are hashed at: security/passwords.ts's productionCost outside tests. */

@@ -7,7 +7,19 @@ export {
 } from './callers/service.ts';
 export { ensureSampleProduct } from './catalog/service.ts';
 export { migrate, openDatabase } from './db/orm.ts';
+export { type KeyEnv, loadKeyEnv } from './env.ts';
 export { sweepExpiredRecords } from './idempotency/sweep.ts';
+export { keyProviderOf } from './keys/configured.ts';
+export { createPkcs11Kek, destroyPkcs11Kek, type Pkcs11Settings } from './keys/pkcs11.ts';
+export { fileKeyProvider, KeyConfigurationError, type KeyProvider } from './keys/provider.ts';
+export {
+  reencryptRun,
+  referencesPerKey,
+  requestReencryption,
+  requestReencryptionAt,
+} from './keys/reencrypt.ts';
+export { addDataKey, openVault } from './keys/ring.ts';
+export { type KeyView, keyStatus, type RotationView } from './keys/status.ts';
 export { upsertMerchant } from './merchants/service.ts';
 export { coreRegistry } from './metrics.ts';
 export { recoverAttempts } from './payments/recovery.ts';
@@ -26,7 +38,7 @@ export {
 export { type AppRouter, appRouter, createCaller } from './router.ts';
 export { type AuditVerdict, verifyAuditTrail } from './security/audit/log.ts';
 export { type AuditOrigin, operatorOrigin } from './security/audit/trail.ts';
-export { createCardVault } from './security/card-vault.ts';
+export { bindings, type CardVault, createCardVault } from './security/card-vault.ts';
 export type { ScryptCost } from './security/passwords.ts';
 export { type CoreOptions, type RunningCore, startCore } from './server.ts';
 export {

@@ -181,3 +181,22 @@ export function sampleQueues(em: () => EntityManager): () => void {
   samplers.add(sample);
   return () => samplers.delete(sample);
 }
+
+export const keyRowsReencrypted = new Counter({
+  name: 'paywire_key_rows_reencrypted_total',
+  help: 'Sealed values re-encrypted under the current data key by the rotation job, by table',
+  labelNames: ['table'] as const,
+  registers,
+});
+
+export const keyRetirements = new Counter({
+  name: 'paywire_key_retirements_total',
+  help: 'Data keys retired (wrapped material erased) once nothing referred to them',
+  registers,
+});
+
+export const keyReencryptionFailures = new Counter({
+  name: 'paywire_key_reencryption_failures_total',
+  help: 'Sealed values the rotation job could not open (their key stays referenced, never retired)',
+  registers,
+});

@@ -11,6 +11,9 @@ import { isDatabaseUnavailable } from './db/unavailable.ts';
 import { databaseUnavailable, isExpected } from './errors.ts';
 import { answerHealth, isHealthPath, type Lifecycle } from './health.ts';
 import { describeJobError, startJobs } from './jobs/boss.ts';
+import { fileKeyProvider, KeyConfigurationError, type KeyProvider } from './keys/provider.ts';
+import { keyServices } from './keys/reencrypt.ts';
+import { openKeyRing } from './keys/ring.ts';
 import { sampleQueues } from './metrics.ts';
 import { liveRefusal } from './processors/accounts/routing.ts';
 import { technicalCancelLookup } from './processors/adyen/confirmations.ts';
@@ -41,7 +44,19 @@ export interface CoreOptions {
   host?: string;
   port: number;
   mode: Mode;
-  cardEncryptionKey: Buffer;
+  /**
+   * The static secret of `v1`: the file provider's key-encryption key source (when `keyProvider` is unset),
+   * and the legacy keys imported at the first start so `v1` values and fingerprints stay readable.
+   */
+  cardEncryptionKey?: Buffer | undefined;
+  /** Holds the key-encryption key (default: the file provider over `cardEncryptionKey`). */
+  keyProvider?: KeyProvider;
+  /** How often every core re-reads the data keys (default 10 000 ms); a rotation's new key waits longer. */
+  keyRefreshMs?: number;
+  /** After a new key seals, how long before old keys nothing refers to are retired (default 60 s). */
+  keyRetireAfterSeconds?: number;
+  /** Values re-encrypted per transaction by the rotation job (default 200). */
+  keyBatchSize?: number;
   /** The roots production wallet tokens are verified against (default: none, so every production token is refused). */
   walletTrust?: WalletTrust;
   poolSize?: number;
@@ -160,6 +175,13 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
   const { port } = server.address() as AddressInfo;
 
   await untilMigrated(orm, log);
+  // The keys before anything else: a wrong key or PIN refuses to start here, not with a 500 per request.
+  const opened = await openKeys(orm, options).catch(async (error: unknown) => {
+    server.closeAllConnections(); // health probes' keep-alive sockets must not hold the refusal up
+    await new Promise((resolve) => server.close(resolve));
+    await orm.close();
+    throw error;
+  });
   if (options.mode === 'live') {
     const refusal = await liveRefusal(orm.em.fork());
     if (refusal) throw new Error(`live mode refuses to start: ${refusal}`);
@@ -172,7 +194,11 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
       worker,
     },
   );
-  const vault = createCardVault(options.cardEncryptionKey);
+  const { vault, keys } = opened;
+  const keyRefresh = setInterval(() => {
+    keys.refresh().catch((error: unknown) => log.error({ error }, 'data key refresh failed'));
+  }, options.keyRefreshMs ?? 10_000);
+  keyRefresh.unref();
   const recoveryAfterSeconds = options.paymentRecoveryAfterSeconds ?? 60;
   // An authorization may take a call, its repeat, a technical cancel and the wait for its confirmation at
   // one account before recovery may touch it: each step gets at most a quarter of the recovery delay.
@@ -200,6 +226,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     cardProfile: sandboxCardProfile,
     vault,
     walletTrust: options.walletTrust ?? noWalletTrust,
+    keys,
     passwords: createPasswordGate(),
     passwordCost: options.passwordCost ?? productionCost,
     mode: options.mode,
@@ -234,11 +261,30 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
       const deadline = Date.now() + shutdownGraceMs;
       await http.drain(shutdownGraceMs, options.shutdownDelayMs ?? 0);
       stopSampling();
+      clearInterval(keyRefresh);
       await Promise.all(workers.map((started) => started?.stop()));
       await jobs.stop({ graceful: true, timeout: Math.max(1000, deadline - Date.now()) });
       await orm.close();
+      await keys.provider.close();
     },
   };
+}
+
+/** The provider, the key ring (checked) and the vault over it; a KeyConfigurationError refuses to start. */
+async function openKeys(orm: MikroORM, options: CoreOptions) {
+  let provider = options.keyProvider;
+  if (!provider) {
+    if (!options.cardEncryptionKey)
+      throw new KeyConfigurationError('the file key provider needs CARD_ENCRYPTION_KEY (32 bytes, base64)');
+    provider = fileKeyProvider(options.cardEncryptionKey);
+  }
+  const ring = await openKeyRing(orm.em.fork(), provider, options.cardEncryptionKey);
+  const vault = createCardVault(ring);
+  const keys = keyServices(orm, provider, vault, {
+    retireAfterSeconds: options.keyRetireAfterSeconds ?? 60,
+    batchSize: options.keyBatchSize ?? 200,
+  });
+  return { vault, keys };
 }
 
 /** The tRPC router behind caller authentication: no credential, no procedure, whatever the path. */

@@ -3,7 +3,8 @@ import { recoveredAnswer } from './cards/recovered.ts';
 import type { CoreServices } from './context.ts';
 import { scheduleSweep } from './idempotency/sweep.ts';
 import { startDeliveryWorkers } from './ipn/delivery.ts';
-import { renewalFailures, sepaRunFailures } from './metrics.ts';
+import { startReencryption } from './keys/reencrypt.ts';
+import { keyReencryptionFailures, renewalFailures, sepaRunFailures } from './metrics.ts';
 import { scheduleRecovery } from './payments/recovery.ts';
 import { scheduleNotificationJanitor } from './processors/adyen/notifications.ts';
 import { renewalDebitParameters, startRenewalWorkers } from './recurring/renewals.ts';
@@ -68,6 +69,14 @@ export const workerStarters: WorkerStarter[] = [
       notificationJanitorAfterSeconds,
       failureLogger(log, 'processor-notifications', 'processing stored processor notifications failed'),
     );
+    return undefined;
+  },
+  async (services, log) => {
+    const logFailure = failureLogger(log, 'keys-reencrypt', 'a sealed value could not be re-encrypted');
+    await startReencryption(services.jobs, services.orm, services.keys, (error) => {
+      keyReencryptionFailures.inc();
+      logFailure(error);
+    });
     return undefined;
   },
 ];

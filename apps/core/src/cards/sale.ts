@@ -19,6 +19,7 @@ import { refuseTakenMerchantTransactionId } from '../payments/merchant-transacti
 import { type PaymentOperation, runPayment } from '../payments/pipeline.ts';
 import { rollOf } from '../processors/directory.ts';
 import type { Approval, AuthorizationRequest, DeclineReason } from '../processors/processor.ts';
+import { bindings } from '../security/card-vault.ts';
 import type { Shopper, StoredCard } from '../shoppers/entities.ts';
 import {
   type CardFacts,
@@ -124,7 +125,7 @@ async function paymentSource(
   const stored =
     vaulted?.card ??
     (cardId === undefined ? await defaultCard(em, known) : await shopperCard(em, known, cardId));
-  const number = ctx.vault.open(stored.sealedNumber);
+  const number = ctx.vault.open(stored.sealedNumber, bindings.card(stored.merchantId, stored.fingerprint));
   return { ...payer, material: { ...stored, number }, card: { id: stored.id }, shown: stored };
 }
 

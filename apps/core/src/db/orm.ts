@@ -35,6 +35,7 @@ import { ProcessorAccounts } from './migrations/0018-processor-accounts.ts';
 import { ProcessorAttempts } from './migrations/0019-processor-attempts.ts';
 import { ProcessorNotifications } from './migrations/0020-processor-notifications.ts';
 import { Audit } from './migrations/0021-audit.ts';
+import { DataKeys } from './migrations/0022-data-keys.ts';
 import { TechnicalCancelLookup } from './migrations/0024-technical-cancel-lookup.ts';
 import { WalletKeys } from './migrations/0025-wallet-keys.ts';
 import { wireDialect } from './wire.ts';
@@ -88,6 +89,7 @@ const migrationsList = [
   { name: '0019-processor-attempts', class: ProcessorAttempts },
   { name: '0020-processor-notifications', class: ProcessorNotifications },
   { name: '0021-audit', class: Audit },
+  { name: '0022-data-keys', class: DataKeys },
   { name: '0024-technical-cancel-lookup', class: TechnicalCancelLookup },
   { name: '0025-wallet-keys', class: WalletKeys },
 ];

@@ -10,6 +10,7 @@ import { executeParameterized, sendWithNext } from '../db/wire.ts';
 import { type EventParameters, recordReportedFailure } from '../ipn/events.ts';
 import type { Authorized } from '../payments/authorize.ts';
 import { type PaymentOperation, runPayment, runPrepared } from '../payments/pipeline.ts';
+import { bindings } from '../security/card-vault.ts';
 import { openSepaDebit } from '../sepa/service.ts';
 import type { Shopper, StoredCard } from '../shoppers/entities.ts';
 import { type ChargeKind, Subscription, SubscriptionCharge } from './entities.ts';
@@ -244,7 +245,10 @@ function chargeOperation(ctx: MerchantContext, request: SubscriptionChargeReques
           em,
           {
             shopper: subscription.shopper,
-            iban: ctx.vault.open(mandate.sealedIban),
+            iban: ctx.vault.open(
+              mandate.sealedIban,
+              bindings.mandate(mandate.merchantId, mandate.ibanFingerprint),
+            ),
             payer: {
               firstName: subscription.shopper.firstName ?? '',
               lastName: subscription.shopper.lastName ?? '',

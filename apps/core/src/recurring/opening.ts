@@ -6,6 +6,7 @@ import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
+import { bindings } from '../security/card-vault.ts';
 import { openSepaDebit } from '../sepa/service.ts';
 import { Shopper, StoredCard } from '../shoppers/entities.ts';
 import { findShopper, newShopper, pickFields } from '../shoppers/service.ts';
@@ -187,7 +188,10 @@ export async function openSubscription<T>(
           em,
           {
             shopper,
-            iban: ctx.vault.open(payer.mandate.sealedIban),
+            iban: ctx.vault.open(
+              payer.mandate.sealedIban,
+              bindings.mandate(payer.mandate.merchantId, payer.mandate.ibanFingerprint),
+            ),
             payer: { firstName: shopper.firstName ?? '', lastName: shopper.lastName ?? '' },
             amountMinor: opening.firstChargeMinor,
             currency: 'EUR',

@@ -34,6 +34,7 @@ import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
 import { claimMerchantTransactionId } from '../payments/queries.ts';
 import { type RefundFollowUp, refundAnswer, refundColumns } from '../payments/refund-answer.ts';
 import { recordPaymentChange } from '../security/audit/trail.ts';
+import { bindings } from '../security/card-vault.ts';
 import type { Shopper } from '../shoppers/entities.ts';
 import { findShopper, newShopper } from '../shoppers/service.ts';
 import { liveCollectionBusinessDays, type SepaSettings } from './bank.ts';
@@ -181,7 +182,7 @@ export async function mandateFor(
     shopper.id,
     newMandateReference(),
     fingerprint,
-    ctx.vault.seal(iban),
+    ctx.vault.seal(iban, bindings.mandate(ctx.merchantId, fingerprint)),
     iban.slice(0, 4),
     iban.slice(-4),
     now,
@@ -326,7 +327,7 @@ export async function storedIban(
       { name: 'sepaDirectDebitTransaction.iban' },
     );
   }
-  return ctx.vault.open(mandate.sealedIban);
+  return ctx.vault.open(mandate.sealedIban, bindings.mandate(mandate.merchantId, mandate.ibanFingerprint));
 }
 
 /**

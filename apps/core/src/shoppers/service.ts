@@ -18,6 +18,7 @@ import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
+import { bindings } from '../security/card-vault.ts';
 import { type CardMaterial, consumeToken } from '../tokens/service.ts';
 import { Shopper, StoredCard } from './entities.ts';
 import { lastPaymentCard, mandatesOf, vaultShopperCard } from './queries.ts';
@@ -57,9 +58,10 @@ export function vaultable(
 ): VaultableCard {
   const brand = brandOf(card.number) as CardBrand; // contracts refuse numbers of no known brand
   const profile = ctx.cardProfile({ number: card.number, brand });
+  const fingerprint = ctx.vault.fingerprint(card.number);
   return {
-    fingerprint: ctx.vault.fingerprint(card.number),
-    sealedNumber: ctx.vault.seal(card.number),
+    fingerprint,
+    sealedNumber: ctx.vault.seal(card.number, bindings.card(ctx.merchantId, fingerprint)),
     brand,
     lastFour: card.number.slice(-4),
     expirationMonth: card.expirationMonth,

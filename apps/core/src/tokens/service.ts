@@ -14,6 +14,7 @@ import {
 import type { z } from 'zod';
 import { addSeconds, callNow, merchantNow } from '../clock/clock.ts';
 import type { CallContext, MerchantContext } from '../context.ts';
+import { bindings } from '../security/card-vault.ts';
 import { PaymentFieldsToken } from './entities.ts';
 
 /** Card data in the clear, only in memory and only for the length of one call. */
@@ -103,7 +104,7 @@ export async function bindToken(
       expirationMonth: month,
       expirationYear: year,
     };
-    token.sealedCard = ctx.vault.seal(JSON.stringify(card));
+    token.sealedCard = ctx.vault.seal(JSON.stringify(card), bindings.token(token.merchantId, token.token));
     const brand = brandOf(input.ccNumber) as CardBrand;
     return {
       ccType: brand,
@@ -126,7 +127,9 @@ export async function consumeToken(
 ): Promise<CardMaterial> {
   const token = (await lockUsable(ctx, em, { token: value, merchantId: ctx.merchantId }, now))?.token;
   if (!token?.sealedCard) throw unusable(property);
-  const card = JSON.parse(ctx.vault.open(token.sealedCard)) as CardMaterial;
+  const card = JSON.parse(
+    ctx.vault.open(token.sealedCard, bindings.token(token.merchantId, token.token)),
+  ) as CardMaterial;
   token.usedAt = now;
   token.sealedCard = null;
   return card;

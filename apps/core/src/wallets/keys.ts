@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { type ConfigureWalletKeysInput, DomainError, type WalletKeysView } from '@paywire/contracts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
-import type { CardVault } from '../security/card-vault.ts';
+import { bindings, type CardVault } from '../security/card-vault.ts';
 import type { AppleRecipient } from './apple-pay-crypto.ts';
 import { type GoogleRecipient, type GoogleRootKey, googleRootKeySet } from './google-pay-crypto.ts';
 import { deleteWalletKeys, selectWalletKeys, upsertWalletKeys } from './queries.ts';
@@ -99,7 +99,7 @@ async function readSealed(
 ): Promise<SealedKeys | null> {
   const [row] = await executeParameterized<{ sealed_keys: string }>(em, selectWalletKeys, [merchantId]);
   if (!row) return null;
-  const sealed = JSON.parse(vault.open(row.sealed_keys)) as SealedKeys;
+  const sealed = JSON.parse(vault.open(row.sealed_keys, bindings.walletKeys(merchantId))) as SealedKeys;
   if (sealed.merchantId !== merchantId)
     throw new Error(`merchant ${merchantId}: its wallet keys were sealed for another merchant`);
   return sealed;
@@ -141,7 +141,11 @@ export function configureWalletKeys(
       applePay: input.applePay === undefined ? (current?.applePay ?? null) : input.applePay,
     };
     if (!sealed.googlePay && !sealed.applePay) await executeParameterized(em, deleteWalletKeys, [merchantId]);
-    else await executeParameterized(em, upsertWalletKeys, [merchantId, vault.seal(JSON.stringify(sealed))]);
+    else
+      await executeParameterized(em, upsertWalletKeys, [
+        merchantId,
+        vault.seal(JSON.stringify(sealed), bindings.walletKeys(merchantId)),
+      ]);
     return viewOf(merchantId, sealed);
   });
 }

@@ -1,5 +1,5 @@
 import type { AdyenCredentials } from '@paywire/contracts';
-import type { CardVault } from '../../security/card-vault.ts';
+import { bindings, type CardVault } from '../../security/card-vault.ts';
 
 /** Whose credentials a sealing holds: opened for another account (a copied column), it is refused. */
 interface Owner {
@@ -8,7 +8,10 @@ interface Owner {
 }
 
 export function sealCredentials(vault: CardVault, owner: Owner, credentials: AdyenCredentials): string {
-  return vault.seal(JSON.stringify({ merchantId: owner.merchantId, account: owner.name, credentials }));
+  return vault.seal(
+    JSON.stringify({ merchantId: owner.merchantId, account: owner.name, credentials }),
+    bindings.account(owner.merchantId, owner.name),
+  );
 }
 
 export function openCredentials(
@@ -16,7 +19,9 @@ export function openCredentials(
   account: Owner & { sealedCredentials?: string | null },
 ): AdyenCredentials | null {
   if (!account.sealedCredentials) return null;
-  const sealed = JSON.parse(vault.open(account.sealedCredentials)) as {
+  const sealed = JSON.parse(
+    vault.open(account.sealedCredentials, bindings.account(account.merchantId, account.name)),
+  ) as {
     merchantId: number;
     account: string;
     credentials: AdyenCredentials;

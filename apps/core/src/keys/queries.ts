@@ -1,0 +1,105 @@
+/**
+ * Every hand-written statement of keys/, named for its role; parameters as `$n`, never values in the text.
+ */
+
+/** Serialises first-start key creation and rotation across cores and the CLI (inside a transaction). */
+export const lockKeys = `select pg_advisory_xact_lock(hashtext('paywire data keys'))`;
+
+/** The keys still holding material (not retired), oldest first. */
+export const liveKeys = `select id, purpose, legacy, kek_id, wrapped, check_value, activates_at
+  from data_key where retired_at is null order by id`;
+
+/** Every key, retired ones too, for `keys status`. */
+export const allKeys = `select id, purpose, legacy, kek_id, check_value, activates_at, created_at, retired_at
+  from data_key order by id`;
+
+/** A new key's id, so its wrapping can be bound to it before the row exists. */
+export const nextKeyId = `select nextval(pg_get_serial_sequence('data_key', 'id'))::integer as id`;
+
+/** $1 id, $2 purpose, $3 legacy, $4 kek id, $5 wrapped, $6 check value, $7 seconds until it may seal. */
+export const insertKey = `insert into data_key (id, purpose, legacy, kek_id, wrapped, check_value, activates_at)
+  values ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))`;
+
+/** The key sealing now: the newest non-legacy encryption key already active. */
+export const currentKey = `select id, activates_at, now() >= activates_at as active from data_key
+  where purpose = 'encryption' and not legacy and retired_at is null and activates_at <= now()
+  order by activates_at desc, id desc limit 1`;
+
+/** The newest encryption key (active or waiting for its activation), with how long until then. */
+export const newestKey = `select id, greatest(0, extract(epoch from activates_at - now()))::float8 as wait_seconds
+  from data_key where purpose = 'encryption' and not legacy and retired_at is null
+  order by activates_at desc, id desc limit 1`;
+
+/**
+ * Sealed columns, per table: `$1` the last row seen, `$2` the prefix values under the target key start with,
+ * `$3` the batch size. Each returns the row's cursor, merchant, bound identity and sealed value.
+ */
+export const sealedBatches = {
+  stored_card: `select id::text as cursor, merchant_id, fingerprint as row, sealed_number as sealed from stored_card
+    where id > coalesce($1::bigint, 0) and sealed_number not like $2 order by id limit $3`,
+  payment_fields_token: `select token as cursor, merchant_id, token as row, sealed_card as sealed
+    from payment_fields_token where token > coalesce($1, '') and sealed_card is not null and sealed_card not like $2
+    order by token limit $3`,
+  sepa_mandate: `select id::text as cursor, merchant_id, iban_fingerprint as row, sealed_iban as sealed from sepa_mandate
+    where id > coalesce($1::bigint, 0) and sealed_iban not like $2 order by id limit $3`,
+  processor_account: `select id::text as cursor, merchant_id, name as row, sealed_credentials as sealed
+    from processor_account where id > coalesce($1::bigint, 0) and sealed_credentials is not null
+      and sealed_credentials not like $2 order by id limit $3`,
+  wallet_keys: `select merchant_id::text as cursor, merchant_id, merchant_id::text as row, sealed_keys as sealed
+    from wallet_keys where merchant_id > coalesce($1::integer, 0) and sealed_keys not like $2
+    order by merchant_id limit $3`,
+} as const;
+
+/** Replaces one sealed value only if it is still the one read ($3): a concurrent write wins. $1 cursor, $2 new. */
+export const resealed = {
+  stored_card: 'update stored_card set sealed_number = $2 where id = $1::bigint and sealed_number = $3',
+  payment_fields_token:
+    'update payment_fields_token set sealed_card = $2 where token = $1 and sealed_card = $3',
+  sepa_mandate: 'update sepa_mandate set sealed_iban = $2 where id = $1::bigint and sealed_iban = $3',
+  processor_account:
+    'update processor_account set sealed_credentials = $2 where id = $1::integer and sealed_credentials = $3',
+  wallet_keys: 'update wallet_keys set sealed_keys = $2 where merchant_id = $1::integer and sealed_keys = $3',
+} as const;
+
+/** $1 key, $2 table: the rotation's progress there (made on first use). */
+export const progressOf = `insert into key_reencryption (key_id, table_name) values ($1, $2)
+  on conflict (key_id, table_name) do update set updated_at = key_reencryption.updated_at
+  returning last_row, finished_at`;
+
+/** $1 key, $2 table, $3 last row, $4 rows re-encrypted in the batch, $5 finished. */
+export const advanceProgress = `update key_reencryption set last_row = $3, rows_reencrypted = rows_reencrypted + $4,
+  finished_at = case when $5 then now() end, updated_at = now() where key_id = $1 and table_name = $2`;
+
+/** Values sealed under each key (`v1` counted as the legacy key): what refers to a key. */
+export const referencesByKey = `with sealed(value) as (
+    select sealed_number from stored_card
+    union all select sealed_card from payment_fields_token where sealed_card is not null
+    union all select sealed_iban from sepa_mandate
+    union all select sealed_credentials from processor_account where sealed_credentials is not null
+    union all select sealed_keys from wallet_keys)
+  select case when value like 'v1:%' then 'v1' else split_part(value, ':', 2) end as key, count(*)::integer as count
+  from sealed group by 1`;
+
+/**
+ * Retires encryption key $1 ($2 true: the legacy key) when nothing refers to it: its wrapped material is
+ * erased in the same statement that proves no table still holds a value under it.
+ */
+export const retireKey = `update data_key set retired_at = now(), wrapped = null
+  where id = $1 and purpose = 'encryption' and retired_at is null
+    and not exists (select 1 from stored_card where sealed_number like $2)
+    and not exists (select 1 from payment_fields_token where sealed_card like $2)
+    and not exists (select 1 from sepa_mandate where sealed_iban like $2)
+    and not exists (select 1 from processor_account where sealed_credentials like $2)
+    and not exists (select 1 from wallet_keys where sealed_keys like $2)
+  returning id`;
+
+/** Each rotation's progress per table, newest first. */
+export const rotationProgress = `select key_id, table_name, rows_reencrypted::integer as rows_reencrypted, finished_at,
+  updated_at from key_reencryption order by key_id desc, table_name`;
+
+/** Whether the database holds values sealed or fingerprinted before data keys existed (v1). */
+export const holdsV1Data = `select exists (select 1 from stored_card) or exists (select 1 from sepa_mandate)
+    or exists (select 1 from payment_fields_token where sealed_card is not null)
+    or exists (select 1 from processor_account where sealed_credentials is not null)
+    or exists (select 1 from wallet_keys)
+    or exists (select 1 from idempotency_record where fingerprint is not null) as holds`;
