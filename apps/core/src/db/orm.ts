@@ -34,6 +34,7 @@ import { Renewals } from './migrations/0017-renewals.ts';
 import { ProcessorAccounts } from './migrations/0018-processor-accounts.ts';
 import { ProcessorAttempts } from './migrations/0019-processor-attempts.ts';
 import { ProcessorNotifications } from './migrations/0020-processor-notifications.ts';
+import { Reports } from './migrations/0023-reports.ts';
 import { wireDialect } from './wire.ts';
 
 export const entities = [
@@ -84,6 +85,7 @@ const migrationsList = [
   { name: '0018-processor-accounts', class: ProcessorAccounts },
   { name: '0019-processor-attempts', class: ProcessorAttempts },
   { name: '0020-processor-notifications', class: ProcessorNotifications },
+  { name: '0023-reports', class: Reports },
 ];
 
 /** Each open database's pool (wire.ts), for what needs a connection of its own (tests). */
