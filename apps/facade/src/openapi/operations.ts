@@ -40,6 +40,7 @@ import {
   productIdInput,
   refundBody,
   refundInput,
+  reportQuery,
   resolveChargeInput,
   sandboxClockBody,
   sepaTranslationsBody,
@@ -294,6 +295,34 @@ export const operations: Record<Route, Operation> = {
         'The delivery',
         body('NotificationDelivery', notificationDeliveryBody, xmlShapes.notificationDelivery),
       ),
+    ],
+  },
+  'GET /report/:reportCode': {
+    tag: 'Reporting',
+    summary: "Report data in JSON or CSV, the original's report codes and query parameters",
+    description:
+      'Report codes TransactionDetail, RecurringCharges, ActiveSubscriptions, PendingRefunds, Chargebacks, ' +
+      'AccountBalance and PayoutSummary (SEPA settlement). Periods and dates are read in UTC-8 (PST, no ' +
+      'daylight saving) on the merchant clock. Without pageSize the whole report streams; with it, one page ' +
+      'and next-page-token for the next (docs/reports.md).',
+    params: { reportCode: reportQuery.shape.reportCode },
+    query: (() => {
+      const { reportCode: _path, ...query } = reportQuery.shape;
+      return query;
+    })(),
+    answers: [
+      {
+        ...file(
+          ['application/json', 'text/csv'],
+          'The report: JSON unless format=csv or Accept prefers text/csv',
+        ),
+        headers: {
+          'total-row-count': 'Rows in the whole report',
+          'start-row': 'The first row of this answer, from 1',
+          'page-size': 'The page size asked for (paged requests only)',
+          'next-page-token': 'Pass as nextPageToken for the next page; absent on the last page',
+        },
+      },
     ],
   },
   'POST /catalog/products': {
