@@ -442,3 +442,54 @@ describe('refusals, in the error shape', () => {
     expect(reply.text).toContain('<error-name>INVALID_INPUT</error-name>');
   });
 });
+
+describe('a report larger than a batch', () => {
+  // 2,500 sales at one instant: the whole report streams in several of core's batches of 1,000, and rows
+  // of equal time keep their order by id across batch and page boundaries (none lost, none twice).
+  const copies = 2499;
+  let big: TestMerchant;
+  let bigPeriod: Record<string, string>;
+
+  beforeAll(async () => {
+    big = await stack.newMerchant();
+    const first = String(
+      expectStatus(await api.post('/transactions', saleBody({ amount: 1.25, currency: 'EUR' }), as(big)), 200)
+        .body.transactionId,
+    );
+    await stack.db.query(
+      `insert into card_transaction (merchant_id, shopper_id, card_id, type, status, currency, amount_minor,
+         captured_minor, processing, authorized_at, created_at, updated_at)
+       select merchant_id, shopper_id, card_id, type, status, currency, amount_minor, captured_minor, processing,
+              authorized_at, created_at, updated_at
+         from card_transaction, generate_series(1, $2) where id = $1`,
+      [first, copies],
+    );
+    bigPeriod = await customPeriodAround(api, big);
+  });
+
+  it('streams every row once, in order, as JSON and as CSV, totals matching', async () => {
+    for (const format of ['json', 'csv'] as const) {
+      const report = await fetchReport(
+        api,
+        big,
+        'TransactionDetail',
+        { ...bigPeriod, gettotal: 'true' },
+        format,
+      );
+      const invoices = report.rows.map((row) => BigInt(row['Invoice ID'] ?? ''));
+      expect(invoices).toHaveLength(copies + 1);
+      expect(new Set(invoices).size).toBe(copies + 1);
+      expect(invoices).toEqual([...invoices].sort((a, b) => (a < b ? -1 : 1)));
+      expect(report.headers.get('total-row-count')).toBe(String(copies + 1));
+    }
+    const json = await fetchReport(api, big, 'TransactionDetail', { ...bigPeriod, gettotal: 'true' });
+    expect(json.document?.totals).toEqual([
+      { 'Auth. Currency': 'EUR', 'Row Count': '2500', 'Total Amount': '3125.00' },
+    ]);
+  });
+
+  it('pages of the largest size add up to the same rows', async () => {
+    const whole = await fetchReport(api, big, 'TransactionDetail', bigPeriod);
+    expect(await fetchAllPages(api, big, 'TransactionDetail', bigPeriod, 1000)).toEqual(whole.rows);
+  });
+});
