@@ -17,7 +17,8 @@ export interface ReportDefinition {
   columns: readonly string[];
   /** Columns that hold minor units of the row's currency, written with the currency's decimals. */
   moneyColumns: readonly string[];
-  source: string;
+  /** The report's rows; paged, a batch after a cursor (queries.ts). */
+  source: (paged: boolean) => string;
 }
 
 const shopperColumns = [

@@ -47,6 +47,22 @@ const shopperColumns = `sh.id::text as "Shopper ID", sh.first_name as "Shopper F
        sh.last_name as "Shopper Last Name", sh.email as "Shopper Email", sh.country as "Shopper Country",
        sh.company_name as "Company Name"`;
 
+/**
+ * One table's rows of a report. Paged, only those after the cursor (:afterAt, :afterRank, :afterId) in the
+ * report's (time, rank, id) order, in that order, at most :limit: the row comparison on (time, id) is what
+ * the table's report index (migration 0023) answers, so a batch reads where the last ended. For this
+ * table's rank the cursor's rank turns into an id bound: a later rank takes every id at the cursor's time,
+ * an earlier one none.
+ */
+const part = (rank: number, at: string, id: string, paged: boolean, select: string) =>
+  paged
+    ? `(${select}
+     and (${at}, ${id}) > (:afterAt::timestamptz, case when ${rank} > :afterRank::int then -1
+                                                     when ${rank} < :afterRank::int then 9223372036854775807
+                                                     else :afterId::bigint end)
+   order by ${at}, ${id} limit :limit::int)`
+    : select;
+
 /** One TransactionDetail branch: its transaction type and payment type, for the filters. */
 const detailFilter = (transactionType: string, paymentType: string) =>
   `(:transactionType::text is null or :transactionType::text = '${transactionType}')
@@ -57,7 +73,14 @@ const detailFilter = (transactionType: string, paymentType: string) =>
  * (at authorization: a sale authorizes and captures at once), card refunds, chargebacks, SEPA debits the
  * bank collected (at settlement) and SEPA refunds and returns.
  */
-export const transactionDetail = `
+export const transactionDetail = (paged: boolean) =>
+  [
+    part(
+      1,
+      't.authorized_at',
+      't.id',
+      paged,
+      `
   select t.authorized_at as k_at, 1 as k_rank, t.id as k_id, t.currency, t.captured_minor as total_minor,
          t.id::text as "Invoice ID", t.id::text as "Original Invoice ID",
          t.merchant_transaction_id as "Merchant Transaction ID", 'Sale' as "Transaction Type",
@@ -67,41 +90,74 @@ export const transactionDetail = `
          t.soft_descriptor as "Soft Descriptor"
     from card_transaction t join shopper sh on sh.id = t.shopper_id join stored_card c on c.id = t.card_id
    where t.merchant_id = :merchant and t.status = 'CAPTURED' and ${inWindow('t.authorized_at')}
-     and ${ofCurrency('t.currency')} and ${detailFilter('SALE', 'Credit Card')}
-  union all
+     and ${ofCurrency('t.currency')} and ${detailFilter('SALE', 'Credit Card')}`,
+    ),
+    part(
+      2,
+      'r.created_at',
+      'r.id',
+      paged,
+      `
   select r.created_at, 2, r.id, t.currency, -r.amount_minor,
          r.id::text, t.id::text, t.merchant_transaction_id, 'Refund', ${reportingTime('r.created_at')}, r.reason,
          'Credit Card', c.brand, t.currency, -r.amount_minor, ${shopperColumns}, t.soft_descriptor
     from refund r join card_transaction t on t.id = r.transaction_id
     join shopper sh on sh.id = t.shopper_id join stored_card c on c.id = t.card_id
    where r.merchant_id = :merchant and ${inWindow('r.created_at')}
-     and ${ofCurrency('t.currency')} and ${detailFilter('REFUND', 'Credit Card')}
-  union all
+     and ${ofCurrency('t.currency')} and ${detailFilter('REFUND', 'Credit Card')}`,
+    ),
+    part(
+      3,
+      'cb.created_at',
+      'cb.id',
+      paged,
+      `
   select cb.created_at, 3, cb.id, cb.currency, -cb.amount_minor,
          cb.id::text, t.id::text, t.merchant_transaction_id, 'Chargeback', ${reportingTime('cb.created_at')},
          cb.reason, 'Credit Card', c.brand, cb.currency, -cb.amount_minor, ${shopperColumns}, t.soft_descriptor
     from chargeback cb join card_transaction t on t.id = cb.transaction_id
     join shopper sh on sh.id = t.shopper_id join stored_card c on c.id = t.card_id
    where cb.merchant_id = :merchant and ${inWindow('cb.created_at')}
-     and ${ofCurrency('cb.currency')} and ${detailFilter('CHARGEBACK', 'Credit Card')}
-  union all
+     and ${ofCurrency('cb.currency')} and ${detailFilter('CHARGEBACK', 'Credit Card')}`,
+    ),
+    part(
+      1,
+      'd.settled_at',
+      'd.id',
+      paged,
+      `
   select d.settled_at, 1, d.id, d.currency, d.amount_minor,
          d.id::text, d.id::text, d.merchant_transaction_id, 'Sale', ${reportingTime('d.settled_at')}, null,
          'Direct Debit', null, d.currency, d.amount_minor, ${shopperColumns}, null
     from sepa_debit d join shopper sh on sh.id = d.shopper_id
    where d.merchant_id = :merchant and d.status in ('SUCCESS', 'REFUNDED') and ${inWindow('d.settled_at')}
-     and ${ofCurrency('d.currency')} and ${detailFilter('SALE', 'Direct Debit')}
-  union all
+     and ${ofCurrency('d.currency')} and ${detailFilter('SALE', 'Direct Debit')}`,
+    ),
+    part(
+      2,
+      'r.created_at',
+      'r.id',
+      paged,
+      `
   select r.created_at, 2, r.id, d.currency, -r.amount_minor,
          r.id::text, d.id::text, d.merchant_transaction_id, 'Refund', ${reportingTime('r.created_at')},
          case when r.returned then coalesce(r.reason, 'Returned by the bank') else r.reason end,
          'Direct Debit', null, d.currency, -r.amount_minor, ${shopperColumns}, null
     from sepa_refund r join sepa_debit d on d.id = r.debit_id join shopper sh on sh.id = d.shopper_id
    where r.merchant_id = :merchant and ${inWindow('r.created_at')}
-     and ${ofCurrency('d.currency')} and ${detailFilter('REFUND', 'Direct Debit')}`;
+     and ${ofCurrency('d.currency')} and ${detailFilter('REFUND', 'Direct Debit')}`,
+    ),
+  ].join('\n  union all\n');
 
 /** Subscription charges that ended in the window, charged or declined; totals count the charged ones. */
-export const recurringCharges = `
+export const recurringCharges = (paged: boolean) =>
+  [
+    part(
+      0,
+      'coalesce(ch.charged_at, ch.updated_at)',
+      'ch.id',
+      paged,
+      `
   select coalesce(ch.charged_at, ch.updated_at) as k_at, 0 as k_rank, ch.id as k_id, ch.currency,
          case when ch.status = 'CHARGED' then ch.amount_minor else 0 end as total_minor,
          coalesce(ch.card_transaction_id, ch.sepa_debit_id)::text as "Invoice ID",
@@ -117,13 +173,22 @@ export const recurringCharges = `
    where ch.merchant_id = :merchant and ch.status in ('CHARGED', 'DECLINED')
      and ${inWindow('coalesce(ch.charged_at, ch.updated_at)')} and ${ofCurrency('ch.currency')}
      and (:chargeStatus::text is null
-          or :chargeStatus::text = case when ch.status = 'CHARGED' then 'Success' else 'Failure' end)`;
+          or :chargeStatus::text = case when ch.status = 'CHARGED' then 'Success' else 'Failure' end)`,
+    ),
+  ].join('\n  union all\n');
 
 /**
  * The subscriptions active now, with the price of their next charge: the subscription's own price or its
  * plan's, per unit times the quantity; a merchant-managed one (no plan) at its last charge.
  */
-export const activeSubscriptions = `
+export const activeSubscriptions = (paged: boolean) =>
+  [
+    part(
+      0,
+      's.created_at',
+      's.id',
+      paged,
+      `
   select s.created_at as k_at, 0 as k_rank, s.id as k_id, s.currency,
          coalesce(s.override_recurring_charge_minor, p.recurring_charge_minor, last.amount_minor, 0)
            * s.quantity as total_minor,
@@ -141,10 +206,19 @@ export const activeSubscriptions = `
                         order by id limit 1) first on true
     left join lateral (select amount_minor, charged_at from subscription_charge
                         where subscription_id = s.id and status = 'CHARGED' order by id desc limit 1) last on true
-   where s.merchant_id = :merchant and s.status = 'ACTIVE' and ${ofCurrency('s.currency')}`;
+   where s.merchant_id = :merchant and s.status = 'ACTIVE' and ${ofCurrency('s.currency')}`,
+    ),
+  ].join('\n  union all\n');
 
 /** Refunds asked of a processor whose outcome is not known yet (the payment path's open REFUND attempts). */
-export const pendingRefunds = `
+export const pendingRefunds = (paged: boolean) =>
+  [
+    part(
+      0,
+      'a.created_at',
+      'a.id',
+      paged,
+      `
   select a.created_at as k_at, 0 as k_rank, a.id as k_id, t.currency, a.amount_minor as total_minor,
          a.id::text as "ID", t.id::text as "Invoice ID", t.merchant_transaction_id as "Merchant Transaction ID",
          ${reportingTime('a.created_at')} as "Pending Refund Creation Date", t.currency as "Auth. Currency",
@@ -152,10 +226,19 @@ export const pendingRefunds = `
     from payment_attempt a join card_transaction t on t.id = a.transaction_id
     join shopper sh on sh.id = t.shopper_id
    where a.merchant_id = :merchant and a.kind = 'REFUND' and a.state in ('PENDING', 'VOIDING')
-     and ${ofCurrency('t.currency')}`;
+     and ${ofCurrency('t.currency')}`,
+    ),
+  ].join('\n  union all\n');
 
 /** Disputes opened in the window, whatever became of them since. */
-export const chargebacks = `
+export const chargebacks = (paged: boolean) =>
+  [
+    part(
+      0,
+      'cb.created_at',
+      'cb.id',
+      paged,
+      `
   select cb.created_at as k_at, 0 as k_rank, cb.id as k_id, cb.currency, cb.amount_minor as total_minor,
          cb.id::text as "Chargeback/Refund Invoice ID", cb.amount_minor as "Chargeback/Refund Invoice Amount",
          cb.currency as "Auth. Currency", ${reportingTime('cb.created_at')} as "Event Date",
@@ -166,13 +249,15 @@ export const chargebacks = `
          ${shopperColumns}
     from chargeback cb join card_transaction t on t.id = cb.transaction_id
     join shopper sh on sh.id = t.shopper_id join stored_card c on c.id = t.card_id
-   where cb.merchant_id = :merchant and ${inWindow('cb.created_at')} and ${ofCurrency('cb.currency')}`;
+   where cb.merchant_id = :merchant and ${inWindow('cb.created_at')} and ${ofCurrency('cb.currency')}`,
+    ),
+  ].join('\n  union all\n');
 
 /**
  * The balance per currency since the first payment (Paywire pays nothing out: the acquirer and the bank do):
  * sales and collected debits, less refunds, returns and chargebacks still open or lost.
  */
-export const accountBalance = `
+export const accountBalance = (_paged: boolean) => `
   with movement as (
     select currency, captured_minor as gross, 0::bigint as refunds, 0::bigint as chargebacks
       from card_transaction where merchant_id = :merchant and status = 'CAPTURED'
@@ -198,7 +283,7 @@ export const accountBalance = `
  * SEPA settlement per reporting-zone day and currency: debits the bank collected or refused, refunds and
  * returns, and what the day adds to the balance.
  */
-export const payoutSummary = `
+export const payoutSummary = (_paged: boolean) => `
   with movement as (
     select (settled_at at time zone interval '-08:00')::date as day, currency,
            (status <> 'FAIL')::int as collected, case when status <> 'FAIL' then amount_minor else 0 end as collected_minor,
@@ -218,7 +303,7 @@ export const payoutSummary = `
          sum(refunded_minor) as "Refunded Amount", sum(collected_minor) - sum(refunded_minor) as "Net Amount"
     from movement where ${ofCurrency('currency')} group by day, currency`;
 
-/** A page of a source after a cursor ($after_at, $after_rank, $after_id), in the report's order. */
+/** A batch of a paged source after the cursor, in the report's order (each part is already bounded). */
 export const reportPage = (source: string) => `
   select r.*, r.k_at::text as cursor_at from (${source}) r
    where (r.k_at, r.k_rank, r.k_id) > (:afterAt::timestamptz, :afterRank::int, :afterId::bigint)

@@ -54,12 +54,12 @@ export async function openReport(ctx: MerchantContext, input: OpenReportInput): 
     ? (input.window ?? resolveWindow(input.period, await callNow(ctx, ctx.em)))
     : null;
   const values = parameters(ctx, input.filters, window);
-  const [counted] = await run<{ count: number }>(ctx, reportCount(report.source), values);
+  const [counted] = await run<{ count: number }>(ctx, reportCount(report.source(false)), values);
   const totals = input.withTotals
     ? (
         await run<{ currency: string; row_count: number; total_minor: string }>(
           ctx,
-          reportTotals(report.source),
+          reportTotals(report.source(false)),
           values,
         )
       ).map((row) => ({
@@ -109,7 +109,7 @@ export async function readReportRows(ctx: MerchantContext, input: ReportRowsInpu
     );
   }
   const after = input.after ?? beforeFirstRow;
-  const rows = await run<SourceRow>(ctx, reportPage(report.source), {
+  const rows = await run<SourceRow>(ctx, reportPage(report.source(true)), {
     ...parameters(ctx, input.filters, input.window),
     afterAt: after.at,
     afterRank: after.rank,

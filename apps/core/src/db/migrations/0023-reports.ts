@@ -17,5 +17,7 @@ export class Reports extends Migration {
     this.addSql(`create index "subscription_charge_report_idx"
       on "subscription_charge" ("merchant_id", (coalesce("charged_at", "updated_at")), "id")
       where "status" in ('CHARGED', 'DECLINED')`);
+    this.addSql(`create index "subscription_report_idx" on "subscription" ("merchant_id", "created_at", "id")
+      where "status" = 'ACTIVE'`);
   }
 }
