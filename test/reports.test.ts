@@ -414,7 +414,7 @@ describe('refusals, in the error shape', () => {
     await refused(
       '/report/TransactionDetail?period=THIS_MONTH&currency=XXX',
       400,
-      'VALIDATION_GENERAL_FAILURE',
+      'INVALID_INPUT',
       'currency',
     );
     await refused('/report/TransactionDetail?period=THIS_MONTH&format=pdf', 400, 'INVALID_INPUT', 'format');

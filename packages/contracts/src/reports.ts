@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { currencyInput } from './primitives.ts';
+import { isCurrency } from './money.ts';
 
 export const settlementReportInput = z.object({
   /** The day, in UTC by the merchant's clock (sandbox offset included). */
@@ -112,7 +112,10 @@ const pageSize = z.string().transform((text, ctx) => {
 
 /** The filters a report may take; a report ignores those it has no column for. */
 export const reportFilters = z.object({
-  currency: currencyInput.optional(),
+  currency: z
+    .string()
+    .refine((code) => isCurrency(code), invalidInput('must be a supported ISO 4217 currency code'))
+    .optional(),
   transactionType: oneOf(['SALE', 'REFUND', 'CHARGEBACK'] as const).optional(),
   paymentType: oneOf(['Credit Card', 'Direct Debit'] as const).optional(),
   chargeStatus: oneOf(['Success', 'Failure'] as const).optional(),
