@@ -1,6 +1,7 @@
 // Issue 23, the Reporting API: GET /services/2/report/{reportCode} over real HTTP against core and
 // PostgreSQL, on a small ledger whose every amount the test knows: each report in JSON and CSV, paging,
 // totals, filters, and every refusal in the interface's error shape.
+import { decodePageToken, encodePageToken, type ReportPageToken } from '@paywire/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, client, expectStatus, saleBody } from './support/http.ts';
 import {
@@ -424,6 +425,22 @@ describe('refusals, in the error shape', () => {
     const first = await fetchReport(api, merchant, 'TransactionDetail', { ...period, pageSize: 1 });
     const token = first.headers.get('next-page-token') ?? '';
     await refused(`/report/Chargebacks?nextPageToken=${token}`, 400, 'INVALID_INPUT', 'nextPageToken');
+  });
+
+  it('a page token whose window was stretched beyond any period', async () => {
+    const first = await fetchReport(api, merchant, 'TransactionDetail', { ...period, pageSize: 1 });
+    const token = decodePageToken(first.headers.get('next-page-token') ?? '');
+    expect(token).toBeDefined();
+    const stretched = encodePageToken({
+      ...(token as ReportPageToken),
+      window: { from: '2000-01-01T00:00:00.000Z', to: '2030-01-01T00:00:00.000Z' },
+    });
+    await refused(
+      `/report/TransactionDetail?nextPageToken=${stretched}`,
+      400,
+      'INVALID_INPUT',
+      'nextPageToken',
+    );
   });
 
   it('no credentials', async () => {

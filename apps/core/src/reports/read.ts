@@ -15,7 +15,7 @@ import { bound } from './bound.ts';
 import { type ReportDefinition, reportCatalogue } from './catalogue.ts';
 import { signedDecimal } from './decimal.ts';
 import { reportCount, reportPage, reportTotals } from './queries.ts';
-import { dateRangeOf, resolveWindow } from './window.ts';
+import { checkedWindow, dateRangeOf, resolveWindow } from './window.ts';
 
 /** Before the first row: the report starts before every row. */
 const beforeFirstRow: ReportCursor = { at: '-infinity', rank: 0, id: '0' };
@@ -51,7 +51,9 @@ async function run<T>(ctx: MerchantContext, sql: string, values: Record<string, 
 export async function openReport(ctx: MerchantContext, input: OpenReportInput): Promise<ReportPlan> {
   const report = reportCatalogue[input.reportCode];
   const window = report.windowed
-    ? (input.window ?? resolveWindow(input.period, await callNow(ctx, ctx.em)))
+    ? input.window
+      ? checkedWindow(input.window)
+      : resolveWindow(input.period, await callNow(ctx, ctx.em))
     : null;
   const values = parameters(ctx, input.filters, window);
   const [counted] = await run<{ count: number }>(ctx, reportCount(report.source(false)), values);

@@ -1,6 +1,6 @@
 import { DomainError } from '@paywire/contracts';
 import { describe, expect, it } from 'vitest';
-import { dateRangeOf, reportingDate, resolveWindow } from './window.ts';
+import { checkedWindow, dateRangeOf, reportingDate, resolveWindow } from './window.ts';
 
 // 2026-03-01 05:00 UTC is still February 28 in the reporting zone (UTC-8).
 const now = new Date('2026-03-01T05:00:00Z');
@@ -61,6 +61,19 @@ describe('resolveWindow', () => {
       code: 21001,
       invalidProperty: { name: property },
     });
+  });
+});
+
+describe('checkedWindow', () => {
+  it('takes what a period resolves to and refuses a longer or reversed window', () => {
+    const window = resolveWindow({ period: 'LAST_12_MONTHS' }, now);
+    expect(checkedWindow(window)).toBe(window);
+    for (const bad of [
+      { from: '2020-01-01T00:00:00.000Z', to: '2026-01-01T00:00:00.000Z' },
+      { from: '2026-01-02T00:00:00.000Z', to: '2026-01-01T00:00:00.000Z' },
+    ]) {
+      expect(() => checkedWindow(bad)).toThrow(DomainError);
+    }
   });
 });
 

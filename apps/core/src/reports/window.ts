@@ -9,6 +9,9 @@ export const reportingOffsetMinutes = -8 * 60;
 /** The longest CUSTOM range we run (the original is silent; docs/reports.md). */
 export const maxCustomDays = 366;
 
+/** The longest window any period resolves to: LAST_12_MONTHS from the first of its month until now. */
+const maxWindowDays = 400;
+
 const dayMs = 86_400_000;
 
 /** Midnight of a reporting-zone date (YYYY-MM-DD) as an instant. */
@@ -60,6 +63,18 @@ export function resolveWindow(input: ReportPeriodInput, now: Date): ReportWindow
     case 'CUSTOM':
       return customWindow(input);
   }
+}
+
+/**
+ * A window a page token brought back: the caller's own text, so it is held to what a period could have
+ * resolved to (a longer one would only make a larger report than any request may ask for).
+ */
+export function checkedWindow(window: ReportWindow): ReportWindow {
+  const span = Date.parse(window.to) - Date.parse(window.from);
+  if (!(span > 0 && span <= maxWindowDays * dayMs)) {
+    throw invalid('not a page token of this report', 'nextPageToken');
+  }
+  return window;
 }
 
 function customWindow({ from_date, to_date, from_time, to_time }: ReportPeriodInput): ReportWindow {
