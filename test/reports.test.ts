@@ -165,6 +165,10 @@ describe('TransactionDetail', () => {
       'Refund / Chargeback Reason': 'late, "sorry"',
     });
     expect(refund?.['Transaction Date']).toMatch(/^\d{2}\/\d{2}\/\d{4} \d{2}:\d{2}:\d{2}$/);
+    const times = report.rows.map((row) =>
+      String(row['Transaction Date']).replace(/^(\d{2})\/(\d{2})\/(\d{4})/, '$3-$1-$2'),
+    );
+    expect(times).toEqual([...times].sort());
   });
 
   it('answers the same rows as CSV, by format=csv or by Accept, and defuses formula text', async () => {
