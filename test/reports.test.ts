@@ -188,6 +188,10 @@ describe('TransactionDetail', () => {
       as(merchant, { accept: 'text/csv' }),
     );
     expect(csvRecords(expectStatus(byAccept, 200).text)).toEqual(csv.rows);
+    const sale = (rows: ReportRow[]) => rows.find((row) => row['Invoice ID'] === ids.sale);
+    expect(sale(json.rows)?.['Merchant Transaction ID']).toBe('=cmd|x');
+    expect(sale(csv.rows)?.['Merchant Transaction ID']).toBe("'=cmd|x");
+    expect(byAccept.text).not.toContain(saleBody().creditCard.cardNumber);
   });
 
   it('filters by transaction type, payment type and currency', async () => {

@@ -6,6 +6,7 @@ import {
   type ReportFilters,
   type ReportPlan,
   type ReportRowsInput,
+  type ReportTotal,
   type ReportWindow,
 } from '@paywire/contracts';
 import { callNow } from '../clock/clock.ts';
@@ -50,26 +51,9 @@ async function run<T>(ctx: MerchantContext, sql: string, values: Record<string, 
  */
 export async function openReport(ctx: MerchantContext, input: OpenReportInput): Promise<ReportPlan> {
   const report = reportCatalogue[input.reportCode];
-  const window = report.windowed
-    ? input.window
-      ? checkedWindow(input.window)
-      : resolveWindow(input.period, await callNow(ctx, ctx.em))
-    : null;
+  const window = report.windowed ? await windowOf(ctx, input) : null;
   const values = parameters(ctx, input.filters, window);
   const [counted] = await run<{ count: number }>(ctx, reportCount(report.source(false)), values);
-  const totals = input.withTotals
-    ? (
-        await run<{ currency: string; row_count: number; total_minor: string }>(
-          ctx,
-          reportTotals(report.source(false)),
-          values,
-        )
-      ).map((row) => ({
-        currency: row.currency,
-        rowCount: row.row_count,
-        amount: signedDecimal(row.total_minor, row.currency),
-      }))
-    : null;
   return {
     title: report.title,
     columns: [...report.columns],
@@ -77,8 +61,32 @@ export async function openReport(ctx: MerchantContext, input: OpenReportInput): 
     dateRange: window ? dateRangeOf(window) : null,
     window,
     totalRowCount: counted?.count ?? 0,
-    totals,
+    totals: input.withTotals ? await totalsOf(ctx, report, values) : null,
   };
+}
+
+async function windowOf(ctx: MerchantContext, input: OpenReportInput): Promise<ReportWindow> {
+  if (input.window) return checkedWindow(input.window);
+  return resolveWindow(input.period, await callNow(ctx, ctx.em));
+}
+
+interface TotalRow {
+  currency: string;
+  row_count: number;
+  total_minor: string;
+}
+
+async function totalsOf(
+  ctx: MerchantContext,
+  report: ReportDefinition,
+  values: Record<string, unknown>,
+): Promise<ReportTotal[]> {
+  const rows = await run<TotalRow>(ctx, reportTotals(report.source(false)), values);
+  return rows.map((row) => ({
+    currency: row.currency,
+    rowCount: row.row_count,
+    amount: signedDecimal(row.total_minor, row.currency),
+  }));
 }
 
 /** The original's `params`: the period and filters the report ran with. */
@@ -112,7 +120,7 @@ export async function readReportRows(ctx: MerchantContext, input: ReportRowsInpu
   }
   const after = input.after ?? beforeFirstRow;
   const rows = await run<SourceRow>(ctx, reportPage(report.source(true)), {
-    ...parameters(ctx, input.filters, input.window),
+    ...parameters(ctx, input.filters, input.window && checkedWindow(input.window)),
     afterAt: after.at,
     afterRank: after.rank,
     afterId: after.id,
