@@ -4,12 +4,15 @@ import {
   DomainError,
   decodePageToken,
   encodePageToken,
+  type ReportBatch,
   type ReportCursor,
+  type ReportPlan,
   type ReportQuery,
   type ReportRowsInput,
   reportQuery,
   validate,
 } from '@paywire/contracts';
+import type { Logger } from '@paywire/observability';
 import type { Context } from 'koa';
 import { asMerchant, type CoreClient } from '../core-client.ts';
 import { type ReportFormat, reportDocument, reportMediaTypes } from '../http/report-documents.ts';
@@ -47,52 +50,70 @@ export function reportRoutes(router: Router<MerchantState>, core: CoreClient): v
       },
       call,
     );
-    const rows = { ...request.rows, window: plan.window };
+    const read: ReadRows = (after, limit) =>
+      core.reports.rows.query({ ...request.rows, window: plan.window, after, limit }, call);
     const format = reportFormat(ctx, query.format);
-    ctx.set('total-row-count', String(plan.totalRowCount));
-    if (format === 'csv') ctx.attachment(`${rows.reportCode}.csv`);
-    ctx.type = reportMediaTypes[format];
 
     if (request.page === undefined) {
-      ctx.set('start-row', '1');
-      const batches = async function* () {
-        let after = request.after;
-        try {
-          for (;;) {
-            const batch = await core.reports.rows.query({ ...rows, after, limit: streamBatchRows }, call);
-            yield batch.rows;
-            if (batch.rows.length < streamBatchRows || batch.last === null) return;
-            after = batch.last;
-          }
-        } catch (error) {
-          // the status line is gone: the client sees the answer cut short, and only the log says why
-          ctx.state.log.error({ error }, 'report stream failed after its headers were sent');
-          throw error;
-        }
-      };
-      ctx.body = Readable.from(reportDocument(format, plan, batches()));
+      // the first batch before the status line: a failure there is still an error answer
+      const first = await read(request.after, streamBatchRows);
+      answerWith(ctx, format, plan, request.rows.reportCode, { 'start-row': '1' });
+      ctx.body = Readable.from(reportDocument(format, plan, batchesFrom(first, read, ctx.state.log)));
       return;
     }
-
     const { startRow, size } = request.page;
-    const batch = await core.reports.rows.query({ ...rows, after: request.after, limit: size }, call);
-    ctx.set('page-size', String(size));
-    ctx.set('start-row', String(startRow));
+    const batch = await read(request.after, size);
     const nextStartRow = startRow + batch.rows.length;
-    if (batch.last !== null && nextStartRow <= plan.totalRowCount) {
-      ctx.set(
-        'next-page-token',
-        encodePageToken({
-          ...rows,
-          after: batch.last,
-          startRow: nextStartRow,
-          pageSize: size,
-          withTotals: request.withTotals,
-        }),
-      );
-    }
+    const nextAfter = nextStartRow <= plan.totalRowCount ? batch.last : null;
+    answerWith(ctx, format, plan, request.rows.reportCode, {
+      'page-size': String(size),
+      'start-row': String(startRow),
+      ...(nextAfter
+        ? {
+            'next-page-token': encodePageToken({
+              ...request.rows,
+              window: plan.window,
+              after: nextAfter,
+              startRow: nextStartRow,
+              pageSize: size,
+              withTotals: request.withTotals,
+            }),
+          }
+        : {}),
+    });
     ctx.body = await collect(reportDocument(format, plan, once(batch.rows)));
   });
+}
+
+type ReadRows = (after: ReportCursor | null, limit: number) => Promise<ReportBatch>;
+
+/** The answer's headers, set once its first rows are in hand. */
+function answerWith(
+  ctx: Context,
+  format: ReportFormat,
+  plan: ReportPlan,
+  reportCode: string,
+  headers: Record<string, string>,
+) {
+  ctx.set({ 'total-row-count': String(plan.totalRowCount), ...headers });
+  if (format === 'csv') ctx.attachment(`${reportCode}.csv`);
+  ctx.type = reportMediaTypes[format];
+}
+
+/** The whole report's rows, batch after batch from the first until one comes back short. */
+async function* batchesFrom(first: ReportBatch, read: ReadRows, log: Logger): AsyncGenerator<string[][]> {
+  let batch = first;
+  try {
+    for (;;) {
+      yield batch.rows;
+      if (batch.rows.length < streamBatchRows || batch.last === null) return;
+      batch = await read(batch.last, streamBatchRows);
+    }
+  } catch (error) {
+    // the status line is gone: the client sees the answer cut short, and only the log says why
+    log.error({ error }, 'report stream failed after its headers were sent');
+    throw error;
+  }
 }
 
 function firstRequest(query: ReportQuery): ReportRequest {
