@@ -54,23 +54,23 @@ export const reportPeriods = [
   'LAST_12_MONTHS',
   'CUSTOM',
 ] as const;
-export type ReportPeriod = (typeof reportPeriods)[number];
 
 /** The largest page the original answers, and ours. */
 export const maxReportPageSize = 5000;
 
-/** A query parameter with the original's error for a value it does not take (INVALID_INPUT, 21001). */
+/** The original's error for report input it does not take: INVALID_INPUT (21001). */
+const invalidInput = (message: string) => ({ message, params: { errorName: 'INVALID_INPUT' } });
+
+/** A query parameter taking one of a few values. */
 function oneOf<T extends string>(values: readonly T[]) {
   return z
     .string()
-    .refine((value): value is T => (values as readonly string[]).includes(value), {
-      message: `must be one of ${values.join(', ')}`,
-      params: { errorName: 'INVALID_INPUT' },
-    })
+    .refine(
+      (value): value is T => (values as readonly string[]).includes(value),
+      invalidInput(`must be one of ${values.join(', ')}`),
+    )
     .transform((value) => value as T);
 }
-
-const invalidInput = (message: string) => ({ message, params: { errorName: 'INVALID_INPUT' } });
 
 /** MM/DD/YYYY or YYYY-MM-DD, as the original takes them; normalised to YYYY-MM-DD. */
 const reportDate = z.string().transform((text, ctx) => {
