@@ -23,6 +23,7 @@ import { notificationDeliveryRoutes } from './routes/notification-deliveries.ts'
 import { orderRoutes } from './routes/orders.ts';
 import { processorNotificationRoutes } from './routes/processor-notifications.ts';
 import { recurringRoutes } from './routes/recurring.ts';
+import { reportRoutes } from './routes/reports.ts';
 import { shopperRoutes } from './routes/shoppers.ts';
 import type { MerchantState } from './routes/state.ts';
 import { publicTokenRoutes, tokenRoutes } from './routes/tokens.ts';
@@ -80,6 +81,7 @@ export function createFacade({
   altTransactionRoutes(merchantRoutes, core);
   orderRoutes(merchantRoutes, core);
   recurringRoutes(merchantRoutes, core);
+  reportRoutes(merchantRoutes, core);
 
   app.use(healthRoutes(readiness)); // before the request log: probes every few seconds are not traffic
   app.use(observeRequests(log, logRequests));

@@ -50,6 +50,7 @@ export const errorCatalogue = {
   CANNOT_CREATE_INACTIVE_PLAN: { code: 20050, status: 400 },
   MAX_PAGE_SIZE_EXCEEDED: { code: 20051, status: 400 },
   NEGATIVE_PAGE_SIZE: { code: 20052, status: 400 },
+  INVALID_INPUT: { code: 21001, status: 400 }, // the original's Reporting API: bad report code, dates or period
   PROCESSOR_ACCOUNT_NOT_FOUND: { code: 20060, status: 404 }, // ours: an admin call names an unknown account
   SAME_IDEMPOTENCY_KEY_WAS_ALREADY_IN_USE_WITH_PREVIOUS_DIFFERENT_REQUEST: { code: 60101, status: 422 },
   REQUEST_WITH_SAME_IDEMPOTENCY_KEY_ALREADY_IN_PROGRESS: { code: 60102, status: 409 },

@@ -36,6 +36,7 @@ import { ProcessorAttempts } from './migrations/0019-processor-attempts.ts';
 import { ProcessorNotifications } from './migrations/0020-processor-notifications.ts';
 import { Audit } from './migrations/0021-audit.ts';
 import { DataKeys } from './migrations/0022-data-keys.ts';
+import { Reports } from './migrations/0023-reports.ts';
 import { TechnicalCancelLookup } from './migrations/0024-technical-cancel-lookup.ts';
 import { WalletKeys } from './migrations/0025-wallet-keys.ts';
 import { wireDialect } from './wire.ts';
@@ -90,6 +91,7 @@ const migrationsList = [
   { name: '0020-processor-notifications', class: ProcessorNotifications },
   { name: '0021-audit', class: Audit },
   { name: '0022-data-keys', class: DataKeys },
+  { name: '0023-reports', class: Reports },
   { name: '0024-technical-cancel-lookup', class: TechnicalCancelLookup },
   { name: '0025-wallet-keys', class: WalletKeys },
 ];

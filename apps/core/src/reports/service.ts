@@ -1,6 +1,7 @@
 import { type CurrencySettlement, minorToDecimal, type SettlementReport } from '@paywire/contracts';
 import type { MerchantContext } from '../context.ts';
 import { executePrepared } from '../db/wire.ts';
+import { signedDecimal } from './decimal.ts';
 import { dayTotals } from './queries.ts';
 
 type Kind = 'cardSales' | 'cardRefunds' | 'sepaSettled' | 'sepaFailed' | 'sepaRefunds';
@@ -11,9 +12,6 @@ interface TotalRow {
   count: number;
   amount_minor: string;
 }
-
-const signedDecimal = (minor: number, currency: string) =>
-  `${minor < 0 ? '-' : ''}${minorToDecimal(Math.abs(minor), currency)}`;
 
 /** A day's settlement for the call's merchant, one entry per currency that moved. */
 export async function settlementReport(ctx: MerchantContext, date: string): Promise<SettlementReport> {

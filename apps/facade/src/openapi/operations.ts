@@ -42,6 +42,7 @@ import {
   productIdInput,
   refundBody,
   refundInput,
+  reportQuery,
   resolveChargeInput,
   sandboxClockBody,
   sepaTranslationsBody,
@@ -305,6 +306,34 @@ export const operations: Record<Route, Operation> = {
       'Ours: logins, password changes, caller credentials, IPN configuration and secret, processor accounts, captures, reversals and refunds, each with its actor, client address, request id, outcome and its link in the hash chain.',
     query: auditEventQuery.shape,
     answers: [ok('A page of events', body('AuditEventPage', auditEventPageBody, xmlShapes.auditLog))],
+  },
+  'GET /report/:reportCode': {
+    tag: 'Reporting',
+    summary: "Report data in JSON or CSV, the original's report codes and query parameters",
+    description:
+      'Report codes TransactionDetail, RecurringCharges, ActiveSubscriptions, PendingRefunds, Chargebacks, ' +
+      'AccountBalance and PayoutSummary (SEPA settlement). Periods and dates are read in UTC-8 (PST, no ' +
+      'daylight saving) on the merchant clock. Without pageSize the whole report streams; with it, one page ' +
+      'and next-page-token for the next (docs/reports.md).',
+    params: { reportCode: reportQuery.shape.reportCode },
+    query: (() => {
+      const { reportCode: _path, ...query } = reportQuery.shape;
+      return query;
+    })(),
+    answers: [
+      {
+        ...file(
+          ['application/json', 'text/csv'],
+          'The report: JSON unless format=csv or Accept prefers text/csv',
+        ),
+        headers: {
+          'total-row-count': 'Rows in the whole report',
+          'start-row': 'The first row of this answer, from 1',
+          'page-size': 'The page size asked for (paged requests only)',
+          'next-page-token': 'Pass as nextPageToken for the next page; absent on the last page',
+        },
+      },
+    ],
   },
   'POST /catalog/products': {
     tag: 'Catalog',
