@@ -656,16 +656,18 @@ describe('IPN delivery across a core crash', () => {
       stdio: 'ignore',
     });
     child = started;
+    // Ready, not only listening: a core answers 503 until its workers have started. Bounded generously: a
+    // loaded 2-core machine can take many seconds to start one.
     await waitFor(
-      'core to listen',
+      'core to be ready',
       async () => {
         if (started.exitCode !== null) throw new Error(`core exited with ${started.exitCode}`);
-        return fetch(`http://127.0.0.1:${coreEnv.CORE_PORT}/trpc/`).then(
-          () => true,
+        return fetch(`http://127.0.0.1:${coreEnv.CORE_PORT}/readyz`).then(
+          (response) => response.ok,
           () => false,
         );
       },
-      15_000,
+      60_000,
     );
   }
 

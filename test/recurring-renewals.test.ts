@@ -612,11 +612,16 @@ describe('exactly once across cores and crashes', () => {
     };
     const startChild = async () => {
       const child = spawn(process.execPath, [corePath], { env, stdio: 'ignore' });
-      await waitFor('core to answer', () =>
-        fetch(`http://127.0.0.1:${port}/trpc/`).then(
-          () => true,
-          () => false,
-        ),
+      // Ready, not only listening: a core answers 503 until its workers have started. Bounded generously:
+      // a loaded 2-core machine can take many seconds to start one.
+      await waitFor(
+        'core to be ready',
+        () =>
+          fetch(`http://127.0.0.1:${port}/readyz`).then(
+            (response) => response.ok,
+            () => false,
+          ),
+        60_000,
       );
       return child;
     };

@@ -47,6 +47,7 @@ export function defineCrashTest(connector: 'sandbox' | 'adyen'): void {
     core = spawn(process.execPath, [corePath], { env: { ...process.env, ...coreEnv }, stdio: 'ignore' });
     // Bounded generously: a loaded 2-core machine can take many seconds to start a Node process.
     for (let attempt = 0; attempt < 1200; attempt++) {
+      if (core.exitCode !== null) throw new Error(`core exited with ${core.exitCode} before it listened`);
       try {
         await fetch(`http://127.0.0.1:${coreEnv.CORE_PORT}/trpc/`);
         return;
@@ -78,9 +79,9 @@ export function defineCrashTest(connector: 'sandbox' | 'adyen'): void {
       DATABASE_POOL_SIZE: '8',
       SANDBOX_ACQUIRER_LATENCY_MS: '250',
       SANDBOX_ACQUIRER_JOURNAL: journal,
-      ADYEN_TIMEOUT_MS: '750',
+      ADYEN_TIMEOUT_MS: '1000',
       // Adyen steps get a quarter of it (call, repeat, technical cancel, its confirmation) before recovery may step in
-      PAYMENT_RECOVERY_AFTER_SECONDS: '3',
+      PAYMENT_RECOVERY_AFTER_SECONDS: '4',
     });
     if (connector === 'adyen') {
       adyen = await startAdyenFake('crash', 250);
