@@ -29,6 +29,11 @@ export interface XmlShape {
    * after the listed ones, in key order; objects with no sequence keep their key order.
    */
   sequences?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Elements the schema requires that the JSON may leave out (`messageValue` of an error that does not
+   * echo the value): parent key as in `sequences` -> keys written as empty elements when absent.
+   */
+  required?: Readonly<Record<string, readonly string[]>>;
   /** Keys the schema has no element for: written in JSON, left out of the XML document, at any depth. */
   omitted?: readonly string[];
 }

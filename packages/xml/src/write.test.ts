@@ -63,6 +63,22 @@ describe('toXml', () => {
     );
   });
 
+  it('writes an element the schema requires as empty when the object lacks it', () => {
+    const shape: XmlShape = {
+      root: 'messages',
+      repeated: ['message'],
+      sequences: { invalidProperty: ['name', 'messageValue'] },
+      required: { invalidProperty: ['messageValue'] },
+    };
+    const body = (invalidProperty: Record<string, unknown>) => ({ message: [{ code: 1, invalidProperty }] });
+    expect(toXml(body({ name: 'cardNumber', messageValue: null }), shape, { namespace: '' })).toContain(
+      '<invalid-property><name>cardNumber</name><message-value/></invalid-property>',
+    );
+    expect(toXml(body({ messageValue: 'USD', name: 'currency' }), shape, { namespace: '' })).toContain(
+      '<invalid-property><name>currency</name><message-value>USD</message-value></invalid-property>',
+    );
+  });
+
   it('keeps key order, omits null and undefined, writes booleans and empty values', () => {
     const xml = toXml(
       {

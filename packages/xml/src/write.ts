@@ -20,6 +20,7 @@ interface Writer {
   /** Parent key -> (key -> rank in the schema's sequence). */
   sequences: ReadonlyMap<string, ReadonlyMap<string, number>>;
   omitted: ReadonlySet<string>;
+  required: ReadonlyMap<string, readonly string[]>;
   formatNumber: NonNullable<ToXmlOptions['formatNumber']>;
 }
 
@@ -43,6 +44,7 @@ export function toXml(value: Record<string, unknown>, shape: XmlShape, options: 
       ]),
     ),
     omitted: new Set(shape.omitted ?? []),
+    required: new Map(Object.entries(shape.required ?? {})),
     formatNumber: options.formatNumber ?? ((_key, number) => String(number)),
   };
   const namespace = options.namespace ?? DEFAULT_NAMESPACE;
@@ -53,7 +55,12 @@ export function toXml(value: Record<string, unknown>, shape: XmlShape, options: 
 
 function writeFields(object: Record<string, unknown>, parentKey: string, writer: Writer): string {
   let out = '';
-  for (const [key, value] of inSequence(object, writer.sequences.get(parentKey))) {
+  const required = writer.required.get(parentKey);
+  const complete =
+    required?.some((key) => object[key] === undefined || object[key] === null) === true
+      ? { ...Object.fromEntries(required.map((key) => [key, ''])), ...withoutNulls(object) }
+      : object;
+  for (const [key, value] of inSequence(complete, writer.sequences.get(parentKey))) {
     if (value === undefined || value === null || writer.omitted.has(key)) continue;
     const name = writer.names.get(key) ?? toElementName(key);
     const itemName = writer.wrapped.get(key);
@@ -67,6 +74,12 @@ function writeFields(object: Record<string, unknown>, parentKey: string, writer:
     }
   }
   return out;
+}
+
+function withoutNulls(object: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(object).filter(([, value]) => value !== undefined && value !== null),
+  );
 }
 
 /** The object's entries in its schema sequence's order; keys it lacks follow, in key order (sort is stable). */
