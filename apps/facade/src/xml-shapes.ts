@@ -25,6 +25,63 @@ const metaData = 'metaData';
 /** The SEPA texts: the original's translations object, each entry a <translation>. */
 const translations = { wrapped: { translations: 'translation' } } as const;
 
+const planOrder = [
+  'planId',
+  'name',
+  'recurringChargeAmount',
+  'currency',
+  'chargeFrequency',
+  'trialPeriodDays',
+  'initialChargeAmount',
+  'chargeOnPlanSwitch',
+  'maxNumberOfCharges',
+  'gracePeriodDays',
+  'status',
+] as const;
+
+const chargeOrder = [
+  'chargeId',
+  'subscriptionId',
+  'planId',
+  'vaultedShopperId',
+  'transactionId',
+  'transactionDate',
+  'amount',
+  'currency',
+  'softDescriptor',
+  'payerInfo',
+  'paymentSource',
+  'chargeInfo',
+  'refunds',
+  'processingInfo',
+] as const;
+
+const subscriptionOrder = [
+  'subscriptionId',
+  'planId',
+  'vaultedShopperId',
+  'status',
+  'quantity',
+  'softDescriptor',
+  'vendorInfo',
+  'chargeFrequency',
+  'trialPeriodDays',
+  'subscriptionCurrency',
+  'recurringChargeAmount',
+  'overrideRecurringChargeAmount',
+  'currency',
+  'initialChargeAmount',
+  'autoRenew',
+  'nextChargeDate',
+  'overrideInitialChargeAmount',
+  'overrideTrialPeriodDays',
+  'payerInfo',
+  'paymentSource',
+  'charge',
+  'fraudResultInfo',
+  'transactionFraudInfo',
+] as const;
+
 /**
  * Each schema type's element order: its `xs:sequence` in the original's XSDs (the 2.3.12 roots over the
  * newest published types; docs/xml-schemas.md), keyed by the JSON key that holds an object of the type.
@@ -171,9 +228,60 @@ const types = {
     'preNotificationTranslationRef',
   ],
   lastPaymentInfo: ['paymentMethod', 'creditCard', 'ecp', 'wallet'],
+  payerInfo: [
+    'merchantShopperId',
+    'firstName',
+    'lastName',
+    'email',
+    'country',
+    'state',
+    'address',
+    'address2',
+    'city',
+    'zip',
+    'phone',
+    'companyName',
+    'personalIdentificationNumber',
+  ],
+  paymentSource: [
+    'wallet',
+    'creditCardInfo',
+    'ecpInfo',
+    'paypalTransaction',
+    'pfToken',
+    'sepaDirectDebitInfo',
+  ],
+  chargeInfo: [
+    'chargeDescription',
+    'onDemandSoftDescriptor',
+    'fromDate',
+    'toDate',
+    'chargeType',
+    'sellerOrderId',
+  ],
+  // a subscription's charge, and a page's items
+  charge: chargeOrder,
+  charges: chargeOrder,
+  subscriptions: subscriptionOrder,
+  plans: planOrder,
   message: ['errorName', 'code', 'description', 'invalidProperty'],
   invalidProperty: ['name', 'messageValue'],
 } as const satisfies Record<string, readonly string[]>;
+
+/** A page of a list (plans, subscriptions, charges): its counts, then the items. */
+function pageOf(items: string): readonly string[] {
+  return ['totalResults', 'lastPage', items];
+}
+
+/**
+ * Subscriptions and their charges: the schema's charge-info requires charge-description and spells
+ * charge-type in lower case (initial, recurring).
+ */
+const recurring = {
+  repeated: [metaData],
+  lowerCaseValues: ['chargeType'],
+  required: { chargeInfo: ['chargeDescription'] },
+} as const;
 
 /** The shared types' orders, and the root's own. */
 function sequenced(root: readonly string[]): Readonly<Record<string, readonly string[]>> {
@@ -275,16 +383,29 @@ export const xmlShapes = {
   batchOrder: { root: 'batch-order', ...orderDocument },
   order: { root: 'order', ...orderDocument },
   shopper: { root: 'shopper', ...orderDocument },
-  plan: { root: 'plan' },
-  plans: { root: 'plans', repeated: ['plans'], elementNames: { plans: 'plan' } },
-  subscription: { root: 'subscription', repeated: [metaData] },
-  subscriptions: {
-    root: 'subscriptions',
-    repeated: ['subscriptions'],
-    elementNames: { subscriptions: 'subscription' },
+  plan: { root: 'plan', sequences: sequenced(planOrder) },
+  plans: {
+    root: 'plans',
+    repeated: ['plans'],
+    elementNames: { plans: 'plan' },
+    sequences: sequenced(pageOf('plans')),
   },
-  charge: { root: 'charge', repeated: [metaData] },
-  charges: { root: 'charges', repeated: ['charges'], elementNames: { charges: 'charge' } },
+  subscription: { root: 'recurring-subscription', ...recurring, sequences: sequenced(subscriptionOrder) },
+  subscriptions: {
+    root: 'recurring-subscriptions',
+    ...recurring,
+    repeated: [metaData, 'subscriptions'],
+    elementNames: { subscriptions: 'recurring-subscription' },
+    sequences: sequenced(pageOf('subscriptions')),
+  },
+  charge: { root: 'charge', ...recurring, sequences: sequenced(chargeOrder) },
+  charges: {
+    root: 'charges',
+    ...recurring,
+    repeated: [metaData, 'charges'],
+    elementNames: { charges: 'charge' },
+    sequences: sequenced(pageOf('charges')),
+  },
   switchChargeAmount: { root: 'switch-charge-amount' },
   subscriptionCharge: { root: 'subscription-charge' },
 } as const satisfies Record<string, XmlShape>;

@@ -17,6 +17,8 @@ export interface XmlShape {
   elementNames?: Readonly<Record<string, string>>;
   /** Keys whose string values are upper-cased when writing ('success' -> 'SUCCESS'). */
   upperCaseValues?: readonly string[];
+  /** Keys whose string values are lower-cased when writing: a schema enumeration in lower case ('INITIAL' -> 'initial'). */
+  lowerCaseValues?: readonly string[];
   /**
    * Keys whose numbers are written with exactly this many fraction digits, at any depth, ahead of the
    * caller's formatNumber: money of a resource whose currency is fixed (`{itemSubTotal: 2}` -> `10.00`).

@@ -63,6 +63,14 @@ describe('toXml', () => {
     );
   });
 
+  it('lower-cases the values of lowerCaseValues keys, as a schema enumeration spells them', () => {
+    const xml = toXml(
+      { chargeInfo: { chargeType: 'INITIAL' } },
+      { root: 'charge', lowerCaseValues: ['chargeType'] },
+    );
+    expect(xml).toContain('<charge-info><charge-type>initial</charge-type></charge-info>');
+  });
+
   it('writes an element the schema requires as empty when the object lacks it', () => {
     const shape: XmlShape = {
       root: 'messages',

@@ -16,6 +16,7 @@ interface Writer {
   names: ReadonlyMap<string, string>;
   wrapped: ReadonlyMap<string, string>;
   upperCase: ReadonlySet<string>;
+  lowerCase: ReadonlySet<string>;
   decimals: ReadonlyMap<string, number>;
   /** Parent key -> (key -> rank in the schema's sequence). */
   sequences: ReadonlyMap<string, ReadonlyMap<string, number>>;
@@ -36,6 +37,7 @@ export function toXml(value: Record<string, unknown>, shape: XmlShape, options: 
     names: new Map(Object.entries(shape.elementNames ?? {})),
     wrapped: new Map(Object.entries(shape.wrapped ?? {})),
     upperCase: new Set(shape.upperCaseValues ?? []),
+    lowerCase: new Set(shape.lowerCaseValues ?? []),
     decimals: new Map(Object.entries(shape.decimals ?? {})),
     sequences: new Map(
       Object.entries(shape.sequences ?? {}).map(([key, order]) => [
@@ -124,7 +126,8 @@ function writeValue(
 function leafText(key: string, value: unknown, parent: Record<string, unknown>, writer: Writer): string {
   switch (typeof value) {
     case 'string':
-      return writer.upperCase.has(key) ? value.toUpperCase() : value;
+      if (writer.upperCase.has(key)) return value.toUpperCase();
+      return writer.lowerCase.has(key) ? value.toLowerCase() : value;
     case 'boolean':
       return value ? 'true' : 'false';
     case 'number': {
