@@ -88,6 +88,51 @@ export const amendments: ReadonlyArray<{ file: string; find: string; replace: st
     replace:
       '<xs:element name="descriptor-phone-number" form="qualified" type="xs:string" minOccurs="0"/></xs:sequence>',
   },
+  // SEPA direct debit is the reference's JSON, after 2.3.12: its elements sit where ECP's do, and their
+  // content is not checked (no published schema has the shapes the reference answers).
+  {
+    file: 'alternative-transaction.xsd',
+    find: '<xs:element ref="ecp-transaction" minOccurs="0" maxOccurs="1" />',
+    replace:
+      '<xs:element ref="ecp-transaction" minOccurs="0" maxOccurs="1" />' +
+      '<xs:element name="sepa-direct-debit-transaction" form="qualified" type="xs:anyType" minOccurs="0"/>',
+  },
+  {
+    file: 'vaulted-shopper.xsd',
+    find: '<xs:element ref="ecp-info" minOccurs="0" maxOccurs="1" />',
+    replace:
+      '<xs:element ref="ecp-info" minOccurs="0" maxOccurs="1" />' +
+      '<xs:element name="sepa-direct-debit-info" form="qualified" type="xs:anyType" minOccurs="0" maxOccurs="unbounded"/>',
+  },
+  // 3.52.2 made a metadata entry's is-visible required; 2.3.12 had none and the reference's metaData
+  // leaves it optional.
+  {
+    file: 'transaction-meta-data.xsd',
+    find: '<xs:element ref="is-visible" />',
+    replace: '<xs:element ref="is-visible" minOccurs="0"/>',
+  },
+  // A stored SEPA account is shown by its IBAN's first and last four characters, never the IBAN.
+  {
+    file: 'sepa-direct-debit-info.xsd',
+    find: '<xs:element ref="iban" />',
+    replace: '<xs:element ref="iban" minOccurs="0"/>',
+  },
+  {
+    file: 'sepa-direct-debit-info.xsd',
+    find: '<xs:element ref="bic" />',
+    replace: '<xs:element ref="bic" minOccurs="0"/>',
+  },
+  // A vaulted shopper's stored account has no pre-notification: that text belongs to a debit.
+  {
+    file: 'sepa-direct-debit-info.xsd',
+    find: '<xs:element ref="pre-notification-text" />',
+    replace: '<xs:element ref="pre-notification-text" minOccurs="0"/>',
+  },
+  {
+    file: 'sepa-direct-debit-info.xsd',
+    find: '<xs:element ref="pre-notification-translation-ref" />',
+    replace: '<xs:element ref="pre-notification-translation-ref" minOccurs="0"/>',
+  },
   // A vaulted card's processing-info is the original's verification result; Paywire vaults a card without
   // a verification call, so there is none to show.
   {
