@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
+  appendFileSync,
   cpSync,
   existsSync,
   mkdirSync,
@@ -176,15 +177,28 @@ let warned = false;
 export function validateXml(document: string): Verdict {
   const root = rootOf(document);
   const file = root === undefined ? undefined : schemaOfRoot[root];
-  if (file === undefined) return { skipped: `no schema is checked for <${root}>` };
+  if (file === undefined) {
+    tally(`${root} unchecked`);
+    return { skipped: `no schema is checked for <${root}>` };
+  }
   const dir = schemas();
   if (dir === undefined) return { skipped: unavailable ?? 'schemas unavailable' };
   const result = spawnSync('xmllint', ['--noout', '--nonet', '--schema', path.join(dir, file), '-'], {
     input: document,
     encoding: 'utf8',
   });
-  if (result.status === 0) return { valid: true };
-  return { valid: false, errors: `${result.stderr}`.replaceAll('-:', 'line ').trim() };
+  const verdict: Verdict =
+    result.status === 0
+      ? { valid: true }
+      : { valid: false, errors: `${result.stderr}`.replaceAll('-:', 'line ').trim() };
+  tally(`${root} ${verdict.valid ? 'valid' : 'INVALID'}`);
+  return verdict;
+}
+
+/** PAYWIRE_XSD_TALLY names a file that gets one line per document validated (root and verdict). */
+function tally(line: string): void {
+  const file = process.env.PAYWIRE_XSD_TALLY;
+  if (file) appendFileSync(file, `${line}\n`);
 }
 
 /** Throws with xmllint's findings when the document breaks its root's schema. */
