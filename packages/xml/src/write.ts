@@ -25,28 +25,41 @@ interface Writer {
   formatNumber: NonNullable<ToXmlOptions['formatNumber']>;
 }
 
+/** A shape's lookups, built once per shape object (shapes are module constants). */
+const compiled = new WeakMap<XmlShape, Omit<Writer, 'formatNumber'>>();
+
+function compile(shape: XmlShape): Omit<Writer, 'formatNumber'> {
+  let lookups = compiled.get(shape);
+  if (lookups === undefined) {
+    lookups = {
+      names: new Map(Object.entries(shape.elementNames ?? {})),
+      wrapped: new Map(Object.entries(shape.wrapped ?? {})),
+      upperCase: new Set(shape.upperCaseValues ?? []),
+      lowerCase: new Set(shape.lowerCaseValues ?? []),
+      decimals: new Map(Object.entries(shape.decimals ?? {})),
+      sequences: new Map(
+        Object.entries(shape.sequences ?? {}).map(([key, order]) => [
+          key,
+          new Map(order.map((child, rank) => [child, rank])),
+        ]),
+      ),
+      omitted: new Set(shape.omitted ?? []),
+      required: new Map(Object.entries(shape.required ?? {})),
+    };
+    compiled.set(shape, lookups);
+  }
+  return lookups;
+}
+
 /**
  * Renders a JSON-shaped object as an XML document. Elements follow the shape's sequences, else key
- * order; null and undefined are
- * omitted; arrays become repeated elements unless the shape wraps them. Values that JSON could
- * not carry either (NaN, functions, class instances, nested arrays) are a TypeError: they are
- * bugs in the caller, never client input.
+ * order; null and undefined are omitted; arrays become repeated elements unless the shape wraps them.
+ * Values that JSON could not carry either (NaN, functions, class instances, nested arrays) are a
+ * TypeError: they are bugs in the caller, never client input.
  */
 export function toXml(value: Record<string, unknown>, shape: XmlShape, options: ToXmlOptions = {}): string {
   const writer: Writer = {
-    names: new Map(Object.entries(shape.elementNames ?? {})),
-    wrapped: new Map(Object.entries(shape.wrapped ?? {})),
-    upperCase: new Set(shape.upperCaseValues ?? []),
-    lowerCase: new Set(shape.lowerCaseValues ?? []),
-    decimals: new Map(Object.entries(shape.decimals ?? {})),
-    sequences: new Map(
-      Object.entries(shape.sequences ?? {}).map(([key, order]) => [
-        key,
-        new Map(order.map((child, rank) => [child, rank])),
-      ]),
-    ),
-    omitted: new Set(shape.omitted ?? []),
-    required: new Map(Object.entries(shape.required ?? {})),
+    ...compile(shape),
     formatNumber: options.formatNumber ?? ((_key, number) => String(number)),
   };
   const namespace = options.namespace ?? DEFAULT_NAMESPACE;
