@@ -682,12 +682,9 @@ describe('refunds', () => {
     expectOk(reply);
     expect(reply.text).toContain(`<refund xmlns="${NAMESPACE}">`);
     expect(reply.text).toContain('<amount>10.50</amount>');
-    expect(reply.body).toMatchObject({
-      transactionId: sale.transactionId,
-      amount: '10.50',
-      currency: 'USD',
-      reason: 'wrong size',
-    });
+    expect(reply.body).toMatchObject({ amount: '10.50', currency: 'USD', reason: 'wrong size' });
+    // The schema's refund has no transaction-id (JSON carries it: the refunded transaction).
+    expect(reply.body.transactionId).toBeUndefined();
     expect(reply.body.refundTransactionId).toMatch(/^\d+$/);
     expect(reply.body.refundStatus).toEqual(expect.any(String));
   });
@@ -1318,8 +1315,9 @@ describe('by merchantTransactionId', () => {
       }),
       200,
     );
+    // The schema's order: merchant-transaction-id before transaction-id.
     expect(xml.text).toContain(
-      `<transaction-id>${sale.transactionId}</transaction-id><merchant-transaction-id>${id}</merchant-transaction-id>`,
+      `<merchant-transaction-id>${id}</merchant-transaction-id><transaction-id>${sale.transactionId}</transaction-id>`,
     );
 
     // Another merchant's transaction, by either merchant id, looks exactly like an unknown one.
@@ -1373,7 +1371,6 @@ describe('by merchantTransactionId', () => {
       200,
     );
     expect(xml.body).toMatchObject({
-      transactionId: sale.transactionId,
       amount: '5.00',
       date,
       cancelSubscriptions: 'true',

@@ -377,21 +377,21 @@ describe('subscriptions', () => {
     const planId = await newPlan({ currency: 'EUR', recurringChargeAmount: 9 });
     const created = await api.post(
       '/recurring/subscriptions',
-      xmlDocument('subscription', {
+      xmlDocument('recurring-subscription', {
         planId,
         payerInfo: { firstName: 'Grace', lastName: 'Hopper' },
         paymentSource: { creditCardInfo: { creditCard: card } },
       }),
-      keyed(xml('subscription')),
+      keyed(xml('recurring-subscription')),
     );
     expectStatus(created, 200);
-    expect(created.text).toContain('<subscription xmlns="http://ws.plimus.com">');
+    expect(created.text).toContain('<recurring-subscription xmlns="http://ws.plimus.com">');
     expect(created.text).toContain('<recurring-charge-amount>9.00</recurring-charge-amount>');
-    expect(created.text).toContain('<charge-type>INITIAL</charge-type>');
+    expect(created.text).toContain('<charge-type>initial</charge-type>');
     expect(created.body).toMatchObject({ status: 'ACTIVE', charge: { amount: '9.00' } });
     const read = await api.get(
       `/recurring/subscriptions/${created.body.subscriptionId}`,
-      xml('subscription'),
+      xml('recurring-subscription'),
     );
     expect(read.body).toMatchObject({ planId: String(planId), currency: 'EUR' });
   });
@@ -651,10 +651,10 @@ describe('subscriptions', () => {
     expect(brief.body.subscriptions).toEqual([{ subscriptionId: b1.body.subscriptionId, status: 'ACTIVE' }]);
     const listed = await api.get(
       '/recurring/subscriptions?pagesize=2',
-      as(merchant, xml('subscriptions', 'subscription')),
+      as(merchant, xml('recurring-subscriptions', 'recurring-subscription')),
     );
     expect(listed.text).toContain(
-      '<subscriptions xmlns="http://ws.plimus.com"><last-page>false</last-page><subscription>',
+      '<recurring-subscriptions xmlns="http://ws.plimus.com"><last-page>false</last-page><recurring-subscription>',
     );
     for (const query of ['status=PAUSED', 'planid=x', 'pagesize=501', 'vaultedshopperid=-2']) {
       expect((await api.get(`/recurring/subscriptions?${query}`, as(merchant))).status, query).toBe(400);
@@ -720,8 +720,8 @@ describe('subscription updates', () => {
     }
     const xmlUpdate = await api.put(
       `/recurring/subscriptions/${id}`,
-      xmlDocument('subscription', { quantity: 4 }),
-      xml('subscription'),
+      xmlDocument('recurring-subscription', { quantity: 4 }),
+      xml('recurring-subscription'),
     );
     expect(xmlUpdate.body.quantity).toBe('4');
   });
@@ -1178,11 +1178,17 @@ describe('XML on every remaining route', () => {
     );
     expectStatus(created, 200);
     expect(created.text).toContain('<charge xmlns="http://ws.plimus.com"><charge-id>');
-    expect(created.body).toMatchObject({ amount: '6.00', chargeInfo: { chargeType: 'INITIAL' } });
-    const ondemand = await api.get(`/recurring/ondemand/${created.body.subscriptionId}`, xml('subscription'));
+    expect(created.body).toMatchObject({ amount: '6.00', chargeInfo: { chargeType: 'initial' } });
+    const ondemand = await api.get(
+      `/recurring/ondemand/${created.body.subscriptionId}`,
+      xml('recurring-subscription'),
+    );
     expect(ondemand.body).toMatchObject({ status: 'ACTIVE', currency: 'USD' });
-    const listed = await api.get('/recurring/ondemand?pagesize=1', xml('subscriptions', 'subscription'));
-    expect(listed.text).toContain('<subscriptions xmlns="http://ws.plimus.com">');
+    const listed = await api.get(
+      '/recurring/ondemand?pagesize=1',
+      xml('recurring-subscriptions', 'recurring-subscription'),
+    );
+    expect(listed.text).toContain('<recurring-subscriptions xmlns="http://ws.plimus.com">');
 
     const resolved = await api.get(
       `/recurring/subscriptions/charges/resolve?transactionid=${created.body.transactionId}`,
@@ -1198,7 +1204,7 @@ describe('XML on every remaining route', () => {
       xml('switch-charge-amount'),
     );
     expect(quote.text).toContain('<switch-charge-amount xmlns="http://ws.plimus.com"><amount>2.00</amount>');
-    const missing = await api.get('/recurring/subscriptions/999999999', xml('subscription'));
+    const missing = await api.get('/recurring/subscriptions/999999999', xml('recurring-subscription'));
     expect(missing.status).toBe(404);
     expect(missing.text).toContain('<error-name>SUBSCRIPTION_NOT_FOUND</error-name><code>20040</code>');
   });

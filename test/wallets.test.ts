@@ -246,6 +246,7 @@ describe('Google Pay', () => {
     expect(body).toEqual({
       cardTransactionType: 'AUTH_CAPTURE',
       transactionId: expect.stringMatching(/^\d+$/),
+      recurringTransaction: 'ECOMMERCE',
       merchantTransactionId,
       softDescriptor: 'PAYWIRE WALLET',
       amount: 42.1,

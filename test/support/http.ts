@@ -1,6 +1,7 @@
 import { fromXml, type XmlShape } from '@paywire/xml';
 import { expect } from 'vitest';
 import type { Stack, TestMerchant } from './stack.ts';
+import { expectSchemaValid } from './xsd.ts';
 
 export type Format = 'json' | 'xml';
 
@@ -63,6 +64,8 @@ export function client(stack: Stack) {
     let parsed: unknown;
     if (type.includes('json')) parsed = JSON.parse(text);
     else if (type.includes('xml')) {
+      // Every XML answer must be what a schema-bound client of the original reads (docs/xml-schemas.md).
+      expectSchemaValid(text);
       const root = /<([a-z-]+)[\s>]/.exec(text.replace(/^<\?xml[^>]*\?>/, ''))?.[1];
       const shape =
         options.shape && options.shape.root === root

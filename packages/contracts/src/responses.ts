@@ -96,6 +96,7 @@ export const cardTransactionBody = describes<CardTransaction>()(
     cardTransactionType: z.enum(['AUTH_CAPTURE', 'AUTH_ONLY', 'CAPTURE', 'AUTH_REVERSAL']),
     transactionId: z.string(),
     merchantTransactionId: z.string().optional(),
+    recurringTransaction: z.literal('ECOMMERCE'),
     softDescriptor: z.string().optional(),
     amount,
     currency: z.string(),

@@ -213,6 +213,8 @@ export interface CardTransaction {
   cardTransactionType: CardTransactionType;
   transactionId: string;
   merchantTransactionId?: string;
+  /** The original's: ECOMMERCE for a shopper's payment (the only kind /transactions makes). */
+  recurringTransaction: 'ECOMMERCE';
   softDescriptor?: string;
   amount: number;
   currency: string;

@@ -17,11 +17,27 @@ export interface XmlShape {
   elementNames?: Readonly<Record<string, string>>;
   /** Keys whose string values are upper-cased when writing ('success' -> 'SUCCESS'). */
   upperCaseValues?: readonly string[];
+  /** Keys whose string values are lower-cased when writing: a schema enumeration in lower case ('INITIAL' -> 'initial'). */
+  lowerCaseValues?: readonly string[];
   /**
    * Keys whose numbers are written with exactly this many fraction digits, at any depth, ahead of the
    * caller's formatNumber: money of a resource whose currency is fixed (`{itemSubTotal: 2}` -> `10.00`).
    */
   decimals?: Readonly<Record<string, number>>;
+  /**
+   * Element order, as the original's XSDs give each type's `xs:sequence` (schema-bound clients such as
+   * .NET's XmlSerializer read by sequence): the JSON key holding an object (`''` for the root, the array's
+   * key for its items) -> that object's keys in schema order. Keys a sequence does not list are written
+   * after the listed ones, in key order; objects with no sequence keep their key order.
+   */
+  sequences?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Elements the schema requires that the JSON may leave out (`messageValue` of an error that does not
+   * echo the value): parent key as in `sequences` -> keys written as empty elements when absent.
+   */
+  required?: Readonly<Record<string, readonly string[]>>;
+  /** Keys the schema has no element for: written in JSON, left out of the XML document, at any depth. */
+  omitted?: readonly string[];
 }
 
 // A JSON key we can write: starts lower-case, letters and digits only (address1, ibanFirstFour).

@@ -24,6 +24,69 @@ describe('toXml', () => {
     );
   });
 
+  it("writes each object's elements in its schema sequence, keys it lacks last, omitted keys nowhere", () => {
+    const shape: XmlShape = {
+      root: 'charge',
+      repeated: ['item'],
+      wrapped: { destinations: 'destination' },
+      sequences: {
+        '': ['chargeId', 'amount', 'currency', 'info', 'item', 'destinations'],
+        info: ['first', 'second'],
+        item: ['key', 'value'],
+        destinations: ['url', 'secret'],
+      },
+      omitted: ['internal'],
+    };
+    const xml = toXml(
+      {
+        later: 'x',
+        destinations: [{ secret: 's', url: 'u' }],
+        item: [
+          { value: '1', key: 'a' },
+          { value: '2', key: 'b' },
+        ],
+        info: { second: 2, first: 1, internal: 'no' },
+        currency: 'EUR',
+        internal: 'no',
+        amount: 1,
+        chargeId: 7,
+      },
+      shape,
+      { namespace: '' },
+    );
+    expect(xml).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?>\n<charge><charge-id>7</charge-id><amount>1</amount>' +
+        '<currency>EUR</currency><info><first>1</first><second>2</second></info>' +
+        '<item><key>a</key><value>1</value></item><item><key>b</key><value>2</value></item>' +
+        '<destinations><destination><url>u</url><secret>s</secret></destination></destinations>' +
+        '<later>x</later></charge>',
+    );
+  });
+
+  it('lower-cases the values of lowerCaseValues keys, as a schema enumeration spells them', () => {
+    const xml = toXml(
+      { chargeInfo: { chargeType: 'INITIAL' } },
+      { root: 'charge', lowerCaseValues: ['chargeType'] },
+    );
+    expect(xml).toContain('<charge-info><charge-type>initial</charge-type></charge-info>');
+  });
+
+  it('writes an element the schema requires as empty when the object lacks it', () => {
+    const shape: XmlShape = {
+      root: 'messages',
+      repeated: ['message'],
+      sequences: { invalidProperty: ['name', 'messageValue'] },
+      required: { invalidProperty: ['messageValue'] },
+    };
+    const body = (invalidProperty: Record<string, unknown>) => ({ message: [{ code: 1, invalidProperty }] });
+    expect(toXml(body({ name: 'cardNumber', messageValue: null }), shape, { namespace: '' })).toContain(
+      '<invalid-property><name>cardNumber</name><message-value/></invalid-property>',
+    );
+    expect(toXml(body({ messageValue: 'USD', name: 'currency' }), shape, { namespace: '' })).toContain(
+      '<invalid-property><name>currency</name><message-value>USD</message-value></invalid-property>',
+    );
+  });
+
   it('keeps key order, omits null and undefined, writes booleans and empty values', () => {
     const xml = toXml(
       {

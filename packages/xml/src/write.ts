@@ -16,34 +16,67 @@ interface Writer {
   names: ReadonlyMap<string, string>;
   wrapped: ReadonlyMap<string, string>;
   upperCase: ReadonlySet<string>;
+  lowerCase: ReadonlySet<string>;
   decimals: ReadonlyMap<string, number>;
+  /** Parent key -> (key -> rank in the schema's sequence). */
+  sequences: ReadonlyMap<string, ReadonlyMap<string, number>>;
+  omitted: ReadonlySet<string>;
+  required: ReadonlyMap<string, readonly string[]>;
   formatNumber: NonNullable<ToXmlOptions['formatNumber']>;
 }
 
+/** A shape's lookups, built once per shape object (shapes are module constants). */
+const compiled = new WeakMap<XmlShape, Omit<Writer, 'formatNumber'>>();
+
+function compile(shape: XmlShape): Omit<Writer, 'formatNumber'> {
+  let lookups = compiled.get(shape);
+  if (lookups === undefined) {
+    lookups = {
+      names: new Map(Object.entries(shape.elementNames ?? {})),
+      wrapped: new Map(Object.entries(shape.wrapped ?? {})),
+      upperCase: new Set(shape.upperCaseValues ?? []),
+      lowerCase: new Set(shape.lowerCaseValues ?? []),
+      decimals: new Map(Object.entries(shape.decimals ?? {})),
+      sequences: new Map(
+        Object.entries(shape.sequences ?? {}).map(([key, order]) => [
+          key,
+          new Map(order.map((child, rank) => [child, rank])),
+        ]),
+      ),
+      omitted: new Set(shape.omitted ?? []),
+      required: new Map(Object.entries(shape.required ?? {})),
+    };
+    compiled.set(shape, lookups);
+  }
+  return lookups;
+}
+
 /**
- * Renders a JSON-shaped object as an XML document. Key order is kept; null and undefined are
- * omitted; arrays become repeated elements unless the shape wraps them. Values that JSON could
- * not carry either (NaN, functions, class instances, nested arrays) are a TypeError: they are
- * bugs in the caller, never client input.
+ * Renders a JSON-shaped object as an XML document. Elements follow the shape's sequences, else key
+ * order; null and undefined are omitted; arrays become repeated elements unless the shape wraps them.
+ * Values that JSON could not carry either (NaN, functions, class instances, nested arrays) are a
+ * TypeError: they are bugs in the caller, never client input.
  */
 export function toXml(value: Record<string, unknown>, shape: XmlShape, options: ToXmlOptions = {}): string {
   const writer: Writer = {
-    names: new Map(Object.entries(shape.elementNames ?? {})),
-    wrapped: new Map(Object.entries(shape.wrapped ?? {})),
-    upperCase: new Set(shape.upperCaseValues ?? []),
-    decimals: new Map(Object.entries(shape.decimals ?? {})),
+    ...compile(shape),
     formatNumber: options.formatNumber ?? ((_key, number) => String(number)),
   };
   const namespace = options.namespace ?? DEFAULT_NAMESPACE;
   const xmlns = namespace === '' ? '' : ` xmlns="${escapeXml(namespace)}"`;
   if (!isPlainObject(value)) throw new TypeError('toXml expects a plain object');
-  return `<?xml version="1.0" encoding="UTF-8"?>\n${element(shape.root + xmlns, shape.root, writeFields(value, writer))}`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${element(shape.root + xmlns, shape.root, writeFields(value, '', writer))}`;
 }
 
-function writeFields(object: Record<string, unknown>, writer: Writer): string {
+function writeFields(object: Record<string, unknown>, parentKey: string, writer: Writer): string {
   let out = '';
-  for (const [key, value] of Object.entries(object)) {
-    if (value === undefined || value === null) continue;
+  const required = writer.required.get(parentKey);
+  const complete =
+    required?.some((key) => object[key] === undefined || object[key] === null) === true
+      ? { ...Object.fromEntries(required.map((key) => [key, ''])), ...withoutNulls(object) }
+      : object;
+  for (const [key, value] of inSequence(complete, writer.sequences.get(parentKey))) {
+    if (value === undefined || value === null || writer.omitted.has(key)) continue;
     const name = writer.names.get(key) ?? toElementName(key);
     const itemName = writer.wrapped.get(key);
     if (itemName !== undefined) {
@@ -56,6 +89,23 @@ function writeFields(object: Record<string, unknown>, writer: Writer): string {
     }
   }
   return out;
+}
+
+function withoutNulls(object: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(object).filter(([, value]) => value !== undefined && value !== null),
+  );
+}
+
+/** The object's entries in its schema sequence's order; keys it lacks follow, in key order (sort is stable). */
+function inSequence(
+  object: Record<string, unknown>,
+  sequence: ReadonlyMap<string, number> | undefined,
+): Array<[string, unknown]> {
+  const entries = Object.entries(object);
+  if (sequence === undefined) return entries;
+  const rank = (key: string) => sequence.get(key) ?? sequence.size;
+  return entries.sort(([a], [b]) => rank(a) - rank(b));
 }
 
 function writeItems(
@@ -82,14 +132,15 @@ function writeValue(
   parent: Record<string, unknown>,
   writer: Writer,
 ): string {
-  if (isPlainObject(value)) return element(name, name, writeFields(value, writer));
+  if (isPlainObject(value)) return element(name, name, writeFields(value, key, writer));
   return element(name, name, escapeXml(leafText(key, value, parent, writer)));
 }
 
 function leafText(key: string, value: unknown, parent: Record<string, unknown>, writer: Writer): string {
   switch (typeof value) {
     case 'string':
-      return writer.upperCase.has(key) ? value.toUpperCase() : value;
+      if (writer.upperCase.has(key)) return value.toUpperCase();
+      return writer.lowerCase.has(key) ? value.toLowerCase() : value;
     case 'boolean':
       return value ? 'true' : 'false';
     case 'number': {

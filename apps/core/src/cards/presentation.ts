@@ -47,6 +47,7 @@ export function present(transaction: TransactionState): PublicTransaction {
     ...(transaction.merchantTransactionId
       ? { merchantTransactionId: transaction.merchantTransactionId }
       : {}),
+    recurringTransaction: 'ECOMMERCE',
     ...(transaction.softDescriptor ? { softDescriptor: transaction.softDescriptor } : {}),
     amount: minorToAmount(amountMinor, transaction.currency),
     currency: transaction.currency,

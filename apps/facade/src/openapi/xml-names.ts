@@ -16,16 +16,23 @@ export function addXmlNames(schema: JsonSchema, shape: XmlShape, namespace: stri
   return schema;
 }
 
-function nameProperties(schema: JsonSchema, shape: XmlShape): void {
+function nameProperties(schema: JsonSchema, shape: XmlShape, parentKey = ''): void {
   for (const keyword of ['anyOf', 'oneOf', 'allOf']) {
     const branches = schema[keyword];
     if (Array.isArray(branches))
-      for (const branch of branches) if (isSchema(branch)) nameProperties(branch, shape);
+      for (const branch of branches) if (isSchema(branch)) nameProperties(branch, shape, parentKey);
   }
-  if (isSchema(schema.items)) nameProperties(schema.items, shape);
+  if (isSchema(schema.items)) nameProperties(schema.items, shape, parentKey);
   if (!isSchema(schema.properties)) return;
-  for (const [key, property] of Object.entries(schema.properties)) {
+  const properties = inSequence(schema.properties, shape.sequences?.[parentKey]);
+  schema.properties = properties;
+  for (const [key, property] of Object.entries(properties)) {
     if (!isSchema(property)) continue;
+    if (shape.omitted?.includes(key)) {
+      property.description = [property.description, 'JSON only: the XML document has no element for it.']
+        .filter(Boolean)
+        .join(' ');
+    }
     const name = shape.elementNames?.[key] ?? toElementName(key);
     const itemName = shape.wrapped?.[key];
     if (property.type === 'array' && isSchema(property.items)) {
@@ -38,6 +45,16 @@ function nameProperties(schema: JsonSchema, shape: XmlShape): void {
     } else {
       property.xml = { name };
     }
-    nameProperties(property, shape);
+    nameProperties(property, shape, key);
   }
+}
+
+/** Properties in the XML's element order (the shape's sequence, the rest after), as packages/xml writes them. */
+function inSequence(properties: JsonSchema, sequence: readonly string[] | undefined): JsonSchema {
+  if (sequence === undefined) return properties;
+  const rank = (key: string) => {
+    const index = sequence.indexOf(key);
+    return index === -1 ? sequence.length : index;
+  };
+  return Object.fromEntries(Object.entries(properties).sort(([a], [b]) => rank(a) - rank(b)));
 }
