@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createSandboxProcessor } from '@paywire/core';
+import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type PostgresServer, startEmbeddedPostgres } from '../infra/postgres.ts';
 import { saleBody } from './support/http.ts';
@@ -36,6 +37,18 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.close();
+  // Stopping the server terminates what is still connected (57P01): wait for the stack's pools (pg-boss's ends
+  // after core has closed) to be gone first, so no client of this process hears it.
+  const admin = new pg.Client({ connectionString: postgres.adminUrl });
+  await admin.connect();
+  await waitFor('the stack to disconnect', async () => {
+    const { rows } = await admin.query<{ count: number }>(
+      'select count(*)::int as count from pg_stat_activity where datname = $1',
+      [new URL(stack.databaseUrl).pathname.slice(1)],
+    );
+    return rows[0]?.count === 0;
+  });
+  await admin.end();
   await postgres?.stop();
   rmSync(dataRoot, { recursive: true, force: true });
 });
