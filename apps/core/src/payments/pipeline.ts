@@ -26,33 +26,32 @@ export interface PaymentOperation<Prepared, Outcome, Answer> {
   compensate?(ctx: MerchantContext, prepared: Prepared, outcome: Outcome): Promise<void>;
 }
 
-/**
- * A call the processor did not answer, as the merchant hears of it: 503 (Retry-After). Nothing charged when
- * the attempt was abandoned; otherwise its outcome is being resolved, and a keyed retry answers 409 until the
- * recovery worker has, then runs afresh.
- */
-function unanswered(error: ProcessorUnavailable): DomainError {
-  const refusal = new DomainError(
-    'SERVICE_UNAVAILABLE',
-    error.reached
-      ? 'the payment processor did not answer; the outcome is being resolved, retry later'
-      : 'no payment processor answered; nothing was charged, retry later',
-  );
-  refusal.cause = error;
+/** "Not now" (503, Retry-After, never a key's answer), keeping what caused it for the log. */
+function notNow(description: string, cause: Error): DomainError {
+  const refusal = new DomainError('SERVICE_UNAVAILABLE', description);
+  refusal.cause = cause;
   return refusal;
 }
 
 /**
- * The call outlasted the recovery delay: recovery voided the attempt meanwhile, and what the processor did
- * was undone (compensate). Nothing stands and the key is free: "not now", not an error of ours.
+ * How the merchant hears of a payment without an answer:
+ * - the processor did not answer: nothing charged when the attempt was abandoned; otherwise its outcome is
+ *   being resolved, and a keyed retry answers 409 until the recovery worker has, then runs afresh;
+ * - the call outlasted the recovery delay: recovery voided the attempt meanwhile and what the processor did
+ *   was undone (compensate), so nothing stands and the key is free.
  */
-function tookTooLong(error: AttemptTakenOver): DomainError {
-  const refusal = new DomainError(
-    'SERVICE_UNAVAILABLE',
-    'the payment took longer than its recovery delay and was voided; nothing was charged, retry later',
+function unanswered(error: ProcessorUnavailable | AttemptTakenOver): DomainError {
+  if (error instanceof AttemptTakenOver)
+    return notNow(
+      'the payment took longer than its recovery delay and was voided; nothing was charged, retry later',
+      error,
+    );
+  return notNow(
+    error.reached
+      ? 'the payment processor did not answer; the outcome is being resolved, retry later'
+      : 'no payment processor answered; nothing was charged, retry later',
+    error,
   );
-  refusal.cause = error;
-  return refusal;
 }
 
 /** Runs an operation's phases in order. */
@@ -79,7 +78,7 @@ export async function runPrepared<Prepared, Outcome, Answer>(
     return await inTransaction(ctx.em, (em) => operation.record(em, prepared, outcome));
   } catch (error) {
     await operation.compensate?.(ctx, prepared, outcome);
-    if (error instanceof AttemptTakenOver) throw tookTooLong(error);
+    if (error instanceof AttemptTakenOver) throw unanswered(error);
     throw error;
   }
 }
