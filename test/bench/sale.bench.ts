@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import autocannon, { type Result } from 'autocannon';
 import { saveMerchant } from '../../infra/merchants.ts';
 import { addAdyenTestAccount, adyenTestCard } from '../support/adyen.ts';
+import { type NotificationItem, sign } from '../support/fake-adyen/index.ts';
 import { saleBody } from '../support/http.ts';
 import { freePort } from '../support/ports.ts';
 import { startBenchDatabase } from './bench-database.ts';
@@ -24,12 +25,18 @@ import { benchProcesses, postgresCpuMs } from './processes.ts';
  * (fake-adyen-server.ts), its CPU counted apart; its notifications go to Paywire's endpoint for the account.
  * Paywire's own cost per sale is facade + core + PostgreSQL. `--connections=N` runs another concurrency;
  * `--no-notifications` has the fake send none, to see what receiving them costs.
+ *
+ * Notifications mode (`npm run bench -- notifications`): Adyen's AUTHORISATION notifications alone, one
+ * signed item per POST as Adyen sends them, each for a new pspReference, at the facade's endpoint for a
+ * test account: what receiving one costs Paywire, apart from any sale.
  */
 const mode = process.argv.includes('latency')
   ? 'latency'
   : process.argv.includes('processors')
     ? 'processors'
-    : 'sale';
+    : process.argv.includes('notifications')
+      ? 'notifications'
+      : 'sale';
 const acquirerLatencyMs = 250;
 // `--connections=N`: another concurrency, to see where a machine that cannot sustain 256 stops coping.
 const connections = Number(
@@ -74,12 +81,14 @@ interface LoadOptions {
   keyed?: boolean;
   /** The sale's body; saleBody() unless given. */
   sale?: Record<string, unknown>;
+  /** Each request's body built afresh (instead of the sale's and a unique header). */
+  bodyOf?: () => string;
 }
 
 async function load(
   url: string,
   processes: Record<string, ChildProcess>,
-  { authorization, keyed = false, sale = saleBody() }: LoadOptions = {},
+  { authorization, keyed = false, sale = saleBody(), bodyOf }: LoadOptions = {},
 ): Promise<Run> {
   const body = JSON.stringify(sale);
   const headers: Record<string, string> = {
@@ -92,10 +101,10 @@ async function load(
   const header = keyed ? 'idempotency-key' : 'x-request-id';
   const requests = [
     {
-      setupRequest: (request: { headers?: Record<string, string> }) => ({
-        ...request,
-        headers: { ...request.headers, [header]: randomUUID() },
-      }),
+      setupRequest: (request: { headers?: Record<string, string> }) =>
+        bodyOf
+          ? { ...request, body: bodyOf() }
+          : { ...request, headers: { ...request.headers, [header]: randomUUID() } },
     },
   ];
   const options = { url, connections, method: 'POST', headers, body, requests };
@@ -343,12 +352,68 @@ async function processorsBench(sandboxAuthorization: string): Promise<string[]> 
   ];
 }
 
+/**
+ * Adyen's AUTHORISATION notifications alone, each for a new payment, at a test account's endpoint: what
+ * receiving one costs Paywire (facade, core, PostgreSQL), with no sale beside it.
+ */
+async function notificationsBench(): Promise<string[]> {
+  const cardKey = randomBytes(32);
+  const hmacKeyHex = randomBytes(32).toString('hex');
+  const merchantAccount = 'PaywireBenchECOM';
+  const notification = { username: 'adyen-bench', password: randomBytes(12).toString('hex') };
+  const merchantId = await saveMerchant(
+    database.databaseUrl,
+    'bench-notified',
+    randomBytes(12).toString('hex'),
+  );
+  const accountId = await addAdyenTestAccount(database.databaseUrl, cardKey, {
+    merchantId,
+    apiKey: `AQE-${randomBytes(16).toString('hex')}`,
+    merchantAccount,
+    hmacKeyHex,
+    endpoint: 'http://127.0.0.1:9/', // never called: no sale runs
+    notification,
+  });
+  const service = await startService(ports.core, ports.facade, {
+    CARD_ENCRYPTION_KEY: cardKey.toString('base64'),
+  });
+  const bodyOf = () => {
+    const item: NotificationItem = {
+      pspReference: randomBytes(8).toString('hex').toUpperCase(),
+      merchantAccountCode: merchantAccount,
+      merchantReference: randomUUID(),
+      amount: { currency: 'USD', value: 1000 },
+      eventCode: 'AUTHORISATION',
+      eventDate: new Date().toISOString(),
+      success: 'true',
+      paymentMethod: 'visa',
+    };
+    const signed = { ...item, additionalData: { hmacSignature: sign(item, hmacKeyHex) } };
+    return JSON.stringify({ live: 'false', notificationItems: [{ NotificationRequestItem: signed }] });
+  };
+  const url = `http://127.0.0.1:${ports.facade}/processors/adyen/${accountId}/notifications`;
+  const authorization = `Basic ${Buffer.from(`${notification.username}:${notification.password}`).toString('base64')}`;
+  const [received] = (await alternate([() => load(url, service.processes, { authorization, bodyOf })])).map(
+    summarise,
+  ) as [Figures];
+  return [
+    '| Adyen AUTHORISATION notifications, one item per POST | requests/s | p50 ms | p99 ms | errors |',
+    '|---|---|---|---|---|',
+    row('received', received),
+    `non-2xx by status: ${statusList(received)}`,
+    cpuRow('notification', received),
+    `Paywire's CPU ms per notification (facade + core + PostgreSQL): ${paywireCpu(received).toFixed(2)}`,
+  ];
+}
+
 try {
   const { databaseUrl, merchant } = database;
   const merchantId = merchant.id;
   const authorization = `Basic ${Buffer.from(`${merchant.username}:${merchant.password}`).toString('base64')}`;
   if (mode === 'latency') {
     process.stdout.write([header, ...(await latencyBench(authorization)), ''].join('\n'));
+  } else if (mode === 'notifications') {
+    process.stdout.write([header, ...(await notificationsBench()), ''].join('\n'));
   } else if (mode === 'processors') {
     process.stdout.write([header, ...(await processorsBench(authorization)), ''].join('\n'));
   } else {

@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type AdyenCredentials, DomainError } from '@paywire/contracts';
 import type { Mode } from '../context.ts';
@@ -7,6 +8,7 @@ import { openCredentials } from './accounts/credentials.ts';
 import { accountById, type PaymentToRoute, type RoutedAccount, routeAccounts } from './accounts/routing.ts';
 import { adyenEndpoint, createAdyenProcessor } from './adyen/client.ts';
 import type { TechnicalCancelLookup } from './adyen/confirmations.ts';
+import { notificationSigningKey } from './adyen/hmac.ts';
 import { notificationAccount } from './adyen/queries.ts';
 import type { Processor } from './processor.ts';
 
@@ -27,6 +29,8 @@ export interface NotifyingAccount {
   id: number;
   merchantId: number;
   credentials: AdyenCredentials;
+  /** The credentials' HMAC key, ready to check signatures with. */
+  signingKey: KeyObject;
 }
 
 export interface DirectoryOptions {
@@ -108,7 +112,8 @@ export function createProcessorDirectory(options: DirectoryOptions): ProcessorDi
           sealedCredentials: row.sealed_credentials,
         });
       if (!row || !credentials) return null;
-      const account = { id: row.id, merchantId: row.merchant_id, credentials };
+      const signingKey = notificationSigningKey(credentials.hmacKey);
+      const account = { id: row.id, merchantId: row.merchant_id, credentials, signingKey };
       notifyingAccounts.set(accountId, account);
       return account;
     },

@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { type NotificationRequestItem, notificationSignature, validNotificationSignature } from './hmac.ts';
+import {
+  type NotificationRequestItem,
+  notificationSignature,
+  notificationSigningKey,
+  validNotificationSignature,
+} from './hmac.ts';
 
 // Key, item and signatures of @adyen/api-library's own HmacValidator tests (src/__tests__/hmacValidator.spec.ts):
 // matching them proves Paywire signs and checks notifications exactly as Adyen does.
-const key = 'DFB1EB5485895CFA84146406857104ABB4CBCABDC8AAF103A624C8F6A3EAAB00';
+const key = notificationSigningKey('DFB1EB5485895CFA84146406857104ABB4CBCABDC8AAF103A624C8F6A3EAAB00');
 const item = (eventCode: string, hmacSignature?: string): NotificationRequestItem => ({
   pspReference: 'pspReference',
   originalReference: 'originalReference',

@@ -83,7 +83,7 @@ export async function receiveAdyenNotification(
   const { credentials } = account;
   const items = input.notification.notificationItems.map((wrapper) => wrapper.NotificationRequestItem);
   if (!validBasicAuth(input.authorization, credentials)) throw refused();
-  if (!items.every((item) => validNotificationSignature(item, credentials.hmacKey))) throw refused();
+  if (!items.every((item) => validNotificationSignature(item, account.signingKey))) throw refused();
 
   // One statement for every item: atomic on its own, with no transaction around it.
   const rows = await executePrepared<StoredRow>(em, storeNotifications, [
