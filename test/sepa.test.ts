@@ -3,6 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { type RunningCore, startCore } from '@paywire/core';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type SepaBank, sandboxSepaBank } from '../apps/core/src/sepa/bank.ts';
 import {
   as,
   type CallOptions,
@@ -621,6 +622,89 @@ describe('settlement by the merchant clock', () => {
 });
 
 /** The original's 22 languages (its Tools API reference) and English. */
+describe("the bank, asked from settlement (the payment pipeline's call phase)", () => {
+  let bankStack: Stack;
+  let bankApi: ReturnType<typeof client>;
+  /** Every reference presented, in order, and whether its row was free of any lock when it was. */
+  const presented: { reference: string; unlocked: boolean }[] = [];
+  let unreachable = false;
+  const recordingBank: SepaBank = {
+    async collect(debits) {
+      for (const { reference } of debits) {
+        // NOWAIT fails at once on a row some transaction holds: the claim must be committed before the call.
+        const unlocked = await bankStack.db
+          .query('select id from sepa_debit where id = $1 for update nowait', [reference])
+          .then(
+            () => true,
+            () => false,
+          );
+        presented.push({ reference, unlocked });
+      }
+      if (unreachable) throw new Error('the bank did not answer');
+      return sandboxSepaBank.collect(debits);
+    },
+  };
+
+  beforeAll(async () => {
+    bankStack = await startStack({ sepaBank: recordingBank });
+    bankApi = client(bankStack);
+  });
+  afterAll(async () => {
+    await bankStack?.close();
+  });
+
+  const debitRow = async (id: string) =>
+    (
+      await bankStack.db.query<{ status: string; outcome: string | null; leased: boolean }>(
+        'select status, outcome, presenting_until is not null as leased from sepa_debit where id = $1',
+        [id],
+      )
+    ).rows[0];
+
+  it('presents a debit only when it falls due, outside any transaction; a run the bank failed is taken over', async () => {
+    const merchant = bankStack.merchant;
+    const opened = expectStatus(await bankApi.post('/alt-transactions', debitBody(), as(merchant)), 200).body;
+    const id: string = opened.transactionId;
+    // Opening asks no bank: the debit waits for its collection date with no outcome.
+    expect(presented).toEqual([]);
+    expect(await debitRow(id)).toEqual({ status: 'PENDING', outcome: null, leased: false });
+
+    // Due, but the bank does not answer: the debit stays pending and leased to the run that asked.
+    unreachable = true;
+    expectStatus(await bankApi.put('/sandbox/clock', { advanceBy: 'PT5M' }, as(merchant)), 200);
+    await waitFor('the debit presented', () => presented.some((p) => p.reference === id) || undefined);
+    expect(presented).toEqual([{ reference: id, unlocked: true }]);
+    expect(await debitRow(id)).toEqual({ status: 'PENDING', outcome: null, leased: true });
+
+    // While leased, a later run (proved by a debit of the same merchant it collects) does not present it.
+    unreachable = false;
+    const control = expectStatus(
+      await bankApi.post('/alt-transactions', debitBody(), as(merchant)),
+      200,
+    ).body;
+    expectStatus(await bankApi.put('/sandbox/clock', { advanceBy: 'PT5M' }, as(merchant)), 200);
+    await waitFor('the control debit collected', async () =>
+      (await debitRow(control.transactionId))?.status === 'SUCCESS' ? true : undefined,
+    );
+    expect(presented.filter((p) => p.reference === id)).toHaveLength(1);
+
+    // Its lease over (as after a crash), the next run presents it again and records the answer once.
+    await bankStack.db.query(
+      "update sepa_debit set presenting_until = now() - interval '1 second' where id = $1",
+      [id],
+    );
+    expectStatus(await bankApi.put('/sandbox/clock', { advanceBy: 'PT1M' }, as(merchant)), 200);
+    await waitFor('the debit collected', async () =>
+      (await debitRow(id))?.status === 'SUCCESS' ? true : undefined,
+    );
+    expect(await debitRow(id)).toEqual({ status: 'SUCCESS', outcome: 'SUCCESS', leased: false });
+    expect(presented.filter((p) => p.reference === id)).toEqual([
+      { reference: id, unlocked: true },
+      { reference: id, unlocked: true },
+    ]);
+  });
+});
+
 const LANGUAGES = 'en bg cs da de el es et fi fr hu it lt lv mt nl no pl pt ro sk sl sv'.split(' ');
 const mandateShape = { root: 'sepa-mandate', wrapped: { translations: 'translation' } };
 type Translation = { language: string; translationText: string };

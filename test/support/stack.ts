@@ -148,6 +148,8 @@ export async function startStack(
     keyProvider?: CoreOptions['keyProvider'];
     keyRefreshMs?: number;
     keyRetireAfterSeconds?: number;
+    /** The bank SEPA settlement presents debits to (default: the sandbox's). */
+    sepaBank?: CoreOptions['sepaBank'];
   } = {},
 ): Promise<Stack> {
   const databaseUrl = await newDatabase('paywire', options.postgresAdminUrl);
@@ -170,6 +172,7 @@ export async function startStack(
       appleRootCertificates: parsePemCertificates(walletFiles.appleRootCertificates),
     },
     ...(options.keyProvider ? { keyProvider: options.keyProvider } : {}),
+    ...(options.sepaBank ? { sepaBank: options.sepaBank } : {}),
     ...(options.keyRefreshMs ? { keyRefreshMs: options.keyRefreshMs } : {}),
     ...(options.keyRetireAfterSeconds !== undefined
       ? { keyRetireAfterSeconds: options.keyRetireAfterSeconds }

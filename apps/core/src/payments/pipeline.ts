@@ -6,9 +6,9 @@ import { ProcessorUnavailable } from '../processors/processor.ts';
 import { AttemptTakenOver } from './attempts.ts';
 
 /**
- * The one way to a processor. Every payment operation (an authorization, a capture, a cancel, a refund)
- * is a value of this type and runs through `runPayment`; nothing else calls a processor. The phases are
- * Hyperswitch's (ValidateRequest/GetTracker -> call -> UpdateTracker/PostUpdateTracker) with Medusa's split
+ * The one way to a processor. Every payment operation (an authorization, a capture, a cancel, a refund, a
+ * SEPA collection) is a value of this type and runs through `runPayment`; nothing else calls a processor.
+ * The phases are Hyperswitch's (ValidateRequest/GetTracker -> call -> UpdateTracker/PostUpdateTracker) with Medusa's split
  * of the provider call from its recording:
  * - prepare: validate, claim the idempotency key and merchantTransactionId, write the attempt with the
  *   reference the processor will know it by and the account routing chose; committed before the call.
@@ -18,12 +18,20 @@ import { AttemptTakenOver } from './attempts.ts';
  * - recover (payments/recovery.ts): an attempt whose call never got an answer (timeout, core killed) is
  *   resolved later by asking the processor; the shopper is never charged twice.
  */
-export interface PaymentOperation<Prepared, Outcome, Answer> {
-  prepare(ctx: MerchantContext): Promise<Prepared>;
-  call(ctx: MerchantContext, prepared: Prepared): Promise<Outcome>;
+export interface PaymentOperation<Prepared, Outcome, Answer, Ctx extends PipelineContext = MerchantContext> {
+  prepare(ctx: Ctx): Promise<Prepared>;
+  call(ctx: Ctx, prepared: Prepared): Promise<Outcome>;
   record(em: EntityManager, prepared: Prepared, outcome: Outcome): Promise<Answer>;
   /** The outcome could not be recorded: undo at the processor what no row will stand for. */
-  compensate?(ctx: MerchantContext, prepared: Prepared, outcome: Outcome): Promise<void>;
+  compensate?(ctx: Ctx, prepared: Prepared, outcome: Outcome): Promise<void>;
+}
+
+/**
+ * What the phases run with: a merchant's context for a merchant's payment; SEPA settlement, whose batch
+ * spans merchants, a worker context of its own (sepa/settlement.ts).
+ */
+export interface PipelineContext {
+  em: EntityManager;
 }
 
 /** "Not now" (503, Retry-After, never a key's answer), keeping what caused it for the log. */
@@ -55,20 +63,20 @@ function unanswered(error: ProcessorUnavailable | AttemptTakenOver): DomainError
 }
 
 /** Runs an operation's phases in order. */
-export async function runPayment<Prepared, Outcome, Answer>(
-  ctx: MerchantContext,
-  operation: PaymentOperation<Prepared, Outcome, Answer>,
+export async function runPayment<Prepared, Outcome, Answer, Ctx extends PipelineContext = MerchantContext>(
+  ctx: Ctx,
+  operation: PaymentOperation<Prepared, Outcome, Answer, Ctx>,
 ): Promise<Answer> {
   return runPrepared(ctx, operation, await operation.prepare(ctx));
 }
 
 /**
  * The batch entry: runs call and record for an operation prepared already, with others at once (renewals
- * claim a leased batch's charges in one statement).
+ * claim a leased batch's charges in one statement; settlement claims a batch of due debits).
  */
-export async function runPrepared<Prepared, Outcome, Answer>(
-  ctx: MerchantContext,
-  operation: PaymentOperation<Prepared, Outcome, Answer>,
+export async function runPrepared<Prepared, Outcome, Answer, Ctx extends PipelineContext = MerchantContext>(
+  ctx: Ctx,
+  operation: PaymentOperation<Prepared, Outcome, Answer, Ctx>,
   prepared: Prepared,
 ): Promise<Answer> {
   const outcome = await operation.call(ctx, prepared).catch((error: unknown) => {

@@ -1,11 +1,22 @@
 import type { BankOutcome } from './entities.ts';
 
+/** A debit as the bank is asked to collect it; `reference` is its end-to-end id (the debit's id). */
+export interface PresentedDebit {
+  reference: string;
+  iban: string;
+  amountMinor: number;
+  currency: 'EUR';
+}
+
 /**
- * The bank that collects SEPA debits, behind one interface so a real one can plug in: a debit is
- * submitted when it is opened, and the bank's answer becomes visible at the collection date.
+ * The bank that collects SEPA debits, behind one interface so a real one can plug in. It is Paywire's
+ * processor for SEPA and is asked only from the payment pipeline's call phase (sepa/settlement.ts): when a
+ * debit falls due, settlement presents it and records the answer. Presenting one reference again (core died
+ * between the answer and its recording) must answer the same and collect once, as a bank keys a collection
+ * by its end-to-end id.
  */
 export interface SepaBank {
-  submit(debit: { iban: string; amountMinor: number; currency: 'EUR' }): BankOutcome;
+  collect(debits: PresentedDebit[]): Promise<Map<string, BankOutcome>>;
 }
 
 /** docs/conformance.md, SEPA direct debit: one IBAN fails, one succeeds and is then returned (refunded), every other succeeds. */
@@ -15,7 +26,8 @@ const scenarios: Readonly<Record<string, BankOutcome>> = {
 };
 
 export const sandboxSepaBank: SepaBank = {
-  submit: ({ iban }) => scenarios[iban] ?? 'SUCCESS',
+  collect: async (debits) =>
+    new Map(debits.map(({ reference, iban }) => [reference, scenarios[iban] ?? 'SUCCESS'])),
 };
 
 export interface SepaSettings {

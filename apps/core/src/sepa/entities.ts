@@ -2,7 +2,7 @@ import { defineEntity, type InferEntity, p } from '@mikro-orm/postgresql';
 import type { SepaStatus, TransactionMetaData } from '@paywire/contracts';
 import { Shopper } from '../shoppers/entities.ts';
 
-/** What the bank will answer for a debit, decided when it is submitted (the sandbox decides by IBAN). */
+/** What the bank answered when the debit was presented for collection (the sandbox decides by IBAN). */
 export type BankOutcome = 'SUCCESS' | 'FAIL' | 'SUCCESS_THEN_RETURN';
 
 /**
@@ -31,7 +31,8 @@ export type SepaMandate = InferEntity<typeof SepaMandate>;
 /**
  * One debit. Its id comes from the card transactions' sequence, so a transaction id names one payment
  * whichever kind it is. `nextActionAt` is when the bank's next answer is due by the merchant's clock
- * (null once the debit is final); settlement picks rows by it.
+ * (null once the debit is final); settlement picks rows by it. `outcome` is null until the debit is presented
+ * to the bank at its collection date; `presentingUntil` is the lease of the settlement run asking the bank.
  */
 export const SepaDebit = defineEntity({
   name: 'SepaDebit',
@@ -42,7 +43,7 @@ export const SepaDebit = defineEntity({
     shopper: () => p.manyToOne(Shopper),
     mandate: () => p.manyToOne(SepaMandate),
     status: p.string().length(10).$type<SepaStatus>(),
-    outcome: p.string().length(20).$type<BankOutcome>(),
+    outcome: p.string().length(20).nullable().$type<BankOutcome>(),
     currency: p.string().length(3).$type<'EUR'>(),
     amountMinor: p.bigint('number'),
     refundedMinor: p.bigint('number').default(0),
@@ -53,6 +54,7 @@ export const SepaDebit = defineEntity({
     dueAt: p.datetime(),
     nextActionAt: p.datetime().nullable(),
     settledAt: p.datetime().nullable(),
+    presentingUntil: p.datetime().nullable(),
     /** Merchant's clock at submission. */
     submittedAt: p.datetime(),
     createdAt: p.datetime().onCreate(() => new Date()),

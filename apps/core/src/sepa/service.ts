@@ -219,7 +219,6 @@ export async function openSepaDebit(
       },
     );
   }
-  const outcome = ctx.sepa.bank.submit({ iban, amountMinor, currency });
   const mandate = await mandateFor(ctx, em, shopper, iban, now);
   const dueAt = nextStepAt(ctx, now);
   const debit = em.create(SepaDebit, {
@@ -228,7 +227,8 @@ export async function openSepaDebit(
     shopper,
     mandate,
     status: 'PENDING',
-    outcome,
+    outcome: null, // the bank is asked at the collection date (sepa/settlement.ts)
+    presentingUntil: null,
     currency,
     amountMinor,
     refundedMinor: 0,

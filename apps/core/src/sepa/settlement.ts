@@ -1,13 +1,22 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type IpnEvent, type SendFlag, type SepaStatus, sendFlagOf } from '@paywire/contracts';
 import type { CoreServices, MerchantContext } from '../context.ts';
+import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
 import type { StoredDestination } from '../ipn/entities.ts';
 import { type EventParameters, recordEvent } from '../ipn/events.ts';
 import { kickSettlement, settlementQueue, settlementRun } from '../jobs/queues.ts';
 import { sepaSettlements } from '../metrics.ts';
+import { type PaymentOperation, runPrepared } from '../payments/pipeline.ts';
+import { bindings } from '../security/card-vault.ts';
 import type { BankOutcome } from './entities.ts';
-import { applyTransitions, dueDebits, insertReturns, ipnDestinationsOf } from './queries.ts';
+import {
+  applyTransitions,
+  claimDueDebits,
+  insertReturns,
+  ipnDestinationsOf,
+  lockPresented,
+} from './queries.ts';
 import { mandateEventParameters, nextStepAt, sepaEventParameters } from './service.ts';
 
 /**
@@ -36,20 +45,34 @@ export type RecurringDebits = (
 
 const noRecurringDebits: RecurringDebits = async () => new Map();
 
+/** A debit claimed for this run, with what the bank is given to collect it. */
+interface ClaimedRow {
+  id: string;
+  merchant_id: number;
+  status: SepaStatus;
+  outcome: BankOutcome | null;
+  currency: 'EUR';
+  amount_minor: string;
+  presenting_until: string;
+  merchant_now: Date;
+  sealed_iban: string;
+  iban_fingerprint: string;
+}
+
+/** A claimed debit as the record phase finds it, locked. */
 interface DueRow {
   id: string;
   merchant_id: number;
   merchant_transaction_id: string | null;
   shopper_id: number;
   status: SepaStatus;
-  outcome: BankOutcome;
+  outcome: BankOutcome | null;
   currency: string;
   amount_minor: string;
   refunded_minor: string;
   payer_first_name: string;
   payer_last_name: string;
   next_action_at: Date;
-  merchant_now: Date;
   reference: string;
   accepted_at: Date;
   iban_first_four: string;
@@ -58,47 +81,54 @@ interface DueRow {
 
 interface Transition {
   row: DueRow;
+  merchantNow: Date;
   status: SepaStatus;
+  outcome: BankOutcome | null;
   nextActionAt: Date | null;
   refundMinor: number;
+  /** False when the bank gave no answer for the debit: it stays due, for the next run. */
+  settled: boolean;
   /** None when the row had nothing due after all: its next action is only cleared. */
   event: IpnEvent | null;
   eventAmountMinor: number;
 }
 
-/** What the bank's answer does to a due debit. */
-function transitionOf(services: CoreServices, row: DueRow): Transition {
+/** What the bank's answer (given now, or at the debit's presentation) does to a due debit. */
+function transitionOf(
+  services: CoreServices,
+  row: DueRow,
+  merchantNow: Date,
+  answer: BankOutcome | undefined,
+): Transition {
   const amountMinor = Number(row.amount_minor);
+  const outcome = row.outcome ?? answer ?? null;
+  const base = { row, merchantNow, outcome, refundMinor: 0, settled: true };
   if (row.status === 'PENDING') {
-    if (row.outcome === 'FAIL') {
+    if (outcome === null) {
       return {
-        row,
-        status: 'FAIL',
-        nextActionAt: null,
-        refundMinor: 0,
-        event: 'Decline',
-        eventAmountMinor: amountMinor,
+        ...base,
+        status: row.status,
+        nextActionAt: row.next_action_at,
+        settled: false,
+        event: null,
+        eventAmountMinor: 0,
       };
+    }
+    if (outcome === 'FAIL') {
+      return { ...base, status: 'FAIL', nextActionAt: null, event: 'Decline', eventAmountMinor: amountMinor };
     }
     // The return of a returned debit is due one step after its collection was due.
     const nextActionAt =
-      row.outcome === 'SUCCESS_THEN_RETURN' ? nextStepAt(services, new Date(row.next_action_at)) : null;
-    return {
-      row,
-      status: 'SUCCESS',
-      nextActionAt,
-      refundMinor: 0,
-      event: 'Charge',
-      eventAmountMinor: amountMinor,
-    };
+      outcome === 'SUCCESS_THEN_RETURN' ? nextStepAt(services, new Date(row.next_action_at)) : null;
+    return { ...base, status: 'SUCCESS', nextActionAt, event: 'Charge', eventAmountMinor: amountMinor };
   }
-  if (row.status !== 'SUCCESS' || row.outcome !== 'SUCCESS_THEN_RETURN') {
-    return { row, status: row.status, nextActionAt: null, refundMinor: 0, event: null, eventAmountMinor: 0 };
+  if (row.status !== 'SUCCESS' || outcome !== 'SUCCESS_THEN_RETURN') {
+    return { ...base, status: row.status, nextActionAt: null, event: null, eventAmountMinor: 0 };
   }
   // A collected debit the bank returns: whatever the merchant has not refunded yet goes back.
   const balance = amountMinor - Number(row.refunded_minor);
   return {
-    row,
+    ...base,
     status: 'REFUNDED',
     nextActionAt: null,
     refundMinor: balance,
@@ -133,92 +163,160 @@ function workerContext(services: CoreServices, em: EntityManager, merchantId: nu
   return { ...services, em, merchantId, idempotency: null, memo: {} };
 }
 
+/** How long a run holds the debits it claimed while it asks the bank; a run that died loses them after it. */
+const presentationLeaseSeconds = 120;
+
+interface SettlementContext extends CoreServices {
+  em: EntityManager;
+}
+
 /**
- * Settles up to `limit` due debits in one transaction; returns how many. Merchants are visited in turn and
- * each one's due debits read through the partial index on (merchant_id, next_action_at).
+ * Settlement as a payment operation (payments/pipeline.ts), one batch of due debits across merchants:
+ * - prepare: claim up to `limit` due debits (each merchant's due ones through the partial index on
+ *   (merchant_id, next_action_at)) by leasing them, committed;
+ * - call: present to the bank those it has not answered yet, outside any transaction;
+ * - record: lock the debits still leased to this run, apply each one's answer (collected, failed, returned),
+ *   insert the returns and send the events, in one transaction.
+ * A run that dies between call and record leaves its debits leased; the next run after the lease presents
+ * them again, and the bank answers the same for a reference it has seen (sepa/bank.ts).
+ */
+function settlementOperation(
+  services: CoreServices,
+  limit: number,
+  recurringDebits: RecurringDebits,
+): PaymentOperation<ClaimedRow[], Map<string, BankOutcome>, Transition[], SettlementContext> {
+  return {
+    prepare: ({ em }) =>
+      inTransaction(em, (tx) =>
+        executeParameterized<ClaimedRow>(tx, claimDueDebits, [
+          // Core's clock, as everywhere in the domain (due times were written from it), not the database's.
+          new Date(),
+          services.mode === 'live',
+          limit,
+          limit,
+          presentationLeaseSeconds,
+        ]),
+      ),
+    async call(_ctx, claimed) {
+      const unanswered = claimed.filter((row) => row.status === 'PENDING' && row.outcome === null);
+      if (unanswered.length === 0) return new Map();
+      return services.sepa.bank.collect(
+        unanswered.map((row) => ({
+          reference: String(row.id),
+          iban: services.vault.open(row.sealed_iban, bindings.mandate(row.merchant_id, row.iban_fingerprint)),
+          amountMinor: Number(row.amount_minor),
+          currency: row.currency,
+        })),
+      );
+    },
+    async record(tx, claimed, answers) {
+      const merchantNow = new Map(claimed.map((row) => [String(row.id), new Date(row.merchant_now)]));
+      const rows = await executeParameterized<DueRow>(tx, lockPresented, [
+        JSON.stringify(claimed.map((row) => ({ id: row.id, presenting_until: row.presenting_until }))),
+      ]);
+      const transitions = rows.map((row) =>
+        transitionOf(
+          services,
+          row,
+          merchantNow.get(String(row.id)) ?? new Date(),
+          answers.get(String(row.id)),
+        ),
+      );
+      if (transitions.length > 0) await applyAnswers(services, tx, transitions, recurringDebits);
+      return transitions;
+    },
+  };
+}
+
+/** The record phase's writes: the debits moved on, the returns, and the events someone listens to. */
+async function applyAnswers(
+  services: CoreServices,
+  tx: EntityManager,
+  transitions: Transition[],
+  recurringDebits: RecurringDebits,
+): Promise<void> {
+  // One JSON parameter per statement: the driver would spread a JS array into a list of parameters.
+  await executeParameterized(tx, applyTransitions, [
+    JSON.stringify(
+      transitions.map((t) => ({
+        id: t.row.id,
+        merchant_id: t.row.merchant_id,
+        status: t.status,
+        outcome: t.outcome,
+        next_action_at: t.nextActionAt,
+        refund_minor: t.refundMinor,
+        merchant_now: t.merchantNow,
+        settled: t.settled,
+      })),
+    ),
+  ]);
+  const returned = transitions.filter((t) => t.refundMinor > 0);
+  if (returned.length > 0) {
+    await executeParameterized(tx, insertReturns, [
+      JSON.stringify(
+        returned.map((t) => ({
+          merchant_id: t.row.merchant_id,
+          debit_id: t.row.id,
+          amount_minor: t.refundMinor,
+        })),
+      ),
+    ]);
+  }
+  const listening = await eventsListenedTo(tx, transitions);
+  // A subscription's renewal debit reports Recurring, with its subscription's parameters, not Charge.
+  const renewals = await recurringDebits(
+    tx,
+    transitions
+      .filter((t) => t.event === 'Charge')
+      .map((t) => ({ id: String(t.row.id), settledAt: t.merchantNow })),
+  );
+  const contexts = new Map<number, MerchantContext>();
+  for (const transition of transitions) {
+    const { row, eventAmountMinor } = transition;
+    const renewal = renewals.get(String(row.id));
+    const event = renewal ? 'Recurring' : transition.event;
+    if (event === null || !listening.get(row.merchant_id)?.has(sendFlagOf(event))) continue;
+    const ctx = contexts.get(row.merchant_id) ?? workerContext(services, tx, row.merchant_id);
+    contexts.set(row.merchant_id, ctx);
+    const debit = {
+      id: Number(row.id),
+      merchantTransactionId: row.merchant_transaction_id,
+      shopperId: row.shopper_id,
+      payerFirstName: row.payer_first_name,
+      payerLastName: row.payer_last_name,
+      currency: row.currency,
+    };
+    const mandate = {
+      reference: row.reference,
+      acceptedAt: new Date(row.accepted_at),
+      ibanFirstFour: row.iban_first_four,
+      ibanLastFour: row.iban_last_four,
+    };
+    await recordEvent(ctx, tx, event, {
+      ...sepaEventParameters(debit, mandate, eventAmountMinor, transition.merchantNow),
+      ...(transition.event === 'Charge' ? mandateEventParameters(mandate) : {}),
+      ...renewal,
+    });
+  }
+}
+
+/**
+ * Settles up to `limit` due debits through the payment pipeline; returns how many it claimed (0: nothing was
+ * due).
  */
 export async function settleBatch(
   services: CoreServices,
   limit: number,
   recurringDebits: RecurringDebits = noRecurringDebits,
 ): Promise<number> {
-  const em = services.orm.em.fork();
-  const reached: string[] = [];
-  const settled = await em.transactional(async (tx) => {
-    const rows = await executeParameterized<DueRow>(
-      tx,
-      dueDebits,
-      // Core's clock, as everywhere in the domain (due times were written from it), not the database's.
-      [new Date(), services.mode === 'live', limit, limit],
-    );
-    if (rows.length === 0) return 0;
-    const transitions = rows.map((row) => transitionOf(services, row));
-    // One JSON parameter per statement: the driver would spread a JS array into a list of parameters.
-    await executeParameterized(tx, applyTransitions, [
-      JSON.stringify(
-        transitions.map((t) => ({
-          id: t.row.id,
-          merchant_id: t.row.merchant_id,
-          status: t.status,
-          next_action_at: t.nextActionAt,
-          refund_minor: t.refundMinor,
-          merchant_now: t.row.merchant_now,
-        })),
-      ),
-    ]);
-    const returned = transitions.filter((t) => t.refundMinor > 0);
-    if (returned.length > 0) {
-      await executeParameterized(tx, insertReturns, [
-        JSON.stringify(
-          returned.map((t) => ({
-            merchant_id: t.row.merchant_id,
-            debit_id: t.row.id,
-            amount_minor: t.refundMinor,
-          })),
-        ),
-      ]);
-    }
-    const listening = await eventsListenedTo(tx, transitions);
-    // A subscription's renewal debit reports Recurring, with its subscription's parameters, not Charge.
-    const renewals = await recurringDebits(
-      tx,
-      transitions
-        .filter((t) => t.event === 'Charge')
-        .map((t) => ({ id: String(t.row.id), settledAt: new Date(t.row.merchant_now) })),
-    );
-    const contexts = new Map<number, MerchantContext>();
-    for (const transition of transitions) {
-      const { row, eventAmountMinor } = transition;
-      const renewal = renewals.get(String(row.id));
-      const event = renewal ? 'Recurring' : transition.event;
-      if (event === null || !listening.get(row.merchant_id)?.has(sendFlagOf(event))) continue;
-      const ctx = contexts.get(row.merchant_id) ?? workerContext(services, tx, row.merchant_id);
-      contexts.set(row.merchant_id, ctx);
-      const debit = {
-        id: Number(row.id),
-        merchantTransactionId: row.merchant_transaction_id,
-        shopperId: row.shopper_id,
-        payerFirstName: row.payer_first_name,
-        payerLastName: row.payer_last_name,
-        currency: row.currency,
-      };
-      const mandate = {
-        reference: row.reference,
-        acceptedAt: new Date(row.accepted_at),
-        ibanFirstFour: row.iban_first_four,
-        ibanLastFour: row.iban_last_four,
-      };
-      await recordEvent(ctx, tx, event, {
-        ...sepaEventParameters(debit, mandate, eventAmountMinor, new Date(row.merchant_now)),
-        ...(transition.event === 'Charge' ? mandateEventParameters(mandate) : {}),
-        ...renewal,
-      });
-    }
-    reached.push(...transitions.filter((t) => t.status !== t.row.status).map((t) => t.status));
-    return rows.length;
-  });
-  for (const outcome of reached) sepaSettlements.inc({ outcome }); // counted once committed
-  return settled;
+  const operation = settlementOperation(services, limit, recurringDebits);
+  const ctx = { ...services, em: services.orm.em.fork() };
+  const claimed = await operation.prepare(ctx);
+  if (claimed.length === 0) return 0;
+  const transitions = await runPrepared(ctx, operation, claimed);
+  // Counted once committed.
+  for (const t of transitions) if (t.status !== t.row.status) sepaSettlements.inc({ outcome: t.status });
+  return claimed.length;
 }
 
 /** Drains every due debit: lanes run batches until one finds nothing due. Returns how many were settled. */
