@@ -60,8 +60,11 @@ export interface NotifierOptions {
 }
 
 const attempts = 4;
+// Adyen retries a failed delivery after minutes; the fake after milliseconds, so tests see retries at all.
 const retryDelayMs = 100;
-const attemptTimeoutMs = 2_000;
+// Adyen waits 10 s for the acknowledgement before counting a delivery failed, as the fake does: a shorter
+// wait would have it resend to a receiver that is only busy, and charge that receiver for the same item twice.
+const attemptTimeoutMs = 10_000;
 
 export class Notifier {
   /** Every item the fake sent or tried to send, in order. */
