@@ -13,6 +13,7 @@ import { as, client, expectStatus, saleBody } from './support/http.ts';
 import type { Stack, TestMerchant } from './support/stack.ts';
 import { startStack } from './support/stack.ts';
 import { waitFor } from './support/wait.ts';
+import { encodeWeb, googlePayWebPaymentData, testMerchantWalletKeys } from './support/wallet-tokens.ts';
 
 /**
  * Card payments through the Adyen connector, against a fake Adyen built from Adyen's published Checkout v72
@@ -277,6 +278,49 @@ describe('the Adyen connector under the payment path', () => {
         .map((p) => p.pspReference)
         .sort(),
     );
+  });
+
+  it("charges a production Google Pay token's network token and cryptogram, which Paywire decrypted, at Adyen", async () => {
+    const merchant = await stack.newMerchant();
+    const adyen = await adyenAccount(merchant, 'wallet');
+    await operator.wallets.configureKeys.mutate(testMerchantWalletKeys(merchant.id));
+    const paymentData = googlePayWebPaymentData({
+      environment: 'PRODUCTION',
+      cardDetails: '1111',
+      tokenOptions: { pan: adyenTestCard.cardNumber, authMethod: 'CRYPTOGRAM_3DS' },
+    });
+    const reply = await api.post(
+      '/transactions',
+      {
+        cardTransactionType: 'AUTH_CAPTURE',
+        amount: 42.1,
+        currency: 'USD',
+        wallet: { walletType: 'GOOGLE_PAY', encodedPaymentToken: encodeWeb(paymentData) },
+      },
+      as(merchant),
+    );
+    expectStatus(reply, 200);
+    const sent = adyen.fake.requests.find((request) => request.path.endsWith('/payments'))?.body as {
+      paymentMethod: Record<string, string>;
+      mpiData?: Record<string, string>;
+    };
+    expect(sent.paymentMethod).toEqual({
+      type: 'networkToken',
+      number: adyenTestCard.cardNumber,
+      expiryMonth: expect.stringMatching(/^\d{2}$/),
+      expiryYear: expect.stringMatching(/^\d{4}$/),
+    });
+    expect(sent.mpiData).toEqual({
+      tokenAuthenticationVerificationValue: expect.any(String),
+      eci: expect.any(String),
+    });
+    // The sealed token never leaves Paywire: only the key holder could open it.
+    expect(JSON.stringify(sent)).not.toContain(
+      paymentData.paymentMethodData.tokenizationData.token.slice(0, 40),
+    );
+    expect(
+      adyen.fake.byReference((await attempts(reply.body.transactionId))[0]?.reference ?? ''),
+    ).toBeDefined();
   });
 
   it('a 3-D Secure reference Adyen cannot take: 400, refused before it is sent, nothing left pending', async () => {

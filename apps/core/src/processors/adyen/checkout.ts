@@ -10,7 +10,8 @@ export interface Amount {
 }
 
 export interface CardDetails {
-  type: 'scheme';
+  /** networkToken: a device account number from a wallet token, its cryptogram in mpiData. */
+  type: 'scheme' | 'networkToken';
   number: string;
   expiryMonth: string;
   expiryYear: string;
@@ -40,6 +41,8 @@ export interface ThreeDSecureData {
   directoryResponse?: 'A' | 'C' | 'D' | 'I' | 'N' | 'R' | 'U' | 'Y';
   /** The challenge's transStatus (3-D Secure 2) or the PARes status (3-D Secure 1). */
   authenticationResponse?: 'Y' | 'N' | 'U' | 'A';
+  /** A network token's cryptogram (TAVV). */
+  tokenAuthenticationVerificationValue?: string;
 }
 
 export interface ShopperName {

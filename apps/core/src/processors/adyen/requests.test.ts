@@ -92,6 +92,60 @@ describe('Adyen /payments bodies', () => {
     });
   });
 
+  it('a production wallet token Paywire decrypted: the network token and its cryptogram, never the sealed token', () => {
+    const wallet = { environment: 'PRODUCTION', brand: 'MASTERCARD', lastFour: '4444' } as const;
+    const cryptogram = Buffer.alloc(20, 9).toString('base64');
+    const tokenized = paymentRequest(
+      {
+        ...base,
+        capture: true,
+        wallet: {
+          ...wallet,
+          walletType: 'GOOGLE_PAY',
+          paymentData: '{"signature":"sealed"}',
+          decrypted: {
+            number: '5204240000004242',
+            expirationMonth: '2',
+            expirationYear: '2031',
+            cryptogram,
+            eci: '05',
+          },
+        },
+      },
+      account,
+    );
+    expectValid('PaymentRequest', tokenized);
+    expect(tokenized.paymentMethod).toEqual({
+      type: 'networkToken',
+      number: '5204240000004242',
+      expiryMonth: '02',
+      expiryYear: '2031',
+    });
+    expect(tokenized.mpiData).toEqual({ tokenAuthenticationVerificationValue: cryptogram, eci: '05' });
+    expect(JSON.stringify(tokenized)).not.toContain('sealed');
+
+    const panOnly = paymentRequest(
+      {
+        ...base,
+        wallet: {
+          ...wallet,
+          walletType: 'GOOGLE_PAY',
+          paymentData: '{"signature":"sealed"}',
+          decrypted: { number: '4111111111111111', expirationMonth: '12', expirationYear: '2030' },
+        },
+      },
+      account,
+    );
+    expectValid('PaymentRequest', panOnly);
+    expect(panOnly.paymentMethod).toEqual({
+      type: 'scheme',
+      number: '4111111111111111',
+      expiryMonth: '12',
+      expiryYear: '2030',
+    });
+    expect(panOnly.mpiData).toBeUndefined();
+  });
+
   it("an external MPI's 3-D Secure 2 result as mpiData", () => {
     const request: AuthorizationRequest = {
       ...base,

@@ -1,5 +1,10 @@
 import type { ThreeDSecureInput } from '@paywire/contracts';
-import { type AuthorizationRequest, type ModificationRequest, RequestNotSupported } from '../processor.ts';
+import {
+  type AuthorizationRequest,
+  type ModificationRequest,
+  RequestNotSupported,
+  type WalletCardData,
+} from '../processor.ts';
 import type {
   ApplePayDetails,
   CardDetails,
@@ -32,12 +37,33 @@ function paymentMethod(request: AuthorizationRequest): PaymentRequest['paymentMe
     if (holder) details.holderName = holder;
     return details;
   }
+  if (wallet.decrypted) return decryptedWallet(wallet.decrypted);
   if (wallet.walletType === 'GOOGLE_PAY')
     return { type: 'googlepay', googlePayToken: wallet.paymentData } satisfies GooglePayDetails;
   return {
     type: 'applepay',
     applePayToken: Buffer.from(wallet.paymentData, 'utf8').toString('base64'),
   } satisfies ApplePayDetails;
+}
+
+/**
+ * A production wallet token Paywire decrypted itself: the card inside it, not the sealed token (which only
+ * the key holder, Paywire, can open). A tokenized card (a device account number with its cryptogram) is a
+ * network token; a card without a cryptogram (Google Pay's PAN_ONLY) is charged as a plain card number.
+ */
+function decryptedWallet(card: WalletCardData): CardDetails {
+  return {
+    type: card.cryptogram ? 'networkToken' : 'scheme',
+    number: card.number,
+    expiryMonth: card.expirationMonth.padStart(2, '0'),
+    expiryYear: card.expirationYear,
+  };
+}
+
+/** A network token's cryptogram (TAVV) and ECI, as Adyen takes them for a token Paywire decrypted. */
+function networkTokenData(card: WalletCardData | undefined): ThreeDSecureData | undefined {
+  if (!card?.cryptogram) return undefined;
+  return { tokenAuthenticationVerificationValue: card.cryptogram, ...(card.eci ? { eci: card.eci } : {}) };
 }
 
 /** The 3-D Secure status an ECI stands for: 05/02 authenticated, 06/01 attempted, 07/00 not authenticated. */
@@ -88,7 +114,10 @@ export function paymentRequest(request: AuthorizationRequest, account: Account):
   const { firstName, lastName } = request.cardHolder ?? {};
   // ShopperName needs both names; one alone still reaches Adyen as the card's holderName.
   if (firstName && lastName) body.shopperName = { firstName, lastName };
-  if (request.threeDSecure) body.mpiData = mpiData(request.threeDSecure);
+  const authentication = request.threeDSecure
+    ? mpiData(request.threeDSecure)
+    : networkTokenData(request.wallet?.decrypted);
+  if (authentication) body.mpiData = authentication;
   return body;
 }
 
