@@ -7,6 +7,8 @@ role=${1:-facade}
 [ $# -gt 0 ] && shift
 case "$role" in
   facade) exec node apps/facade/src/main.ts "$@" ;;
+  # Facade and core in one process (infra/single-process.ts): a small deployment's one container.
+  paywire) exec node infra/single-process.ts "$@" ;;
   core) exec node apps/core/src/main.ts "$@" ;;
   core-api) CORE_ROLE=api; export CORE_ROLE; exec node apps/core/src/main.ts "$@" ;;
   core-worker) CORE_ROLE=worker; export CORE_ROLE; exec node apps/core/src/main.ts "$@" ;;

@@ -5,9 +5,10 @@ export {
   revokeCallerCredentials,
   rotateCallerCredential,
 } from './callers/service.ts';
+export { bootCore } from './boot.ts';
 export { ensureSampleProduct } from './catalog/service.ts';
 export { migrate, openDatabase } from './db/orm.ts';
-export { type KeyEnv, loadKeyEnv } from './env.ts';
+export { type CoreEnv, type KeyEnv, loadCoreEnv, loadKeyEnv } from './env.ts';
 export { sweepExpiredRecords } from './idempotency/sweep.ts';
 export { keyProviderOf } from './keys/configured.ts';
 export { createPkcs11Kek, destroyPkcs11Kek, type Pkcs11Settings } from './keys/pkcs11.ts';

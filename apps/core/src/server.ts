@@ -1,8 +1,15 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { DomainError, drainable, type IdempotentRequest, internalHeaders } from '@paywire/contracts';
 import { createLogger, extractTraceContext, type Logger, validRequestId } from '@paywire/observability';
+import { TRPCError } from '@trpc/server';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { type Caller, createCallerVerifier } from './callers/service.ts';
 import type { CoreServices, Mode, RequestContext } from './context.ts';
@@ -89,34 +96,47 @@ export interface RunningCore {
   /** The tRPC endpoint, e.g. http://127.0.0.1:8081/trpc */
   url: string;
   services: CoreServices;
+  /**
+   * A call's context for a caller in this process (the single-process mode's facade), from the headers the
+   * HTTP client would send: authenticated and scoped exactly as a call over HTTP. Throws a TRPCError when the
+   * call is refused. Absent for a worker-role core.
+   */
+  localContext?: (headers: IncomingHttpHeaders) => Promise<RequestContext>;
   /** Drains: readiness fails, no new connection, in-flight requests and jobs finish within the grace period. */
   close(): Promise<void>;
 }
 
-function merchantOf(request: IncomingMessage): number | null {
-  const value = request.headers[internalHeaders.merchant];
+function merchantOf(headers: IncomingHttpHeaders): number | null {
+  const value = headers[internalHeaders.merchant];
   return typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : null;
 }
 
-function idempotencyOf(request: IncomingMessage): IdempotentRequest | null {
-  const key = request.headers[internalHeaders.idempotencyKey];
-  const fingerprint = request.headers[internalHeaders.fingerprint];
+function idempotencyOf(headers: IncomingHttpHeaders): IdempotentRequest | null {
+  const key = headers[internalHeaders.idempotencyKey];
+  const fingerprint = headers[internalHeaders.fingerprint];
   if (typeof key !== 'string') return null;
   return typeof fingerprint === 'string' ? { key, fingerprint } : { key };
 }
 
 const basePath = '/trpc/';
 
+/** The tRPC code of a call refused before tRPC reads it: the catalogue's names for these two are tRPC's too. */
+const refusalCode = (refusal: DomainError) =>
+  refusal.errorName === 'UNAUTHORIZED' || refusal.errorName === 'FORBIDDEN'
+    ? refusal.errorName
+    : 'INTERNAL_SERVER_ERROR';
+
 function refuse(request: IncomingMessage, response: ServerResponse, refusal: DomainError): void {
-  // The catalogue's names for these two are tRPC's too.
-  const code =
-    refusal.errorName === 'UNAUTHORIZED' || refusal.errorName === 'FORBIDDEN'
-      ? refusal.errorName
-      : 'INTERNAL_SERVER_ERROR';
+  const code = refusalCode(refusal);
   const path = new URL(request.url ?? '/', 'http://core').pathname.slice(basePath.length);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (code === 'UNAUTHORIZED') headers['www-authenticate'] = 'Bearer';
   response.writeHead(refusal.status, headers).end(JSON.stringify(refusalEnvelope(refusal, code, path)));
+}
+
+/** A refusal thrown to an in-process caller: the same code and body as the HTTP answer's. */
+function refusalError(refusal: DomainError): TRPCError {
+  return new TRPCError({ code: refusalCode(refusal), message: refusal.message, cause: refusal });
 }
 
 const unauthenticated = new DomainError(
@@ -129,12 +149,11 @@ const boundElsewhere = new DomainError('FORBIDDEN', 'this credential acts for it
  * The merchant a call acts for: the one an any-merchant caller (the facade) names; a bound credential's
  * own, which a header naming another merchant may not change.
  */
-function actingMerchant(caller: Caller, request: IncomingMessage): number | null | typeof boundElsewhere {
-  const named = merchantOf(request);
+function actingMerchant(caller: Caller, headers: IncomingHttpHeaders): number | null | typeof boundElsewhere {
+  const named = merchantOf(headers);
   if (caller.scope === 'any-merchant') return named;
   if (caller.merchantId === null) return null; // admin: acts for no merchant, whatever a header says
-  if (request.headers[internalHeaders.merchant] !== undefined && named !== caller.merchantId)
-    return boundElsewhere;
+  if (headers[internalHeaders.merchant] !== undefined && named !== caller.merchantId) return boundElsewhere;
   return caller.merchantId;
 }
 
@@ -246,10 +265,8 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
   const workers: (StartedWorker | undefined)[] = worker
     ? await Promise.all(workerStarters.map((start) => start(services, log)))
     : [];
-  serve =
-    role === 'worker'
-      ? (request, response) => refuse(request, response, noProcedures)
-      : procedures(services, orm, log);
+  const calls = role === 'worker' ? undefined : procedures(services, orm, log);
+  serve = calls ? calls.serve : (request, response) => refuse(request, response, noProcedures);
   const stopSampling = sampleQueues(() => orm.em.fork());
   lifecycle.started = true;
 
@@ -257,6 +274,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
   return {
     url: `http://${options.host ?? '127.0.0.1'}:${port}/trpc`,
     services,
+    ...(calls ? { localContext: calls.localContext } : {}),
     async close() {
       const deadline = Date.now() + shutdownGraceMs;
       await http.drain(shutdownGraceMs, options.shutdownDelayMs ?? 0);
@@ -287,40 +305,55 @@ async function openKeys(orm: MikroORM, options: CoreOptions) {
   return { vault, keys };
 }
 
-/** The tRPC router behind caller authentication: no credential, no procedure, whatever the path. */
-function procedures(
-  services: CoreServices,
-  orm: MikroORM,
-  log: Logger,
-): (request: IncomingMessage, response: ServerResponse) => void {
+/** What authentication proved of a call: who calls, and for which merchant. */
+interface AuthorizedCall {
+  caller: Caller;
+  merchantId: number | null;
+}
+
+/**
+ * How calls reach the router, one authentication and one context for both ways in: over HTTP (the
+ * standalone handler; no credential, no procedure, whatever the path) and from this process (localContext).
+ */
+function procedures(services: CoreServices, orm: MikroORM, log: Logger) {
   const verifyCaller = createCallerVerifier(orm);
+  /** The caller and merchant of a call's headers, or why it is refused. */
+  const authorize = async (headers: IncomingHttpHeaders): Promise<AuthorizedCall | DomainError> => {
+    const caller = await verifyCaller(headers.authorization);
+    if (!caller) return unauthenticated;
+    const merchantId = actingMerchant(caller, headers);
+    return merchantId instanceof DomainError ? merchantId : { caller, merchantId };
+  };
+  const contextFor = (headers: IncomingHttpHeaders, call: AuthorizedCall): RequestContext => {
+    const requestId = validRequestId(headers[internalHeaders.requestId]) ?? undefined;
+    const clientAddress = headers[internalHeaders.clientAddress];
+    return {
+      ...services,
+      ...call,
+      origin: callOrigin(
+        call.caller,
+        call.merchantId,
+        typeof clientAddress === 'string' ? clientAddress.slice(0, 100) : undefined,
+        requestId,
+      ),
+      em: orm.em.fork(),
+      idempotency: idempotencyOf(headers),
+      memo: {},
+      requestId,
+      log: log.child({ requestId }),
+      traceParent: extractTraceContext(headers),
+    };
+  };
   /** What the first step proved of each request, for its context. */
-  const authorized = new WeakMap<IncomingMessage, { caller: Caller; merchantId: number | null }>();
+  const authorized = new WeakMap<IncomingMessage, AuthorizedCall>();
   const handleCall = createHTTPHandler({
     router: appRouter,
     basePath,
     maxBodySize: 2 * 1024 * 1024,
     createContext: ({ req }): RequestContext => {
       const call = authorized.get(req);
-      if (!call) throw new Error('a call reached tRPC unauthenticated'); // cannot happen: see the server below
-      const requestId = validRequestId(req.headers[internalHeaders.requestId]) ?? undefined;
-      const clientAddress = req.headers[internalHeaders.clientAddress];
-      return {
-        ...services,
-        ...call,
-        origin: callOrigin(
-          call.caller,
-          call.merchantId,
-          typeof clientAddress === 'string' ? clientAddress.slice(0, 100) : undefined,
-          requestId,
-        ),
-        em: orm.em.fork(),
-        idempotency: idempotencyOf(req),
-        memo: {},
-        requestId,
-        log: log.child({ requestId }),
-        traceParent: extractTraceContext(req.headers),
-      };
+      if (!call) throw new Error('a call reached tRPC unauthenticated'); // cannot happen: see serve below
+      return contextFor(req.headers, call);
     },
     onError: ({ error, path, ctx }) => {
       if (isDatabaseUnavailable(error.cause)) {
@@ -338,13 +371,11 @@ function procedures(
       }
     },
   });
-  return (request, response) => {
-    verifyCaller(request.headers.authorization).then(
-      (caller) => {
-        if (!caller) return refuse(request, response, unauthenticated);
-        const merchantId = actingMerchant(caller, request);
-        if (merchantId instanceof DomainError) return refuse(request, response, merchantId);
-        authorized.set(request, { caller, merchantId });
+  const serve = (request: IncomingMessage, response: ServerResponse) => {
+    authorize(request.headers).then(
+      (call) => {
+        if (call instanceof DomainError) return refuse(request, response, call);
+        authorized.set(request, call);
         handleCall(request, response);
       },
       (error: unknown) => {
@@ -358,4 +389,12 @@ function procedures(
       },
     );
   };
+  const localContext = async (headers: IncomingHttpHeaders): Promise<RequestContext> => {
+    const call = await authorize(headers).catch((error: unknown) => {
+      throw isDatabaseUnavailable(error) ? databaseUnavailable() : error;
+    });
+    if (call instanceof DomainError) throw refusalError(call);
+    return contextFor(headers, call);
+  };
+  return { serve, localContext };
 }

@@ -1,5 +1,6 @@
 export { createFacade, type FacadeOptions } from './app.ts';
-export { loadFacadeEnv } from './env.ts';
+export { type FacadeEnv, loadFacadeEnv } from './env.ts';
 export { facadeRegistry } from './metrics.ts';
+export { serveFacade } from './serve.ts';
 export { listenFacade } from './server.ts';
 export { xmlShapes } from './xml-shapes.ts';

@@ -1,8 +1,10 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { internalHeaders } from '@paywire/contracts';
 // Types only: erased at run time, so a service using this client never loads core's source.
 import type { AppRouter } from '@paywire/core';
-import { createTRPCClient, httpLink } from '@trpc/client';
-import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+import { createTRPCClient, httpLink, localLink, type TRPCLink } from '@trpc/client';
+import type { inferRouterContext, inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+import { observable } from '@trpc/server/observable';
 import { keepAliveFetch } from './transport.ts';
 
 export type { AppRouter };
@@ -74,3 +76,43 @@ export function createPaywireClient({ url, credential, maxSockets = 64 }: Paywir
 }
 
 export type PaywireClient = ReturnType<typeof createPaywireClient>;
+
+export interface LocalPaywireClientOptions {
+  /** Core's router, handed over by whoever started core in this process (types alone are imported here). */
+  router: AppRouter;
+  /** Core's context for a call with these headers (RunningCore.localContext), authenticated as over HTTP. */
+  localContext: (headers: Record<string, string>) => Promise<inferRouterContext<AppRouter>>;
+  credential: string;
+}
+
+/**
+ * A client of a core running in this process (the single-process mode): the same calls, with the same
+ * credential, merchant and key checks, through tRPC's local link instead of HTTP. The local link asks for a
+ * context with no view of the call, so each call's headers travel to it in async-local storage.
+ */
+export function createLocalPaywireClient({ router, localContext, credential }: LocalPaywireClientOptions) {
+  const authorization = `Bearer ${credential}`;
+  const headersOfCall = new AsyncLocalStorage<Record<string, string>>();
+  const withHeaders: TRPCLink<AppRouter> =
+    () =>
+    ({ op, next }) =>
+      observable((observer) => {
+        const subscription = headersOfCall.run(headersFor(authorization, op.context.paywire), () =>
+          next(op).subscribe(observer),
+        );
+        return () => subscription.unsubscribe();
+      });
+  return createTRPCClient<AppRouter>({
+    links: [
+      withHeaders,
+      localLink({
+        router,
+        createContext: () => {
+          const headers = headersOfCall.getStore();
+          if (!headers) throw new Error('a local call without its headers');
+          return localContext(headers);
+        },
+      }),
+    ],
+  });
+}

@@ -1,7 +1,9 @@
 export {
   type AppRouter,
   callOptions,
+  createLocalPaywireClient,
   createPaywireClient,
+  type LocalPaywireClientOptions,
   type PaywireCallOptions,
   type PaywireClient,
   type PaywireClientOptions,
