@@ -26,6 +26,9 @@ import { benchProcesses, postgresCpuMs } from './processes.ts';
  * Paywire's own cost per sale is facade + core + PostgreSQL. `--connections=N` runs another concurrency;
  * `--no-notifications` has the fake send none, to see what receiving them costs.
  *
+ * `--single` (any mode) runs the service as one process (infra/single-process.ts, as npm start does) instead
+ * of a facade and a core; its CPU is reported as `paywire`.
+ *
  * Notifications mode (`npm run bench -- notifications`): Adyen's AUTHORISATION notifications alone, one
  * signed item per POST as Adyen sends them, each for a new pspReference, at the facade's endpoint for a
  * test account: what receiving one costs Paywire, apart from any sale.
@@ -38,6 +41,8 @@ const mode = process.argv.includes('latency')
       ? 'notifications'
       : 'sale';
 const acquirerLatencyMs = 250;
+// `--single`: the service as one process (infra/single-process.ts) instead of a facade and a core.
+const single = process.argv.includes('--single');
 // `--connections=N`: another concurrency, to see where a machine that cannot sustain 256 stops coping.
 const connections = Number(
   process.argv.find((arg) => arg.startsWith('--connections='))?.slice('--connections='.length) ?? 256,
@@ -184,9 +189,49 @@ const cpuRow = (name: string, f: Figures) =>
     .reduce((sum, ms) => sum + ms, 0)
     .toFixed(2)}`;
 
-/** A core and its facade on the bench database. */
-async function startService(corePort: number, facadePort: number, env: Record<string, string> = {}) {
+/** Until the facade on this port answers /readyz (the single process announces core before it). */
+async function untilReady(port: number): Promise<void> {
+  for (let attempt = 0; attempt < 600; attempt++) {
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ready) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the service on ${port} was not ready after 60 s`);
+}
+
+/**
+ * A core and its facade on the bench database: two processes, as the split deployment runs them, or with
+ * `--single` one (infra/single-process.ts), as npm start runs them.
+ */
+async function startService(
+  corePort: number,
+  facadePort: number,
+  env: Record<string, string> = {},
+): Promise<{
+  core: ChildProcess;
+  facade: ChildProcess;
+  processes: Record<string, ChildProcess>;
+  url: string;
+}> {
   const { databaseUrl, facadeCredential } = database;
+  const url = `http://127.0.0.1:${facadePort}/services/2/transactions`;
+  if (single) {
+    const paywire = await start('infra/single-process.ts', [], {
+      DATABASE_URL: databaseUrl,
+      CORE_PORT: String(corePort),
+      CARD_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      PORT: String(facadePort),
+      HOST: '127.0.0.1',
+      CORE_CREDENTIAL: facadeCredential,
+      LOG_REQUESTS: 'false',
+      ...env,
+    });
+    await untilReady(facadePort);
+    return { core: paywire, facade: paywire, processes: { paywire }, url };
+  }
   const core = await start('apps/core/src/main.ts', [], {
     DATABASE_URL: databaseUrl,
     CORE_PORT: String(corePort),
@@ -200,12 +245,7 @@ async function startService(corePort: number, facadePort: number, env: Record<st
     CORE_CREDENTIAL: facadeCredential,
     LOG_REQUESTS: 'false',
   });
-  return {
-    core,
-    facade,
-    processes: { facade, core },
-    url: `http://127.0.0.1:${facadePort}/services/2/transactions`,
-  };
+  return { core, facade, processes: { facade, core }, url };
 }
 
 const header = `AUTH_CAPTURE sale, JSON, ${connections} connections, ${seconds} s per run, median of ${rounds} alternating rounds, durable PostgreSQL (embedded), ${new Date().toISOString()}`;
@@ -238,7 +278,9 @@ async function latencyBench(authorization: string): Promise<string[]> {
 }
 
 /** CPU per sale of Paywire itself: facade, core and PostgreSQL (not the load generator, not the fake acquirer). */
-const paywireCpu = (f: Figures) => (f.cpu.facade ?? 0) + (f.cpu.core ?? 0) + (f.cpu.postgres ?? 0);
+const paywireCpu = (f: Figures) =>
+  (f.cpu.facade ?? 0) + (f.cpu.core ?? 0) + (f.cpu.paywire ?? 0) + (f.cpu.postgres ?? 0);
+const bareCpu = (f: Figures) => (f.cpu.bare ?? 0) + (f.cpu.postgres ?? 0);
 const statusList = (f: Figures) =>
   Object.entries(f.statuses)
     .map(([status, count]) => `${status} x${count}`)
@@ -444,7 +486,10 @@ try {
         cpuRow('bare', bare),
         cpuRow('plain', full),
         cpuRow('keyed', keyed),
-        `RSS after the runs, MB: core ${memory[0]?.toFixed(0)}, facade ${memory[1]?.toFixed(0)}`,
+        single
+          ? `RSS after the runs, MB: the single process ${memory[0]?.toFixed(0)}`
+          : `RSS after the runs, MB: core ${memory[0]?.toFixed(0)}, facade ${memory[1]?.toFixed(0)}`,
+        `Paywire's CPU ms per plain sale (${single ? 'one process' : 'facade + core'} + PostgreSQL): ${paywireCpu(full).toFixed(2)}, ${(paywireCpu(full) / bareCpu(bare)).toFixed(2)}x the bare endpoint's (bare + PostgreSQL ${bareCpu(bare).toFixed(2)})`,
         '',
       ].join('\n'),
     );
