@@ -5,6 +5,7 @@ import { DomainError, drainable, type IdempotentRequest, internalHeaders } from 
 import { createLogger, extractTraceContext, type Logger, validRequestId } from '@paywire/observability';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { type Caller, createCallerVerifier } from './callers/service.ts';
+import { disputeTestCardSale } from './chargebacks/sandbox-card.ts';
 import type { CoreServices, Mode, RequestContext } from './context.ts';
 import { migrationsCurrent, openDatabase } from './db/orm.ts';
 import { isDatabaseUnavailable } from './db/unavailable.ts';
@@ -230,6 +231,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     passwords: createPasswordGate(),
     passwordCost: options.passwordCost ?? productionCost,
     mode: options.mode,
+    afterCardSale: disputeTestCardSale,
     ipn: {
       retryDelaySeconds: options.ipnRetryDelaySeconds ?? 300,
       allowPrivateTargets: options.ipnAllowPrivateTargets ?? options.mode === 'sandbox',

@@ -11,8 +11,8 @@ export interface ChargebackRow {
   reason_code: string | null;
   reason: string | null;
   status: string;
-  created_at: Date;
-  updated_at: Date;
+  created_at: string;
+  updated_at: string;
 }
 
 const columns = `c.id, c.transaction_id, t.merchant_transaction_id, c.processor_account_id, c.amount_minor,
@@ -59,3 +59,7 @@ export const insertEvidence = `insert into chargeback_evidence
 /** The evidence of merchant $1's chargebacks $2 (an array), without the content. */
 export const evidenceOf = `select id, chargeback_id, media_type, size_bytes, sha256, created_at
      from chargeback_evidence where merchant_id = $1 and chargeback_id = any($2::bigint[]) order by id`;
+
+/** Whether transaction $1 is a captured sale of the stored card whose fingerprint is $2. */
+export const captureOfCard = `select t.captured_minor, t.currency from card_transaction t
+     join stored_card c on c.id = t.card_id where t.id = $1 and t.status = 'CAPTURED' and c.fingerprint = $2`;

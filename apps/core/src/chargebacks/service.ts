@@ -285,7 +285,7 @@ interface EvidenceRow {
   media_type: EvidenceMediaType;
   size_bytes: number;
   sha256: string;
-  created_at: Date;
+  created_at: string;
 }
 
 async function present(ctx: MerchantContext, rows: ChargebackRow[]): Promise<Chargeback[]> {
@@ -303,8 +303,8 @@ async function present(ctx: MerchantContext, rows: ChargebackRow[]): Promise<Cha
     ...(row.reason_code ? { reasonCode: row.reason_code } : {}),
     ...(row.reason ? { reason: row.reason } : {}),
     source: row.processor_account_id === null ? 'SANDBOX' : 'PROCESSOR',
-    chargebackDate: row.created_at.toISOString(),
-    lastUpdateDate: row.updated_at.toISOString(),
+    chargebackDate: new Date(row.created_at).toISOString(),
+    lastUpdateDate: new Date(row.updated_at).toISOString(),
     evidence: evidence
       .filter((file) => file.chargeback_id === row.id)
       .map((file) => ({
@@ -312,7 +312,7 @@ async function present(ctx: MerchantContext, rows: ChargebackRow[]): Promise<Cha
         mediaType: file.media_type,
         size: file.size_bytes,
         sha256: file.sha256,
-        uploadDate: file.created_at.toISOString(),
+        uploadDate: new Date(file.created_at).toISOString(),
       })),
   }));
 }
