@@ -4,7 +4,7 @@
 // reports reading the disputes while the sale's amounts stay as they were.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeAdyenAccount, operatorOf } from './support/adyen.ts';
+import { adyenTestCard, fakeAdyenAccount, operatorOf, startLiveStack } from './support/adyen.ts';
 import { as, client, expectStatus, saleBody, xmlDocument } from './support/http.ts';
 import { type IpnReceiver, startIpnReceiver } from './support/ipn-receiver.ts';
 import { customPeriodAround, fetchReport } from './support/reports.ts';
@@ -62,7 +62,14 @@ const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a
 async function upload(
   chargebackId: number | string,
   file: Buffer,
-  options: { name?: string; type?: string; field?: string; accept?: string; merchant?: TestMerchant } = {},
+  options: {
+    name?: string;
+    type?: string;
+    field?: string;
+    accept?: string;
+    merchant?: TestMerchant;
+    headers?: Record<string, string>;
+  } = {},
 ) {
   const form = new FormData();
   form.append(
@@ -77,6 +84,7 @@ async function upload(
       headers: {
         authorization: (options.merchant ?? stack.merchant).authorization,
         ...(options.accept ? { accept: options.accept } : {}),
+        ...options.headers,
       },
       body: form,
     },
@@ -323,8 +331,9 @@ describe('representment upload', () => {
     ).body;
     expect(answer.status).toBe('MERCHANT_RESPONDED');
     expect(answer.evidence).toEqual([expect.objectContaining({ mediaType: 'image/png', size: png.length })]);
-    // the sandbox takes several files per case
-    expect(expectStatus(await upload(chargebackId, pdf), 200).body.evidence).toHaveLength(2);
+    // the sandbox takes several files per case; an Idempotency-Key cannot cover a file, so it is ignored
+    const keyed = { headers: { 'idempotency-key': `evidence-${chargebackId}` } };
+    expect(expectStatus(await upload(chargebackId, pdf, keyed), 200).body.evidence).toHaveLength(2);
     const rows = await evidenceRows(chargebackId);
     expect(
       rows.map((row) => [row.media_type, row.content.equals(row.media_type === 'image/png' ? png : pdf)]),
@@ -332,15 +341,18 @@ describe('representment upload', () => {
       ['image/png', true],
       ['application/pdf', true],
     ]);
-    const xml = await upload(
-      chargebackId,
-      Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(64)]),
-      {
-        accept: 'application/xml',
-      },
-    );
+    // the same key again, another file: a third file, not the first answer replayed
+    const jpeg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(64)]);
+    const xml = await upload(chargebackId, jpeg, { ...keyed, accept: 'application/xml' });
     expect(xml.status).toBe(200);
     expect(xml.text).toContain('<media-type>image/jpeg</media-type>');
+    expect(xml.text.match(/<evidence-file>/g)).toHaveLength(3);
+    const tiff = Buffer.concat([Buffer.from([0x4d, 0x4d, 0x00, 0x2a]), randomBytes(64)]);
+    expect(
+      expectStatus(await upload(chargebackId, tiff, { name: 'scan.png' }), 200).body.evidence[3],
+    ).toMatchObject({
+      mediaType: 'image/tiff',
+    });
     const retrieved = expectStatus(await api.get(`/chargebacks/${chargebackId}`), 200);
     expect(retrieved.text).not.toContain(pdf.subarray(0, 200).toString('base64').slice(0, 40));
   });
@@ -502,14 +514,60 @@ describe("Adyen's dispute stages", () => {
 });
 
 describe('live mode', () => {
+  let live: Awaited<ReturnType<typeof startLiveStack>>;
+  beforeAll(async () => {
+    live = await startLiveStack();
+  });
+  afterAll(async () => {
+    await live?.close();
+  });
+
   it('has no sandbox chargebacks', async () => {
-    const live = await startStack({ mode: 'live' });
-    try {
-      const reply = await client(live).post('/sandbox/chargebacks', { transactionId: '1' });
-      expect(reply.status).toBe(404);
-      expect(reply.body.message[0].errorName).toBe('RESOURCE_NOT_FOUND');
-    } finally {
-      await live.close();
-    }
+    const reply = await client(live).post('/sandbox/chargebacks', { transactionId: '1' });
+    expect(reply.status).toBe(404);
+    expect(reply.body.message[0].errorName).toBe('RESOURCE_NOT_FOUND');
+  });
+
+  it("takes one evidence file per case, up to the original's 9 MB", async () => {
+    const liveApi = client(live);
+    const sold = expectStatus(
+      await liveApi.post('/transactions', saleBody({ creditCard: adyenTestCard })),
+      200,
+    );
+    const { rows } = await live.db.query<{ processor_reference: string }>(
+      'select processor_reference from card_transaction where id = $1',
+      [sold.body.transactionId],
+    );
+    const delivery = await live.adyen.sendNotification({
+      pspReference: randomBytes(8).toString('hex').toUpperCase(),
+      originalReference: rows[0]?.processor_reference ?? '',
+      merchantReference: 'the payment',
+      eventCode: 'CHARGEBACK',
+      success: 'true',
+      amount: { currency: 'USD', value: 2550 },
+    });
+    expect(delivery.accepted).toBe(true);
+    const [chargeback] = expectStatus(await liveApi.get('/chargebacks'), 200).body.chargebacks;
+    const send = (file: Buffer) =>
+      fetch(`${live.baseUrl}/chargeback/upload_representment?chargeback_id=${chargeback.chargebackId}`, {
+        method: 'POST',
+        headers: { authorization: live.merchant.authorization },
+        body: (() => {
+          const form = new FormData();
+          form.append('representment_file', new Blob([file]), 'evidence.pdf');
+          return form;
+        })(),
+      });
+    const pdfOf = (size: number) => Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(size - 9, 0x20)]);
+    expect((await send(pdfOf(9 * 1024 * 1024 + 1))).status).toBe(413);
+    const accepted = await send(pdfOf(9 * 1024 * 1024));
+    expect(accepted.status).toBe(200);
+    expect(await accepted.json()).toMatchObject({
+      status: 'MERCHANT_RESPONDED',
+      evidence: [{ size: 9 * 1024 * 1024 }],
+    });
+    const second = await send(pdf);
+    expect(second.status).toBe(400);
+    expect((await second.json()).message[0].errorName).toBe('INVALID_STATUS');
   });
 });
