@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adyenTestCard, fakeAdyenAccount, operatorOf, startLiveStack } from './support/adyen.ts';
-import { as, client, expectStatus, saleBody, xmlDocument } from './support/http.ts';
+import { as, client, expectStatus, type Reply, saleBody, xmlDocument } from './support/http.ts';
 import { type IpnReceiver, startIpnReceiver } from './support/ipn-receiver.ts';
 import { customPeriodAround, fetchReport } from './support/reports.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
@@ -90,7 +90,13 @@ async function upload(
     },
   );
   const text = await response.text();
-  return { status: response.status, text, body: text.startsWith('{') ? JSON.parse(text) : undefined };
+  const reply: Reply = {
+    status: response.status,
+    headers: response.headers,
+    text,
+    body: text.startsWith('{') ? JSON.parse(text) : undefined,
+  };
+  return reply;
 }
 
 async function evidenceRows(chargebackId: number) {
@@ -120,10 +126,10 @@ describe('sandbox chargebacks', () => {
       evidence: [],
     });
     expect(expectStatus(await api.get(`/transactions/${transactionId}`), 200).body).toEqual(before);
-    const [ipn] = await waitFor(
-      'the Chargeback IPN',
-      () => ipnsOf('CHARGEBACK', transactionId).length && ipnsOf('CHARGEBACK', transactionId),
-    );
+    const [ipn] = await waitFor('the Chargeback IPN', () => {
+      const ipns = ipnsOf('CHARGEBACK', transactionId);
+      return ipns.length > 0 && ipns;
+    });
     expect(ipn).toMatchObject({
       reversalRefNum: String(chargeback.chargebackId),
       reversalReason: 'Fraud',
@@ -568,6 +574,7 @@ describe('live mode', () => {
     });
     const second = await send(pdf);
     expect(second.status).toBe(400);
-    expect((await second.json()).message[0].errorName).toBe('INVALID_STATUS');
+    const refusal = (await second.json()) as { message: { errorName: string }[] };
+    expect(refusal.message[0]?.errorName).toBe('INVALID_STATUS');
   });
 });
