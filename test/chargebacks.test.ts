@@ -180,6 +180,36 @@ describe('sandbox chargebacks', () => {
     );
     expect(listed.body.chargebacks).toHaveLength(1);
     expect(listed.body.chargebacks[0]).toMatchObject({ status: 'COMPLETED_LOST', transactionId });
+    const one = expectStatus(
+      await api.get(`/chargebacks/${created.body.chargebackId}`, {
+        accept: 'application/xml',
+        shape: xmlShape,
+      }),
+      200,
+    );
+    expect(one.body).toEqual(listed.body.chargebacks[0]);
+
+    // refusals answer in XML too, naming the property
+    const refused = expectStatus(
+      await api.post('/sandbox/chargebacks', xmlDocument('chargeback', { transactionId: 'abc' }), {
+        format: 'xml',
+      }),
+      400,
+    );
+    expect(refused.text).toContain('<messages xmlns="http://ws.plimus.com">');
+    expect(refused.body.message[0]).toMatchObject({
+      errorName: 'VALIDATION_GENERAL_FAILURE',
+      invalidProperty: { name: 'transactionId', messageValue: 'abc' },
+    });
+    const decided = expectStatus(
+      await api.put(
+        `/sandbox/chargebacks/${created.body.chargebackId}`,
+        xmlDocument('chargeback', { status: 'PENDING_MERCHANT_RESPONSE' }),
+        { format: 'xml' },
+      ),
+      400,
+    );
+    expect(decided.body.message[0]).toMatchObject({ errorName: 'INVALID_STATUS', code: '20048' });
   });
 
   it('walks the lifecycle with a ChargebackStatusChanged IPN per move, refusing moves it does not allow', async () => {
