@@ -39,6 +39,12 @@ export interface CoreServices {
   sepa: SepaSettings;
   /** Attempts without an outcome older than this are resolved by the recovery worker (payments/recovery.ts). */
   payments: { recoveryAfterSeconds: number };
+  /**
+   * After a merchant's card sale, in its transaction: opens the sandbox's rehearsal chargeback when the sale
+   * paid with the dispute test card (chargebacks/sandbox-card.ts). Given at the composition root, so cards
+   * need not know chargebacks.
+   */
+  afterCardSale?: (ctx: MerchantContext, em: EntityManager, transactionId: number) => Promise<void>;
 }
 
 /**

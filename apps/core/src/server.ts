@@ -12,6 +12,7 @@ import { createLogger, extractTraceContext, type Logger, validRequestId } from '
 import { TRPCError } from '@trpc/server';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { type Caller, createCallerVerifier } from './callers/service.ts';
+import { disputeTestCardSale } from './chargebacks/sandbox-card.ts';
 import type { CoreServices, Mode, RequestContext } from './context.ts';
 import { migrationsCurrent, openDatabase } from './db/orm.ts';
 import { isDatabaseUnavailable } from './db/unavailable.ts';
@@ -249,6 +250,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     passwords: createPasswordGate(),
     passwordCost: options.passwordCost ?? productionCost,
     mode: options.mode,
+    afterCardSale: disputeTestCardSale,
     ipn: {
       retryDelaySeconds: options.ipnRetryDelaySeconds ?? 300,
       allowPrivateTargets: options.ipnAllowPrivateTargets ?? options.mode === 'sandbox',
@@ -349,7 +351,8 @@ function procedures(services: CoreServices, orm: MikroORM, log: Logger) {
   const handleCall = createHTTPHandler({
     router: appRouter,
     basePath,
-    maxBodySize: 2 * 1024 * 1024,
+    // a chargeback's evidence file travels base64: 9 MB (chargebacks/evidence.ts) is 12 MB of text
+    maxBodySize: 13 * 1024 * 1024,
     createContext: ({ req }): RequestContext => {
       const call = authorized.get(req);
       if (!call) throw new Error('a call reached tRPC unauthenticated'); // cannot happen: see serve below

@@ -16,6 +16,7 @@ import { altTransactionRoutes } from './routes/alt-transactions.ts';
 import { apiDescriptionRoutes } from './routes/api-description.ts';
 import { auditEventRoutes } from './routes/audit-events.ts';
 import { catalogRoutes } from './routes/catalog.ts';
+import { chargebackRoutes } from './routes/chargebacks.ts';
 import { clockRoutes } from './routes/clock.ts';
 import { hostedFieldsRoutes } from './routes/hosted-fields.ts';
 import { notificationConfigRoutes } from './routes/notification-config.ts';
@@ -82,6 +83,7 @@ export function createFacade({
   orderRoutes(merchantRoutes, core);
   recurringRoutes(merchantRoutes, core);
   reportRoutes(merchantRoutes, core);
+  chargebackRoutes(merchantRoutes, core);
 
   app.use(healthRoutes(readiness)); // before the request log: probes every few seconds are not traffic
   app.use(observeRequests(log, logRequests));
@@ -102,7 +104,9 @@ export function createFacade({
   );
   app.use(checkApiVersion);
   app.use(async (ctx, next) => {
-    requestFormat(ctx); // 415 for a body in a format we do not read, before anything parses it
+    // 415 for a body in a format we do not read, before anything parses it; a form upload is its route's
+    // to read (routes/chargebacks.ts), and any route reading JSON or XML refuses one (readBody)
+    if (!ctx.is('multipart/form-data')) requestFormat(ctx);
     await next();
   });
   app.use(

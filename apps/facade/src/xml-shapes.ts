@@ -421,5 +421,12 @@ export const xmlShapes = {
     sequences: sequenced(pageOf('charges')),
   },
   switchChargeAmount: { root: 'switch-charge-amount' },
+  chargeback: { root: 'chargeback', wrapped: { evidence: 'evidence-file' } },
+  chargebacks: {
+    root: 'chargebacks',
+    repeated: ['chargebacks'],
+    elementNames: { chargebacks: 'chargeback' },
+    wrapped: { evidence: 'evidence-file' },
+  },
   subscriptionCharge: { root: 'subscription-charge' },
 } as const satisfies Record<string, XmlShape>;

@@ -18,6 +18,7 @@ export const auditActions = [
   'capture',
   'reversal',
   'refund',
+  'chargeback-evidence.upload',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

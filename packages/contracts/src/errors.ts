@@ -52,6 +52,7 @@ export const errorCatalogue = {
   NEGATIVE_PAGE_SIZE: { code: 20052, status: 400 },
   INVALID_INPUT: { code: 21001, status: 400 }, // the original's Reporting API: bad report code, dates or period
   PROCESSOR_ACCOUNT_NOT_FOUND: { code: 20060, status: 404 }, // ours: an admin call names an unknown account
+  CHARGEBACK_NOT_FOUND: { code: 20070, status: 404 }, // ours: an unknown chargeback or another merchant's
   SAME_IDEMPOTENCY_KEY_WAS_ALREADY_IN_USE_WITH_PREVIOUS_DIFFERENT_REQUEST: { code: 60101, status: 422 },
   REQUEST_WITH_SAME_IDEMPOTENCY_KEY_ALREADY_IN_PROGRESS: { code: 60102, status: 409 },
   IDEMPOTENCY_KEY_MAX_LENGTH_LIMIT_EXCEEDED: { code: 60103, status: 400 },

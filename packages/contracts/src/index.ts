@@ -3,6 +3,7 @@ export * from './callers.ts';
 export * from './card-input.ts';
 export * from './cards.ts';
 export * from './catalog.ts';
+export * from './chargebacks.ts';
 export * from './clock.ts';
 export * from './drain.ts';
 export * from './env.ts';

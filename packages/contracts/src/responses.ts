@@ -8,6 +8,7 @@ import {
 } from './audit.ts';
 import { cardBrands } from './cards.ts';
 import type { CatalogProduct } from './catalog.ts';
+import { type Chargeback, type ChargebackList, chargebackStatuses } from './chargebacks.ts';
 import type { SandboxClock } from './clock.ts';
 import { type ErrorBody, type ErrorName, errorCatalogue } from './errors.ts';
 import {
@@ -481,4 +482,33 @@ export const errorBodySchema = describes<ErrorBody>()(
       }),
     ),
   }),
+);
+
+const chargebackEvidenceBody = z.object({
+  evidenceId: z.number(),
+  mediaType: z.enum(['application/pdf', 'image/tiff', 'image/png', 'image/jpeg']),
+  size: z.number().meta({ description: 'Bytes' }),
+  sha256: z.string(),
+  uploadDate: z.string().meta({ description: 'ISO 8601 instant' }),
+});
+
+export const chargebackBody = describes<Chargeback>()(
+  z.object({
+    chargebackId: z.number(),
+    transactionId: z.string(),
+    merchantTransactionId: z.string().optional(),
+    amount: z.number(),
+    currency: z.string(),
+    status: z.enum(chargebackStatuses),
+    reasonCode: z.string().optional(),
+    reason: z.string().optional(),
+    source: z.enum(['SANDBOX', 'PROCESSOR']),
+    chargebackDate: z.string().meta({ description: 'ISO 8601 instant (merchant clock)' }),
+    lastUpdateDate: z.string().meta({ description: 'ISO 8601 instant (merchant clock)' }),
+    evidence: z.array(chargebackEvidenceBody),
+  }),
+);
+
+export const chargebackListBody = describes<ChargebackList>()(
+  z.object({ chargebacks: z.array(chargebackBody) }),
 );

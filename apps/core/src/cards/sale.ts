@@ -316,5 +316,8 @@ export function createTransaction(
   ctx: MerchantContext,
   input: CreateTransaction,
 ): Promise<PublicTransaction> {
-  return runSale(ctx, input, {}, async (_em, sale) => sale.answer);
+  return runSale(ctx, input, {}, async (em, sale) => {
+    await ctx.afterCardSale?.(ctx, em, sale.transactionId);
+    return sale.answer;
+  });
 }

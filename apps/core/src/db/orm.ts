@@ -39,6 +39,7 @@ import { DataKeys } from './migrations/0022-data-keys.ts';
 import { Reports } from './migrations/0023-reports.ts';
 import { TechnicalCancelLookup } from './migrations/0024-technical-cancel-lookup.ts';
 import { WalletKeys } from './migrations/0025-wallet-keys.ts';
+import { Chargebacks } from './migrations/0027-chargebacks.ts';
 import { SepaPresentation } from './migrations/0031-sepa-presentation.ts';
 import { wireDialect } from './wire.ts';
 
@@ -95,6 +96,7 @@ const migrationsList = [
   { name: '0023-reports', class: Reports },
   { name: '0024-technical-cancel-lookup', class: TechnicalCancelLookup },
   { name: '0025-wallet-keys', class: WalletKeys },
+  { name: '0027-chargebacks', class: Chargebacks },
   { name: '0031-sepa-presentation', class: SepaPresentation },
 ];
 

@@ -255,7 +255,7 @@ export const chargebacks = (paged: boolean) =>
 
 /**
  * The balance per currency since the first payment (Paywire pays nothing out: the acquirer and the bank do):
- * sales and collected debits, less refunds, returns and chargebacks still open or lost.
+ * sales and collected debits, less refunds, returns and chargebacks not won (open ones hold their amount).
  */
 export const accountBalance = (_paged: boolean) => `
   with movement as (
@@ -266,7 +266,7 @@ export const accountBalance = (_paged: boolean) => `
       from refund r join card_transaction t on t.id = r.transaction_id where r.merchant_id = :merchant
     union all
     select currency, 0, 0, amount_minor from chargeback
-     where merchant_id = :merchant and status in ('NEW', 'LOST')
+     where merchant_id = :merchant and status <> 'COMPLETED_WON'
     union all
     select currency, amount_minor, 0, 0 from sepa_debit
      where merchant_id = :merchant and status in ('SUCCESS', 'REFUNDED')

@@ -11,11 +11,16 @@ import {
   bindTokenInput,
   boundTokenBody,
   cardTransactionBody,
+  chargebackBody,
+  chargebackIdInput,
+  chargebackListBody,
+  chargebackListQuery,
   chargePageBody,
   createAltTransactionInput,
   createOndemandInput,
   createPlanInput,
   createProductInput,
+  createSandboxChargebackInput,
   createShopperInput,
   createSubscriptionInput,
   createTransactionInput,
@@ -27,6 +32,7 @@ import {
   listSubscriptionsInput,
   mandateTextInput,
   merchantShopperIdInput,
+  moveSandboxChargebackInput,
   notificationConfigBody,
   notificationConfigInput,
   notificationDeliveryBody,
@@ -117,6 +123,7 @@ const product = body('Product', productBody, xmlShapes.product);
 const sandboxClock = body('SandboxClock', sandboxClockBody, xmlShapes.sandboxClock);
 const notificationConfig = body('NotificationConfig', notificationConfigBody, xmlShapes.notificationConfig);
 const refund = body('Refund', refundBody, xmlShapes.refund);
+const chargeback = body('Chargeback', chargebackBody, xmlShapes.chargeback);
 const plan = body('Plan', planBody, xmlShapes.plan);
 const subscription = body('Subscription', subscriptionBody, xmlShapes.subscription);
 const subscriptionCharge = body('SubscriptionCharge', subscriptionChargeBody, xmlShapes.charge);
@@ -260,6 +267,46 @@ export const operations: Record<Route, Operation> = {
     summary: "Advance the merchant's sandbox clock (runs what falls due)",
     request: body('AdvanceSandboxClock', advanceClockInput, xmlShapes.sandboxClock),
     answers: [ok('The clock', sandboxClock)],
+  },
+  'POST /sandbox/chargebacks': {
+    tag: 'Sandbox',
+    summary:
+      "Open a rehearsal chargeback on one of the merchant's captured card sales (ours; 404 in live mode)",
+    description: 'Sends the Chargeback IPN; the sale itself never changes (docs/chargebacks.md).',
+    request: body('CreateSandboxChargeback', createSandboxChargebackInput, xmlShapes.chargeback),
+    answers: [ok('The chargeback', chargeback)],
+  },
+  'PUT /sandbox/chargebacks/:chargebackId': {
+    tag: 'Sandbox',
+    summary:
+      'Play the issuer: ask for more (PENDING_MERCHANT_RESPONSE) or decide (COMPLETED_WON, COMPLETED_LOST)',
+    description: 'Moves allowed by the lifecycle only; sends the ChargebackStatusChanged IPN.',
+    params: { chargebackId: chargebackIdInput.shape.chargebackId },
+    request: body('MoveSandboxChargeback', moveSandboxChargebackInput, xmlShapes.chargeback),
+    answers: [ok('The chargeback', chargeback)],
+  },
+  'POST /chargeback/upload_representment': {
+    tag: 'Chargebacks',
+    summary: "Upload one evidence file for a chargeback (the original's representment upload)",
+    description:
+      'multipart/form-data with the file in the part named `representment_file`: PDF, TIFF, PNG or JPEG, ' +
+      'told by its content; at most 9 MB (0.2 MB in sandbox mode). Kept in the database, never served back. ' +
+      'Moves the chargeback to MERCHANT_RESPONDED.',
+    query: { chargeback_id: chargebackIdInput.shape.chargebackId, mid: chargebackIdInput.shape.chargebackId },
+    answers: [ok('The chargeback, with its evidence listed', chargeback)],
+    errors: [413, 415],
+  },
+  'GET /chargebacks': {
+    tag: 'Chargebacks',
+    summary: "The merchant's chargebacks (ours), oldest first, optionally of one transaction",
+    query: { transactionId: chargebackListQuery.shape.transactionId },
+    answers: [ok('The chargebacks', body('ChargebackList', chargebackListBody, xmlShapes.chargebacks))],
+  },
+  'GET /chargebacks/:chargebackId': {
+    tag: 'Chargebacks',
+    summary: 'Retrieve a chargeback (ours)',
+    params: { chargebackId: chargebackIdInput.shape.chargebackId },
+    answers: [ok('The chargeback', chargeback)],
   },
   'GET /notification-config': {
     tag: 'Notifications',

@@ -4,13 +4,14 @@ import {
   type AdyenCredentials,
   type AdyenNotificationItem,
   type adyenNotificationInput,
+  type ChargebackStatus,
   DomainError,
-  minorToDecimal,
 } from '@paywire/contracts';
 import type { Logger } from '@paywire/observability';
 import type { z } from 'zod';
 import { CardTransaction } from '../../cards/entities.ts';
 import { transactionEventParameters } from '../../cards/lifecycle.ts';
+import { reportDisputeStage } from '../../chargebacks/service.ts';
 import { callNow } from '../../clock/clock.ts';
 import type { CoreServices, MerchantContext } from '../../context.ts';
 import { inTransaction } from '../../db/transaction.ts';
@@ -21,7 +22,6 @@ import type { AttemptKind } from '../../payments/attempts.ts';
 import { validNotificationSignature } from './hmac.ts';
 import {
   awaitingAttempt,
-  insertChargeback,
   markProcessed,
   removeRefundOfAttempt,
   settleAwaitingAttempt,
@@ -130,15 +130,37 @@ const confirmedKinds: Partial<Record<string, AttemptKind[]>> = {
 };
 
 /**
- * Whether an item changes anything here: a modification's outcome, or a chargeback. Any other code
- * (AUTHORISATION: our authorizations are answered synchronously; CAPTURE_FAILED, REFUND_FAILED and the
- * later dispute stages are not acted on yet) is kept as received, nothing more.
+ * The chargeback status each of Adyen's dispute stages means (docs/chargebacks.md, Adyen's dispute
+ * notifications). Adyen's pre-arbitration codes name the cardholder's bank's result: PREARBITRATION_WON is
+ * the merchant's loss.
+ */
+const disputeStages: Partial<Record<string, ChargebackStatus>> = {
+  NOTIFICATION_OF_CHARGEBACK: 'NEW',
+  CHARGEBACK: 'NEW',
+  REQUEST_FOR_INFORMATION: 'PENDING_MERCHANT_RESPONSE',
+  CHARGEBACK_REVERSED: 'COMPLETED_WON',
+  SECOND_CHARGEBACK: 'COMPLETED_LOST',
+  PREARBITRATION_WON: 'COMPLETED_LOST',
+  PREARBITRATION_LOST: 'COMPLETED_WON',
+};
+
+const disputeStageOf = (item: AdyenNotificationItem) =>
+  item.success === 'true' ? disputeStages[item.eventCode] : undefined;
+
+/**
+ * Whether an item changes anything here: a modification's outcome, or a dispute stage. Any other code
+ * (AUTHORISATION: our authorizations are answered synchronously; CAPTURE_FAILED, REFUND_FAILED) is kept as
+ * received, nothing more.
  */
 function actedOn(item: AdyenNotificationItem): boolean {
-  return item.eventCode in confirmedKinds || (item.eventCode === 'CHARGEBACK' && item.success === 'true');
+  return item.eventCode in confirmedKinds || disputeStageOf(item) !== undefined;
 }
 
-const countedEvents = new Set([...Object.keys(confirmedKinds), 'AUTHORISATION', 'CHARGEBACK']);
+const countedEvents = new Set([
+  ...Object.keys(confirmedKinds),
+  ...Object.keys(disputeStages),
+  'AUTHORISATION',
+]);
 
 /**
  * Counts a newly stored item. A failed technical cancel is an operator's to act on: the pipeline failed over
@@ -192,8 +214,9 @@ export async function processNotification(services: CoreServices, id: number): P
     };
     const item = notification.body;
     const kinds = confirmedKinds[item.eventCode];
+    const stage = disputeStageOf(item);
     if (kinds) await settleModification(ctx, em, notification.account_id, item, kinds);
-    else if (actedOn(item)) await recordChargeback(ctx, em, notification.account_id, item);
+    else if (stage) await recordDisputeStage(ctx, em, notification.account_id, item, stage);
     await executeParameterized(em, markProcessed, [notification.id]);
   });
 }
@@ -252,16 +275,17 @@ async function settleModification(
 }
 
 /**
- * A chargeback of one of the account's payments: recorded once per dispute, with the merchant's Chargeback
- * event. In Adyen's dispute notifications pspReference is the dispute's own (every stage of one dispute
- * carries it) and originalReference the disputed payment's, its authorization's pspReference. A
- * chargeback of a payment Paywire does not know is kept in the inbox only.
+ * A dispute stage of one of the account's payments, moving its chargeback (chargebacks/service.ts). In
+ * Adyen's dispute notifications pspReference is the dispute's own (every stage of one dispute carries it)
+ * and originalReference the disputed payment's, its authorization's pspReference. A dispute of a payment
+ * Paywire does not know is kept in the inbox only.
  */
-async function recordChargeback(
+async function recordDisputeStage(
   ctx: MerchantContext,
   em: EntityManager,
   accountId: number,
   item: AdyenNotificationItem,
+  stage: ChargebackStatus,
 ): Promise<void> {
   if (!item.originalReference) return;
   const [found] = await executeParameterized<{ id: string }>(em, transactionByPspReference, [
@@ -270,30 +294,20 @@ async function recordChargeback(
     item.originalReference,
   ]);
   if (!found) return;
-  const reasonCode = item.additionalData?.chargebackReasonCode?.trim() || null;
-  const reason = item.reason || null;
-  const { value, currency } = item.amount;
-  const [created] = await executeParameterized(em, insertChargeback, [
-    ctx.merchantId,
-    found.id,
-    accountId,
-    item.pspReference,
-    value,
-    currency,
-    reasonCode,
-    reason,
-  ]);
-  if (!created) return;
-  const transaction = await lockTransaction(em, ctx.merchantId, Number(found.id));
-  const now = await callNow(ctx, em);
-  await recordEvent(ctx, em, 'Chargeback', {
-    ...transactionEventParameters(transaction, value, now),
-    chargebackAmount: minorToDecimal(value, currency),
-    chargebackCurrency: currency,
-    chargebackStatus: 'NEW',
-    chargebackReason: reason ?? '',
-    chargebackReasonCode: reasonCode ?? '',
-  });
+  await reportDisputeStage(
+    ctx,
+    em,
+    {
+      transactionId: Number(found.id),
+      accountId,
+      reference: item.pspReference,
+      amountMinor: item.amount.value,
+      currency: item.amount.currency,
+      reasonCode: item.additionalData?.chargebackReasonCode?.trim() || null,
+      reason: item.reason || null,
+    },
+    stage,
+  );
 }
 
 /**

@@ -63,15 +63,6 @@ export const transactionByPspReference = `select id from card_transaction
      where merchant_id = $1 and processor_account_id = $2 and processor_reference = $3`;
 
 /**
- * Records a chargeback once per dispute: $1 merchant, $2 transaction, $3 account, $4 the dispute's
- * pspReference, $5 amount in minor units, $6 currency, $7 reason code, $8 reason. No row when recorded already.
- */
-export const insertChargeback = `insert into chargeback (merchant_id, transaction_id, processor_account_id,
-       psp_reference, amount_minor, currency, reason_code, reason)
-     values ($1, $2, $3, $4, $5, $6, $7, $8)
-     on conflict on constraint chargeback_once do nothing returning id`;
-
-/**
  * What Adyen said of the technical cancel of attempt $2 on account $1: a success if any item says so, else a
  * refusal, else no row (not confirmed yet). The item names the payment's merchantReference (the attempt's)
  * or the cancel's own reference, which is the attempt's with a suffix ($3).
