@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { createSandboxProcessor } from '@paywire/core';
+import { createSandboxProcessor, sendFollower } from '@paywire/core';
+import { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startBalancer } from './support/balancer.ts';
 import { saleBody } from './support/http.ts';
 import { type IpnReceiver, startIpnReceiver } from './support/ipn-receiver.ts';
 import { type ReplicatedPostgres, startReplicatedPostgres } from './support/replicated-postgres.ts';
@@ -220,4 +222,47 @@ it('the primary lost under keyed sales: the standby promoted keeps every acknowl
   console.log(`failover drill: ${JSON.stringify(figures)}`);
   // Full service within 15 s of the promotion (measured: see docs/operations.md; the bound is generous).
   expect(figures.firstSaleAfterPromotionMs).toBeLessThan(15_000);
+});
+
+it('a self-scheduling job queues its next run through a database outage, not only once the cron comes round', {
+  timeout: 60_000,
+}, async () => {
+  // pg-boss on the stack's database through an endpoint of its own, which the test empties and fills again.
+  const primary = new URL(cluster.primaryAdminUrl());
+  const endpoint = await startBalancer([Number(primary.port)], async () => true);
+  const url = new URL(stack.databaseUrl);
+  url.port = String(endpoint.port);
+  const name = `paywire-follower-${randomUUID().slice(0, 8)}`;
+  const jobs = new PgBoss({
+    connectionString: url.toString(),
+    schema: 'pgboss',
+    max: 1,
+    application_name: name,
+    migrate: false,
+    createSchema: false,
+    supervise: false,
+    schedule: false,
+  });
+  jobs.on('error', () => {});
+  await jobs.start();
+  const queue = `follower-${randomUUID().slice(0, 8)}`;
+  await jobs.createQueue(queue);
+  try {
+    // The outage: no server behind the endpoint, and the connections pg-boss holds ended.
+    endpoint.backends = [];
+    await stack.db.query(
+      'select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1',
+      [name],
+    );
+    const failures: unknown[] = [];
+    const sent = sendFollower(jobs, queue, { startAfter: 5 }, { onRetry: (error) => failures.push(error) });
+    await waitFor('the follower refused by the outage twice', () => failures.length >= 2, 30_000);
+    endpoint.backends = [Number(primary.port)];
+    await sent;
+    const { rows } = await stack.db.query('select 1 from pgboss.job where name = $1', [queue]);
+    expect(rows).toHaveLength(1);
+  } finally {
+    await jobs.stop({ graceful: false });
+    await endpoint.close();
+  }
 });

@@ -1,4 +1,6 @@
-import { PgBoss } from 'pg-boss';
+import { setTimeout as delay } from 'node:timers/promises';
+import { PgBoss, type SendOptions } from 'pg-boss';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 
 /**
  * pg-boss, in its own schema of our database. Jobs that must follow a write are sent through the
@@ -61,4 +63,32 @@ export function describeJobError(error: unknown): Record<string, unknown> {
     ...(queue ? { queue } : {}),
     stack: error.stack,
   };
+}
+
+/** How long a follower's send keeps trying through an outage: past it, the queue's minutely cron has a run queued. */
+const followerPersistenceSeconds = 60;
+
+/**
+ * Queues the next run of a job that schedules itself as each run ends. A run that ends while the database is
+ * unreachable (a failover) would otherwise end its chain until the cron's next minute: the send is retried
+ * every second through the outage instead, each failure reported to `onRetry`, until it lands, a minute has
+ * passed, or `signal` aborts (the worker stops).
+ */
+export async function sendFollower(
+  jobs: PgBoss,
+  queue: string,
+  options: SendOptions,
+  { signal, onRetry }: { signal?: AbortSignal; onRetry?: (error: unknown) => void } = {},
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await jobs.send(queue, {}, options);
+      return;
+    } catch (error) {
+      if (!isDatabaseUnavailable(error) || attempt >= followerPersistenceSeconds || signal?.aborted)
+        throw error;
+      onRetry?.(error);
+      await delay(1000, undefined, signal ? { signal } : {}).catch(() => undefined);
+    }
+  }
 }
