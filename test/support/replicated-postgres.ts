@@ -31,6 +31,8 @@ export interface ReplicatedPostgres {
   killPrimary(): void;
   /** The standby promoted (pg_promote, waiting until it writes), then the `-rw` endpoint re-pointed at it. */
   promoteStandby(): Promise<void>;
+  /** A new synchronous standby cloned from the primary, as the operator does after a failover. */
+  addStandby(): Promise<void>;
   /**
    * A planned switchover, as CloudNativePG's rolling update does it: the primary shut down cleanly (its
    * shutdown waits until the standby has every WAL record), the standby promoted, the endpoint re-pointed.
@@ -39,9 +41,8 @@ export interface ReplicatedPostgres {
   close(): Promise<void>;
 }
 
-const standbyName = 'standby';
-
 interface Member {
+  name: string;
   server: PostgresServer;
   port: number;
   dataDir: string;
@@ -67,100 +68,122 @@ async function onServer<T>(url: string, work: (client: pg.Client) => Promise<T>)
   }
 }
 
-export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
-  const root = mkdtempSync(path.join(tmpdir(), 'paywire-replicated-pg-'));
-  chmodSync(root, 0o755); // run as root, PostgreSQL runs as its own OS user and must reach its data dirs
-  const primaryDir = path.join(root, 'primary');
-  const standbyDir = path.join(root, 'standby');
-  const [primaryPort, standbyPort] = [await freePort(), await freePort()];
-
-  const primary: Member = {
-    port: primaryPort,
-    dataDir: primaryDir,
-    server: await startEmbeddedPostgres({
-      dataDir: primaryDir,
-      port: primaryPort,
-      durable: true,
-      settings: { synchronous_standby_names: standbyName, synchronous_commit: 'on' },
-    }),
-  };
-
-  // The base backup, taken while the primary runs. A slot keeps the WAL from the backup's start until the
-  // standby has streamed it; WAL files, slots and the pid file are not part of a base backup.
+/**
+ * A standby of `primary` named `name`: a base backup taken while the primary runs (a slot keeps the WAL from
+ * the backup's start until the standby has streamed it; WAL files, slots and the pid file are not part of a
+ * base backup), started streaming from it; then the primary's commits wait for it (`ALTER SYSTEM`, reloaded),
+ * once it is connected.
+ */
+async function cloneStandby(primary: Member, name: string, root: string): Promise<Member> {
+  const dataDir = path.join(root, name);
   await onServer(primary.server.adminUrl, async (client) => {
-    await client.query('select pg_create_physical_replication_slot($1, true)', [standbyName]);
-    await client.query(`select pg_backup_start('paywire-standby', true)`);
-    execFileSync('cp', ['-a', primaryDir, standbyDir]);
+    await client.query('select pg_create_physical_replication_slot($1, true)', [name]);
+    await client.query(`select pg_backup_start($1, true)`, [name]);
+    execFileSync('cp', ['-a', primary.dataDir, dataDir]);
     const { rows } = await client.query<{ labelfile: string }>('select labelfile from pg_backup_stop(false)');
     for (const place of ['pg_wal', 'pg_replslot'])
-      for (const entry of readdirSync(path.join(standbyDir, place), { withFileTypes: true }))
+      for (const entry of readdirSync(path.join(dataDir, place), { withFileTypes: true }))
         if (entry.isFile() || place === 'pg_replslot')
-          rmSync(path.join(standbyDir, place, entry.name), { recursive: true });
-    rmSync(path.join(standbyDir, 'postmaster.pid'));
-    rmSync(path.join(standbyDir, 'postmaster.opts'), { force: true });
-    appendFileSync(path.join(standbyDir, 'backup_label'), rows[0]?.labelfile ?? '');
+          rmSync(path.join(dataDir, place, entry.name), { recursive: true });
+    rmSync(path.join(dataDir, 'postmaster.pid'));
+    rmSync(path.join(dataDir, 'postmaster.opts'), { force: true });
+    appendFileSync(path.join(dataDir, 'backup_label'), rows[0]?.labelfile ?? '');
   });
-  // What `pg_basebackup -R` writes: recovery as a standby, streaming from the primary through the slot.
+  // What `pg_basebackup -R` writes: recovery as a standby, streaming from the primary through the slot. Once
+  // promoted it has no standby of its own, so its commits must not wait for one (until one is cloned from it,
+  // its RPO is a single server's).
   const { password } = new URL(primary.server.adminUrl);
-  appendFileSync(path.join(standbyDir, 'standby.signal'), '');
+  appendFileSync(path.join(dataDir, 'standby.signal'), '');
   appendFileSync(
-    path.join(standbyDir, 'postgresql.auto.conf'),
-    `primary_conninfo = 'host=127.0.0.1 port=${primaryPort} user=postgres password=${decodeURIComponent(password)} application_name=${standbyName}'\n` +
-      `primary_slot_name = '${standbyName}'\n`,
+    path.join(dataDir, 'postgresql.auto.conf'),
+    `primary_conninfo = 'host=127.0.0.1 port=${primary.port} user=postgres password=${decodeURIComponent(password)} application_name=${name}'\n` +
+      `primary_slot_name = '${name}'\nsynchronous_standby_names = ''\n`,
   );
   execFileSync('chown', [
     '--reference',
-    primaryDir,
-    path.join(standbyDir, 'backup_label'),
-    path.join(standbyDir, 'standby.signal'),
+    primary.dataDir,
+    path.join(dataDir, 'backup_label'),
+    path.join(dataDir, 'standby.signal'),
   ]);
-  copyFileSync(`${primaryDir}.password`, `${standbyDir}.password`);
-  // Once promoted it has no standby of its own: commits cannot wait for one (the RPO after a failover, until
-  // a new standby is cloned, is that of a single server).
-  const standby: Member = {
-    port: standbyPort,
-    dataDir: standbyDir,
-    server: await startEmbeddedPostgres({ dataDir: standbyDir, port: standbyPort, durable: true }),
-  };
+  copyFileSync(`${primary.dataDir}.password`, `${dataDir}.password`);
+  const port = await freePort();
+  const server = await startEmbeddedPostgres({ dataDir, port, durable: true });
   await onServer(primary.server.adminUrl, async (client) => {
-    for (let attempt = 0; attempt < 200; attempt++) {
-      const { rows } = await client.query(
-        `select 1 from pg_stat_replication where application_name = $1 and sync_state = 'sync'`,
-        [standbyName],
-      );
-      if (rows.length > 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error('the standby did not become synchronous within 10 s');
+    const streaming = async (state: string) => {
+      for (let attempt = 0; attempt < 200; attempt++) {
+        const { rows } = await client.query(
+          'select 1 from pg_stat_replication where application_name = $1 and sync_state = $2',
+          [name, state],
+        );
+        if (rows.length > 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`the standby ${name} was not ${state} within 10 s`);
+    };
+    await streaming('async');
+    await client.query(`alter system set synchronous_standby_names = '${name}'`);
+    await client.query('select pg_reload_conf()');
+    await streaming('sync');
   });
+  return { name, server, port, dataDir };
+}
 
-  let current = primary;
+export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
+  const root = mkdtempSync(path.join(tmpdir(), 'paywire-replicated-pg-'));
+  chmodSync(root, 0o755); // run as root, PostgreSQL runs as its own OS user and must reach its data dirs
+  const members: Member[] = [];
+  const first = path.join(root, 'member1');
+  const firstPort = await freePort();
+  let primary: Member = {
+    name: 'member1',
+    port: firstPort,
+    dataDir: first,
+    server: await startEmbeddedPostgres({
+      dataDir: first,
+      port: firstPort,
+      durable: true,
+      settings: { synchronous_commit: 'on' },
+    }),
+  };
+  members.push(primary);
+  const addStandby = async () => {
+    const standby = await cloneStandby(primary, `member${members.length + 1}`, root);
+    members.push(standby);
+    return standby;
+  };
+  let standby: Member | undefined = await addStandby();
+
   // The harness says which server is primary: the endpoint trusts it, as the Service trusts the operator.
-  const rw: Balancer = await startBalancer([primaryPort], async () => true);
+  const rw: Balancer = await startBalancer([primary.port], async () => true);
   const endpoint = new URL(primary.server.adminUrl);
   endpoint.port = String(rw.port);
 
   const promote = async () => {
-    await onServer(standby.server.adminUrl, (client) => client.query('select pg_promote(true, 60)'));
-    current = standby;
-    rw.backends = [standby.port];
+    if (!standby) throw new Error('no standby to promote');
+    const promoted = standby;
+    await onServer(promoted.server.adminUrl, (client) => client.query('select pg_promote(true, 60)'));
+    primary = promoted;
+    standby = undefined;
+    rw.backends = [promoted.port];
   };
 
   return {
     adminUrl: endpoint.toString(),
-    primaryAdminUrl: () => current.server.adminUrl,
+    primaryAdminUrl: () => primary.server.adminUrl,
     killPrimary() {
       for (const pid of processesOf(primary.dataDir)) process.kill(pid, 'SIGKILL');
     },
     promoteStandby: promote,
+    async addStandby() {
+      standby = await addStandby();
+    },
     async switchover() {
       await primary.server.stop(); // a fast shutdown: it waits for the standby to receive its last WAL
       await promote();
     },
     async close() {
       await rw.close();
-      await standby.server.stop();
-      await primary.server.stop();
+      for (const member of members.reverse()) await member.server.stop();
       rmSync(root, { recursive: true, force: true });
     },
   };
