@@ -29,6 +29,13 @@ export interface ReplicatedPostgres {
   primaryAdminUrl(): string;
   /** The primary's pod is lost: its postmaster and every backend SIGKILLed at once. */
   killPrimary(): void;
+  /**
+   * The primary's node cut off by the network: its processes stopped (SIGSTOP), so connections to it stay
+   * open and are never answered, until `endPartition` (the node back, the operator shutting the old
+   * primary down: SIGKILL).
+   */
+  partitionPrimary(): void;
+  endPartition(): void;
   /** The standby promoted (pg_promote, waiting until it writes), then the `-rw` endpoint re-pointed at it. */
   promoteStandby(): Promise<void>;
   /** A new synchronous standby cloned from the primary, as the operator does after a failover. */
@@ -40,6 +47,13 @@ export interface ReplicatedPostgres {
   switchover(): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * Every member acknowledges a commit only once it is flushed and, when a synchronous standby is named, on
+ * that standby (the tests' other servers trade that away). fsync stays off, as on the tests' other servers:
+ * a drill kills processes, not the machine, and no page the kernel holds is lost.
+ */
+const memberSettings = { synchronous_commit: 'on' };
 
 interface Member {
   name: string;
@@ -107,7 +121,7 @@ async function cloneStandby(primary: Member, name: string, root: string): Promis
   ]);
   copyFileSync(`${primary.dataDir}.password`, `${dataDir}.password`);
   const port = await freePort();
-  const server = await startEmbeddedPostgres({ dataDir, port, durable: true });
+  const server = await startEmbeddedPostgres({ dataDir, port, durable: false, settings: memberSettings });
   await onServer(primary.server.adminUrl, async (client) => {
     const streaming = async (state: string) => {
       for (let attempt = 0; attempt < 200; attempt++) {
@@ -141,8 +155,8 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
     server: await startEmbeddedPostgres({
       dataDir: first,
       port: firstPort,
-      durable: true,
-      settings: { synchronous_commit: 'on' },
+      durable: false,
+      settings: memberSettings,
     }),
   };
   members.push(primary);
@@ -158,6 +172,7 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
   const endpoint = new URL(primary.server.adminUrl);
   endpoint.port = String(rw.port);
 
+  let partitioned: number[] = [];
   const promote = async () => {
     if (!standby) throw new Error('no standby to promote');
     const promoted = standby;
@@ -173,6 +188,14 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
     killPrimary() {
       for (const pid of processesOf(primary.dataDir)) process.kill(pid, 'SIGKILL');
     },
+    partitionPrimary() {
+      partitioned = processesOf(primary.dataDir);
+      for (const pid of partitioned) process.kill(pid, 'SIGSTOP');
+    },
+    endPartition() {
+      for (const pid of partitioned) process.kill(pid, 'SIGKILL');
+      partitioned = [];
+    },
     promoteStandby: promote,
     async addStandby() {
       standby = await addStandby();
@@ -182,6 +205,7 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
       await promote();
     },
     async close() {
+      for (const pid of partitioned) process.kill(pid, 'SIGKILL');
       await rw.close();
       for (const member of members.reverse()) await member.server.stop();
       rmSync(root, { recursive: true, force: true });

@@ -10,12 +10,14 @@ const schema = 'pgboss';
 
 /**
  * Starts pg-boss over a schema `npm run migrate` made (it never migrates at boot). An API-role core only
- * sends jobs: it neither supervises (expiry, retention) nor creates scheduled jobs, the workers do.
+ * sends jobs: it neither supervises (expiry, retention) nor creates scheduled jobs, the workers do. With
+ * `answerTimeoutMs`, a statement unanswered that long fails and pg-boss drops its connection, as core's
+ * own pool does (wire.ts).
  */
 export async function startJobs(
   databaseUrl: string,
   onError: (error: unknown) => void,
-  options: { worker: boolean } = { worker: true },
+  options: { worker: boolean; answerTimeoutMs?: number } = { worker: true },
 ): Promise<PgBoss> {
   const boss = new PgBoss({
     connectionString: databaseUrl,
@@ -31,6 +33,9 @@ export async function startJobs(
     superviseIntervalSeconds: 5,
     monitorIntervalSeconds: 5,
     queueCacheIntervalSeconds: 2,
+    ...(options.answerTimeoutMs
+      ? { query_timeout: options.answerTimeoutMs, connectionTimeoutMillis: options.answerTimeoutMs }
+      : {}),
   });
   boss.on('error', onError);
   await boss.start();
