@@ -1,3 +1,4 @@
+export { bootCore } from './boot.ts';
 export {
   issueCallerCredential,
   listCallerCredentials,
@@ -5,7 +6,6 @@ export {
   revokeCallerCredentials,
   rotateCallerCredential,
 } from './callers/service.ts';
-export { bootCore } from './boot.ts';
 export { ensureSampleProduct } from './catalog/service.ts';
 export { migrate, openDatabase } from './db/orm.ts';
 export { type CoreEnv, type KeyEnv, loadCoreEnv, loadKeyEnv } from './env.ts';
