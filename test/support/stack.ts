@@ -144,6 +144,7 @@ export async function startStack(
     adyenTimeoutMs?: number;
     postgresAdminUrl?: string;
     paymentRecoveryAfterSeconds?: number;
+    databaseAnswerTimeoutMs?: number;
     /** The key provider (default: the file provider over a fresh CARD_ENCRYPTION_KEY). */
     keyProvider?: CoreOptions['keyProvider'];
     keyRefreshMs?: number;
@@ -171,6 +172,7 @@ export async function startStack(
       googleRootKeys: parseGoogleRootKeys(walletFiles.googleRootKeys),
       appleRootCertificates: parsePemCertificates(walletFiles.appleRootCertificates),
     },
+    ...(options.databaseAnswerTimeoutMs ? { databaseAnswerTimeoutMs: options.databaseAnswerTimeoutMs } : {}),
     ...(options.keyProvider ? { keyProvider: options.keyProvider } : {}),
     ...(options.sepaBank ? { sepaBank: options.sepaBank } : {}),
     ...(options.keyRefreshMs ? { keyRefreshMs: options.keyRefreshMs } : {}),

@@ -55,6 +55,8 @@ const schema = z
     PAYWIRE_MODE: z.enum(['sandbox', 'live']).default('sandbox'),
     ...keyFields,
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(16),
+    /** How long core waits for PostgreSQL's answer or a connection before giving the connection up (503). */
+    DATABASE_ANSWER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
     IPN_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
     /** IPN attempts in flight (keep-alive connections) per destination. */
     IPN_DESTINATION_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),

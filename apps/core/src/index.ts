@@ -10,6 +10,7 @@ export { ensureSampleProduct } from './catalog/service.ts';
 export { migrate, openDatabase } from './db/orm.ts';
 export { type CoreEnv, type KeyEnv, loadCoreEnv, loadKeyEnv } from './env.ts';
 export { sweepExpiredRecords } from './idempotency/sweep.ts';
+export { sendFollower } from './jobs/boss.ts';
 export { keyProviderOf } from './keys/configured.ts';
 export { createPkcs11Kek, destroyPkcs11Kek, type Pkcs11Settings } from './keys/pkcs11.ts';
 export { fileKeyProvider, KeyConfigurationError, type KeyProvider } from './keys/provider.ts';

@@ -68,6 +68,11 @@ export interface CoreOptions {
   /** The roots production wallet tokens are verified against (default: none, so every production token is refused). */
   walletTrust?: WalletTrust;
   poolSize?: number;
+  /**
+   * How long core waits for PostgreSQL to answer a statement, or for a connection, before giving the
+   * connection up and the call a 503 (default 30 000 ms; docs/operations.md, Losing the database primary).
+   */
+  databaseAnswerTimeoutMs?: number;
   /** The sandbox connector (default: one answering at once, its book in memory). */
   sandbox?: Processor;
   /** How long an Adyen call may take before its outcome counts as unknown (default 15 000 ms). */
@@ -181,7 +186,8 @@ async function untilMigrated(orm: MikroORM, log: Logger): Promise<void> {
 export async function startCore(options: CoreOptions): Promise<RunningCore> {
   const log = options.log ?? createLogger('core');
   const role = options.role ?? 'both';
-  const orm: MikroORM = await openDatabase(options.databaseUrl, options.poolSize ?? 16);
+  const answerTimeoutMs = options.databaseAnswerTimeoutMs ?? 30_000;
+  const orm: MikroORM = await openDatabase(options.databaseUrl, options.poolSize ?? 16, answerTimeoutMs);
   const lifecycle: Lifecycle = { started: false, draining: () => http.draining, orm };
   let serve: (request: IncomingMessage, response: ServerResponse) => void = (request, response) =>
     refuse(request, response, notYet);
@@ -210,9 +216,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
   const jobs = await startJobs(
     options.databaseUrl,
     (error) => log.error(describeJobError(error), 'job runner error'),
-    {
-      worker,
-    },
+    { worker, answerTimeoutMs },
   );
   const { vault, keys } = opened;
   const keyRefresh = setInterval(() => {

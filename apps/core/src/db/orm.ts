@@ -103,8 +103,16 @@ const migrationsList = [
 /** Each open database's pool (wire.ts), for what needs a connection of its own (tests). */
 const pools = new WeakMap<MikroORM, pg.Pool>();
 
-export async function openDatabase(databaseUrl: string, poolSize: number): Promise<MikroORM> {
-  const { dialect, pool } = wireDialect(databaseUrl, poolSize);
+/**
+ * The database through the pipelined pool. Core gives an answer timeout (wire.ts); one-shot commands such
+ * as migrations give none, since a migration's statement may rightly run long.
+ */
+export async function openDatabase(
+  databaseUrl: string,
+  poolSize: number,
+  answerTimeoutMs?: number,
+): Promise<MikroORM> {
+  const { dialect, pool } = wireDialect(databaseUrl, poolSize, answerTimeoutMs);
   const orm = await MikroORM.init({
     clientUrl: databaseUrl,
     entities,

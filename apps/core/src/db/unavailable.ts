@@ -22,8 +22,13 @@ const socketCodes = new Set([
  */
 const serverCodes = /^(08\d{3}|57P0[123]|25006)$/;
 
-/** pg's messages for a connection that ended under it, which carry no code. */
-const lostConnection = /^Connection terminated|^Client has encountered a connection error|^Connection ended/;
+/**
+ * pg's messages, which carry no code, for a connection that ended under it, and for a statement or a
+ * connection that went unanswered past core's answer timeout (wire.ts): the server may have done it, so its
+ * outcome is unknown, as when the connection is lost.
+ */
+const lostConnection =
+  /^Connection terminated|^Client has encountered a connection error|^Connection ended|^Query read timeout|^timeout exceeded when trying to connect/;
 
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (!(error instanceof Error) || depth > 8) return false;

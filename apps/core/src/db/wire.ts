@@ -217,15 +217,24 @@ class WireDriver implements Driver {
 
 /**
  * The Kysely dialect MikroORM runs on (its `driverOptions`): PostgreSQL's own query compiler, adapter and
- * introspector, over our driver, whose pool is returned for metrics and tests.
+ * introspector, over our driver, whose pool is returned for metrics and tests. With `answerTimeoutMs`, a
+ * statement unanswered that long gives its connection up (pg destroys a pipelined connection whose sent
+ * statement timed out, and the pool drops it), and so does a connection or a pool slot not had in that
+ * time: a primary cut off by the network, whose connections stay open and silent, costs calls that long
+ * (503, the outcome unknown) instead of holding them and the pool until TCP gives up.
  */
-export function wireDialect(databaseUrl: string, poolSize: number): { dialect: Dialect; pool: pg.Pool } {
+export function wireDialect(
+  databaseUrl: string,
+  poolSize: number,
+  answerTimeoutMs?: number,
+): { dialect: Dialect; pool: pg.Pool } {
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     min: 0,
     max: poolSize,
     types: typeParsers(),
     pipeline: true,
+    ...(answerTimeoutMs ? { query_timeout: answerTimeoutMs, connectionTimeoutMillis: answerTimeoutMs } : {}),
   });
   // A dropped connection is reported as an 'error' event, fatal without a listener; the statement in flight
   // rejects on its own and the pool discards the connection, so there is nothing more to do here.

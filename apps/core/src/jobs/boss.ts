@@ -1,4 +1,6 @@
-import { PgBoss } from 'pg-boss';
+import { setTimeout as delay } from 'node:timers/promises';
+import { PgBoss, type SendOptions } from 'pg-boss';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 
 /**
  * pg-boss, in its own schema of our database. Jobs that must follow a write are sent through the
@@ -8,12 +10,14 @@ const schema = 'pgboss';
 
 /**
  * Starts pg-boss over a schema `npm run migrate` made (it never migrates at boot). An API-role core only
- * sends jobs: it neither supervises (expiry, retention) nor creates scheduled jobs, the workers do.
+ * sends jobs: it neither supervises (expiry, retention) nor creates scheduled jobs, the workers do. With
+ * `answerTimeoutMs`, a statement unanswered that long fails and pg-boss drops its connection, as core's
+ * own pool does (wire.ts).
  */
 export async function startJobs(
   databaseUrl: string,
   onError: (error: unknown) => void,
-  options: { worker: boolean } = { worker: true },
+  options: { worker: boolean; answerTimeoutMs?: number } = { worker: true },
 ): Promise<PgBoss> {
   const boss = new PgBoss({
     connectionString: databaseUrl,
@@ -29,6 +33,9 @@ export async function startJobs(
     superviseIntervalSeconds: 5,
     monitorIntervalSeconds: 5,
     queueCacheIntervalSeconds: 2,
+    ...(options.answerTimeoutMs
+      ? { query_timeout: options.answerTimeoutMs, connectionTimeoutMillis: options.answerTimeoutMs }
+      : {}),
   });
   boss.on('error', onError);
   await boss.start();
@@ -61,4 +68,32 @@ export function describeJobError(error: unknown): Record<string, unknown> {
     ...(queue ? { queue } : {}),
     stack: error.stack,
   };
+}
+
+/** How long a follower's send keeps trying through an outage: past it, the queue's minutely cron has a run queued. */
+const followerPersistenceSeconds = 60;
+
+/**
+ * Queues the next run of a job that schedules itself as each run ends. A run that ends while the database is
+ * unreachable (a failover) would otherwise end its chain until the cron's next minute: the send is retried
+ * every second through the outage instead, each failure reported to `onRetry`, until it lands, a minute has
+ * passed, or `signal` aborts (the worker stops).
+ */
+export async function sendFollower(
+  jobs: PgBoss,
+  queue: string,
+  options: SendOptions,
+  { signal, onRetry }: { signal?: AbortSignal; onRetry?: (error: unknown) => void } = {},
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await jobs.send(queue, {}, options);
+      return;
+    } catch (error) {
+      if (!isDatabaseUnavailable(error) || attempt >= followerPersistenceSeconds || signal?.aborted)
+        throw error;
+      onRetry?.(error);
+      await delay(1000, undefined, signal ? { signal } : {}).catch(() => undefined);
+    }
+  }
 }

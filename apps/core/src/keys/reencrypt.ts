@@ -1,7 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { PgBoss } from 'pg-boss';
 import { executeParameterized } from '../db/wire.ts';
-import { startJobs } from '../jobs/boss.ts';
+import { sendFollower, startJobs } from '../jobs/boss.ts';
 import { keyRetirements, keyRowsReencrypted } from '../metrics.ts';
 import type { Binding, RefreshableVault, SealedTable } from '../security/card-vault.ts';
 import type { KeyProvider } from './provider.ts';
@@ -177,18 +177,19 @@ export async function startReencryption(
 ): Promise<void> {
   await jobs.createQueue(reencryptQueue, { policy: 'stately', expireInSeconds: 3600, retryLimit: 0 });
   await jobs.schedule(reencryptQueue, '* * * * *', {}, { heartbeatSeconds: 10 });
-  await jobs.work(reencryptQueue, async () => {
+  await jobs.work(reencryptQueue, async ([job]) => {
     const outcome = await reencryptRun(orm, keys, onFailure);
-    if (outcome.state === 'waiting')
-      await jobs.send(
+    const follow = (startAfter: number) =>
+      sendFollower(
+        jobs,
         reencryptQueue,
-        {},
-        { startAfter: Math.ceil(outcome.seconds) + 1, heartbeatSeconds: 10 },
+        { startAfter, heartbeatSeconds: 10 },
+        { ...(job ? { signal: job.signal } : {}), onRetry: onFailure },
       );
+    if (outcome.state === 'waiting') await follow(Math.ceil(outcome.seconds) + 1);
     // values under an old key remain (a straggler's write, or one that does not open): look again shortly,
     // not in a hot loop
-    else if (outcome.state === 'referenced')
-      await jobs.send(reencryptQueue, {}, { startAfter: 15, heartbeatSeconds: 10 });
+    else if (outcome.state === 'referenced') await follow(15);
   });
 }
 

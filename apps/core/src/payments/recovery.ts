@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CoreServices } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
+import { sendFollower } from '../jobs/boss.ts';
 import { type AttemptKind, voidAttempt } from './attempts.ts';
 import { modify } from './modify.ts';
 import { answerKeyInFlight, completeAttempt, freeStaleKeys, unresolvedAttempts } from './queries.ts';
@@ -101,8 +102,9 @@ async function resolve(
 }
 
 /**
- * The recovery as a pg-boss job: at start, then again `afterSeconds` (at most a minute) after each run; a
- * cron every minute restarts the chain should a run's follower be lost. At most one run waits (policy
+ * The recovery as a pg-boss job: at start, then again `afterSeconds` (at most a minute) after each run, that
+ * follower queued through a database outage too (`sendFollower`); a cron every minute restarts the chain
+ * should a run's follower be lost all the same (its core killed). At most one run waits (policy
  * `short`); a run still marked active by a killed core blocks nothing, and two runs at once are harmless:
  * every step is conditional on the attempt's state and idempotent at the processor.
  */
@@ -113,18 +115,22 @@ export async function scheduleRecovery(
   onError: (error: unknown) => void,
 ): Promise<void> {
   const { jobs } = services;
-  const next = (startAfter: number) => jobs.send(recoveryQueue, {}, { startAfter });
   await jobs.createQueue(recoveryQueue, { policy: 'short', expireInSeconds: 300, retryLimit: 0 });
   await jobs.schedule(recoveryQueue, '* * * * *');
-  await jobs.work(recoveryQueue, { pollingIntervalSeconds: 1 }, async () => {
+  await jobs.work(recoveryQueue, { pollingIntervalSeconds: 1 }, async ([job]) => {
     try {
       await recoverAttempts(services, afterSeconds, answer);
     } catch (error) {
       onError(error);
       throw error;
     } finally {
-      await next(Math.min(afterSeconds, 60));
+      await sendFollower(
+        jobs,
+        recoveryQueue,
+        { startAfter: Math.min(afterSeconds, 60) },
+        { ...(job ? { signal: job.signal } : {}), onRetry: onError },
+      );
     }
   });
-  await next(0);
+  await jobs.send(recoveryQueue, {}, { startAfter: 0 });
 }
