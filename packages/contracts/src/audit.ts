@@ -18,6 +18,8 @@ export const auditActions = [
   'capture',
   'reversal',
   'refund',
+  'shopper.delete',
+  'shopper-card.remove',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

@@ -72,7 +72,7 @@ export const advanceProgress = `update key_reencryption set last_row = $3, rows_
 
 /** Values sealed under each key (`v1` counted as the legacy key): what refers to a key. */
 export const referencesByKey = `with sealed(value) as (
-    select sealed_number from stored_card
+    select sealed_number from stored_card where sealed_number is not null
     union all select sealed_card from payment_fields_token where sealed_card is not null
     union all select sealed_iban from sepa_mandate
     union all select sealed_credentials from processor_account where sealed_credentials is not null
@@ -98,7 +98,7 @@ export const rotationProgress = `select key_id, table_name, rows_reencrypted::in
   updated_at from key_reencryption order by key_id desc, table_name`;
 
 /** Whether the database holds values sealed or fingerprinted before data keys existed (v1). */
-export const holdsV1Data = `select exists (select 1 from stored_card) or exists (select 1 from sepa_mandate)
+export const holdsV1Data = `select exists (select 1 from stored_card where sealed_number is not null) or exists (select 1 from sepa_mandate)
     or exists (select 1 from payment_fields_token where sealed_card is not null)
     or exists (select 1 from processor_account where sealed_credentials is not null)
     or exists (select 1 from wallet_keys)
