@@ -8,6 +8,7 @@ import { keyReencryptionFailures, renewalFailures, sepaRunFailures } from './met
 import { scheduleRecovery } from './payments/recovery.ts';
 import { scheduleNotificationJanitor } from './processors/adyen/notifications.ts';
 import { renewalDebitParameters, startRenewalWorkers } from './recurring/renewals.ts';
+import { scheduleRetention } from './retention/sweep.ts';
 import { startSettlementWorkers } from './sepa/settlement.ts';
 
 /** What a starter leaves running beyond its pg-boss workers (those stop with pg-boss itself). */
@@ -33,6 +34,10 @@ const failureLogger = (log: Logger, job: string, message: string) => {
 export const workerStarters: WorkerStarter[] = [
   async (services) => {
     await scheduleSweep(services.jobs, () => services.orm.em.fork(), services.mode);
+    return undefined;
+  },
+  async (services) => {
+    await scheduleRetention(services.jobs, () => services.orm.em.fork(), services.mode, services.retention);
     return undefined;
   },
   async (services, log) =>

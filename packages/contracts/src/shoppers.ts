@@ -37,7 +37,11 @@ const creditCardInfoFields = {
 
 function oneCardSource(source: { creditCard?: unknown; pfToken?: unknown }, ctx: z.RefinementCtx): void {
   if (!source.creditCard === !source.pfToken) {
-    ctx.addIssue({ code: 'custom', path: ['creditCard'], message: 'send exactly one of creditCard or pfToken' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['creditCard'],
+      message: 'send exactly one of creditCard or pfToken',
+    });
   }
 }
 
@@ -89,9 +93,7 @@ export const createShopperInput = z.object({
 export const updateShopperInput = z.object({
   vaultedShopperId: positiveIntegerInput,
   ...shopperFields,
-  paymentSources: z
-    .object({ creditCardInfo: z.array(updatedCardInfoInput).max(20).optional() })
-    .optional(),
+  paymentSources: z.object({ creditCardInfo: z.array(updatedCardInfoInput).max(20).optional() }).optional(),
 });
 export const shopperIdInput = z.object({ vaultedShopperId: positiveIntegerInput });
 export const merchantShopperIdInput = z.object({ merchantShopperId: text(50) });

@@ -38,7 +38,12 @@ export function shopperRoutes(router: Router<MerchantState>, core: CoreClient): 
 
   router.delete('/vaulted-shoppers/:vaultedShopperId', async (ctx) => {
     const input = validate(shopperIdInput, ctx.params);
-    respond(ctx, 200, await core.shoppers.delete.mutate(input, asMerchant(ctx.state)), xmlShapes.shopperDeletion);
+    respond(
+      ctx,
+      200,
+      await core.shoppers.delete.mutate(input, asMerchant(ctx.state)),
+      xmlShapes.shopperDeletion,
+    );
   });
 
   router.put('/vaulted-shoppers/:vaultedShopperId', async (ctx) => {
