@@ -18,14 +18,15 @@ export async function provideDatabase(
 }
 
 /**
- * Applies the committed migrations; returns the names applied now. Core's modules load only here, so the
- * launcher, which needs provideDatabase alone, stays small.
+ * Applies the committed migrations as the owner at databaseUrl, then grants core's app role (when named)
+ * what it needs; returns the names applied now. Core's modules load only here, so the launcher, which needs
+ * provideDatabase alone, stays small.
  */
-export async function migrateDatabase(databaseUrl: string): Promise<string[]> {
+export async function migrateDatabase(databaseUrl: string, appRole?: string): Promise<string[]> {
   const { migrate, openDatabase } = await import('@paywire/core');
   const orm = await openDatabase(databaseUrl, 2);
   try {
-    return await migrate(orm, databaseUrl);
+    return await migrate(orm, databaseUrl, { appRole });
   } finally {
     await orm.close();
   }

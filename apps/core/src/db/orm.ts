@@ -40,6 +40,7 @@ import { Reports } from './migrations/0023-reports.ts';
 import { TechnicalCancelLookup } from './migrations/0024-technical-cancel-lookup.ts';
 import { WalletKeys } from './migrations/0025-wallet-keys.ts';
 import { Retention } from './migrations/0029-retention.ts';
+import { grantAppRole } from './roles.ts';
 import { wireDialect } from './wire.ts';
 
 export const entities = [
@@ -127,15 +128,21 @@ const migrationLock = 0x7061_7977; // "payw"
 
 /**
  * Applies the committed migrations and pg-boss's schema, holding a session advisory lock on a connection of
- * its own: a second run started meanwhile waits, then finds nothing to do. Returns the names applied now.
+ * its own: a second run started meanwhile waits, then finds nothing to do. With `appRole`, then gives core's
+ * app role its grants (db/roles.ts). Returns the names applied now.
  */
-export async function migrate(orm: MikroORM, databaseUrl: string): Promise<string[]> {
+export async function migrate(
+  orm: MikroORM,
+  databaseUrl: string,
+  options: { appRole?: string | undefined } = {},
+): Promise<string[]> {
   const lock = new pg.Client({ connectionString: databaseUrl, application_name: 'paywire-migrate' });
   await lock.connect();
   try {
     await lock.query('select pg_advisory_lock($1)', [migrationLock]);
     const applied = await orm.migrator.up();
     await migrateJobSchema(databaseUrl);
+    if (options.appRole) await grantAppRole(lock, options.appRole);
     return applied.map((migration) => migration.name);
   } finally {
     await lock.end(); // ends the session, which releases the lock whatever happened
