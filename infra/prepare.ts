@@ -5,13 +5,14 @@ import { ensureSampleCatalogue, saveMerchant } from './merchants.ts';
 
 /**
  * `npm start`'s one-shot setup, in a process of its own so the launcher never loads core's module graph:
- * migrations (npm start migrates: it is the one process told to), the sandbox merchant, its sample
+ * migrations as the owner (npm start migrates: it is the one process told to) with the app role's grants
+ * (DATABASE_APP_ROLE, from the launcher), the sandbox merchant, its sample
  * catalogue and a fresh facade credential. Writes one JSON line for the launcher on stdout.
  */
 const env = loadLauncherEnv();
 const databaseUrl = env.DATABASE_URL; // the launcher's: given, or the embedded server's
 if (!databaseUrl) throw new Error('DATABASE_URL is required');
-const applied = await migrateDatabase(databaseUrl);
+const applied = await migrateDatabase(databaseUrl, env.DATABASE_APP_ROLE);
 const sandboxMerchantId = await saveMerchant(databaseUrl, env.SANDBOX_API_USERNAME, env.SANDBOX_API_PASSWORD);
 const sample = await ensureSampleCatalogue(databaseUrl, sandboxMerchantId);
 // A fresh facade credential on every start; the previous start's is revoked, so none outlives its facade.

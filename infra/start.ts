@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createLogger } from '@paywire/observability';
 import { cardEncryptionKey } from './card-key.ts';
-import { provideDatabase } from './database.ts';
+import { appDatabase, provideDatabase } from './database.ts';
 import { loadLauncherEnv } from './launcher-env.ts';
 import { serviceNodeOptions } from './node-options.ts';
 import { softHsmEnvironment } from './softhsm.ts';
@@ -18,10 +18,12 @@ const env = loadLauncherEnv();
 const log = createLogger('launcher');
 
 const { server, databaseUrl } = await provideDatabase(env);
+// Migrations and setup as the owner; core as the app role, which the migration grants (docs/security.md).
+const app = await appDatabase(env, server);
 const prepared = await promisify(execFile)(
   process.execPath,
   [fileURLToPath(new URL('./prepare.ts', import.meta.url))],
-  { env: { ...process.env, DATABASE_URL: databaseUrl } },
+  { env: { ...process.env, DATABASE_URL: databaseUrl, ...(app ? { DATABASE_APP_ROLE: app.role } : {}) } },
 ).catch(async (error: { stderr?: string }) => {
   log.error({ detail: error.stderr ?? String(error) }, 'setup failed');
   await server.stop();
@@ -93,7 +95,7 @@ const keyEnvironment = env.PAYWIRE_SOFTHSM
     })
   : {};
 launch('core', {
-  DATABASE_URL: databaseUrl,
+  DATABASE_URL: app?.url ?? databaseUrl,
   CORE_PORT: String(env.CORE_PORT),
   PAYWIRE_MODE: env.PAYWIRE_MODE,
   CARD_ENCRYPTION_KEY: cardEncryptionKey(env.CARD_ENCRYPTION_KEY, env.PAYWIRE_DATA_DIR),
