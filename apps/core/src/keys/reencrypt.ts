@@ -25,6 +25,7 @@ const tables: SealedTable[] = [
   'sepa_mandate',
   'processor_account',
   'wallet_keys',
+  'ipn_secret',
 ];
 
 export interface KeyServices {

@@ -30,6 +30,13 @@ export const deleteOldDeliveries = `with gone as (
        returning 1)
      select count(*)::integer as count from gone`;
 
+/** Deletes IPN secrets whose rotation's overlap has ended (they sign nothing any more); at most $1; counts them. */
+export const deleteRetiredIpnSecrets = `with gone as (
+       delete from ipn_secret where id in (
+         select id from ipn_secret where retires_at <= now() limit $1)
+       returning 1)
+     select count(*)::integer as count from gone`;
+
 /**
  * Deletes failed-login counts (usernames and client addresses) with no failure for $1 hours and no block
  * still running; at most $2; counts them.

@@ -2,7 +2,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PgBoss } from 'pg-boss';
 import type { Mode } from '../context.ts';
 import { executeParameterized } from '../db/wire.ts';
-import { deleteOldDeliveries, deleteOldLoginFailures, eraseTokenCards } from './queries.ts';
+import {
+  deleteOldDeliveries,
+  deleteOldLoginFailures,
+  deleteRetiredIpnSecrets,
+  eraseTokenCards,
+} from './queries.ts';
 
 export const retentionQueue = 'retention-sweep';
 
@@ -21,6 +26,7 @@ export interface RetentionSweep {
   tokenCards: number;
   deliveries: number;
   loginFailures: number;
+  ipnSecrets: number;
 }
 
 /** Runs one statement until it finds fewer rows than a batch; how many in all. */
@@ -37,7 +43,8 @@ async function drain(em: EntityManager, statement: string, parameters: unknown[]
 /**
  * Erases what has outlived its purpose: the card (number, CVV) of hosted-fields tokens spent or expired by
  * their merchant's clock (live mode ignores sandbox offsets, as `callNow` does), finished IPN deliveries and
- * forgotten failed logins past their periods. Returns how many of each.
+ * forgotten failed logins past their periods, and IPN secrets a rotation's overlap has ended for. Returns how
+ * many of each.
  */
 export async function sweepRetention(
   em: EntityManager,
@@ -48,6 +55,7 @@ export async function sweepRetention(
     tokenCards: await drain(em, eraseTokenCards, [new Date(), mode === 'live']),
     deliveries: await drain(em, deleteOldDeliveries, [settings.ipnDeliveryDays]),
     loginFailures: await drain(em, deleteOldLoginFailures, [settings.loginFailureHours]),
+    ipnSecrets: await drain(em, deleteRetiredIpnSecrets, []),
   };
 }
 
