@@ -31,7 +31,8 @@ const prepared = await promisify(execFile)(
 });
 const { applied, sample, facadeCredential } = JSON.parse(prepared.stdout) as {
   applied: string[];
-  sample: { productName: string; skuId: number; skuName: string; price: string };
+  /** Sandbox mode only: the sandbox merchant's sample product. */
+  sample: { productName: string; skuId: number; skuName: string; price: string } | null;
   facadeCredential: string;
 };
 if (applied.length > 0) log.info({ migrations: applied }, 'applied migrations');
@@ -111,11 +112,20 @@ launch('facade', {
 await waitUntilReady(env.PORT);
 
 // For the person who ran npm start, not a log line: where to point a client, with the sandbox's own login.
-process.stdout.write(`
+// Live mode has no such merchant and prints no password (docs/security.md, Live mode).
+process.stdout.write(
+  sample
+    ? `
 Paywire is running (${env.PAYWIRE_MODE} mode).
   Base URL:    http://localhost:${env.PORT}/services/2
   Username:    ${env.SANDBOX_API_USERNAME}
   Password:    ${env.SANDBOX_API_PASSWORD}
   Sample sku:  ${sample.skuId} (${sample.productName} / ${sample.skuName}, ${sample.price}) for batch orders
   Try:         curl -u ${env.SANDBOX_API_USERNAME}:${env.SANDBOX_API_PASSWORD} http://localhost:${env.PORT}/services/2/sandbox/clock
-Press Ctrl-C to stop.\n`);
+Press Ctrl-C to stop.\n`
+    : `
+Paywire is running (live mode).
+  Base URL:    http://localhost:${env.PORT}/services/2
+  Merchants:   none is made for you; add one with npm run merchant -- create --username U --password P
+Press Ctrl-C to stop.\n`,
+);

@@ -20,6 +20,7 @@ export const auditActions = [
   'refund',
   'shopper.delete',
   'shopper-card.remove',
+  'key.rotate',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

@@ -33,7 +33,12 @@ import {
   subscriptionStatuses,
 } from './recurring.ts';
 import { type AltTransaction, type SepaTranslations, sepaLanguages } from './sepa.ts';
-import { billingContactFields, type ShopperDeletion, shopperFieldNames, type VaultedShopper } from './shoppers.ts';
+import {
+  billingContactFields,
+  type ShopperDeletion,
+  shopperFieldNames,
+  type VaultedShopper,
+} from './shoppers.ts';
 import type { BoundToken } from './tokens.ts';
 import {
   authenticationResults,
