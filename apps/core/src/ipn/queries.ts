@@ -80,6 +80,9 @@ export const insertFirstIpnSecret = `with cleared as (update merchant set ipn_se
   insert into ipn_secret (id, merchant_id, sealed_secret) values ($1::bigint, $2, $3)
   on conflict (merchant_id) where retires_at is null do nothing`;
 
+/** Rotation, before anything: the merchant's ($1) row, locked, so one rotation at a time moves its secrets. */
+export const lockSecretsOf = 'select id from merchant where id = $1 for update';
+
 /** Rotation, first: a previous secret still overlapping (an earlier rotation's) goes now. $1 merchant. */
 export const dropRetiringIpnSecrets =
   'delete from ipn_secret where merchant_id = $1 and retires_at is not null';

@@ -6,6 +6,7 @@ import {
   dropRetiringIpnSecrets,
   insertFirstIpnSecret,
   insertIpnSecret,
+  lockSecretsOf,
   nextIpnSecretId,
   plainIpnSecrets,
   readIpnSecret,
@@ -97,6 +98,7 @@ export async function rotateIpnSecret(
   vault: CardVault,
   merchantId: number,
 ): Promise<string> {
+  await executeParameterized(em, lockSecretsOf, [merchantId]); // concurrent rotations take turns
   await ipnSecret(em, vault, merchantId); // a plain or missing secret becomes a sealed current one first
   const secret = newSecret();
   const next = await sealedNew(em, vault, merchantId, secret);
