@@ -79,7 +79,12 @@ export function audited<T>(
 }
 
 /** Whoever a change without a call is made by: core itself. */
-const coreOrigin: AuditOrigin = { actorKind: 'system', actor: 'core', clientAddress: null, requestId: null };
+export const coreOrigin: AuditOrigin = {
+  actorKind: 'system',
+  actor: 'core',
+  clientAddress: null,
+  requestId: null,
+};
 
 /** Appends the event of a change a call (or, with none, core itself) made, in the transaction that makes it. */
 export function recordChange(
