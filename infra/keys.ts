@@ -13,6 +13,7 @@ import { manageCallers } from './callers.ts';
 import { cardEncryptionKey } from './card-key.ts';
 import { provideDatabase } from './database.ts';
 import { loadLauncherEnv } from './launcher-env.ts';
+import { cliOperator } from './operator.ts';
 
 /** npm run keys -- status|rotate|create-kek: the data keys and their key-encryption key (docs/keys.md). */
 const usage = `usage:
@@ -126,7 +127,7 @@ try {
     // Opening the ring checks the provider's key against every stored data key before anything changes.
     await openVault(em, provider, keyEnv.CARD_ENCRYPTION_KEY);
     if (command === 'rotate') {
-      const id = await addDataKey(em, provider, activateAfter);
+      const id = await addDataKey(em, provider, activateAfter, cliOperator());
       await requestReencryptionAt(databaseUrl, activateAfter);
       say(`data key ${id} made; it seals from ${activateAfter} s from now, then the workers re-encrypt`);
       return;

@@ -4,6 +4,10 @@ import { z } from 'zod';
 /** What `npm start` and the operator CLIs (merchant, caller, processor) read from the environment. */
 const schema = z.object({
   DATABASE_URL: z.string().optional(),
+  /** npm start with DATABASE_URL: core's own connection, as an app role the migration grants (docs/security.md). */
+  DATABASE_APP_URL: z.string().optional(),
+  /** npm start's setup (prepare.ts), from the launcher: the app role its migration grants. */
+  DATABASE_APP_ROLE: z.string().optional(),
   EMBEDDED_POSTGRES_PORT: z.coerce.number().int().default(54330),
   PAYWIRE_DATA_DIR: z.string().default('.data'),
   PAYWIRE_MODE: z.enum(['sandbox', 'live']).default('sandbox'),

@@ -24,6 +24,11 @@ export interface PostgresServer {
   adminUrl: string;
   databaseUrl(name: string): string;
   ensureDatabase(name: string): Promise<void>;
+  /**
+   * A login role that owns nothing (core's app role, docs/security.md): made, or its password replaced;
+   * returns its URL on database `name`. The grants are the migration's (`DATABASE_APP_ROLE`).
+   */
+  ensureLoginRole(role: string, password: string, name: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -96,6 +101,24 @@ export function serverAt(adminUrl: string, stop: () => Promise<void> = async () 
       } finally {
         await client.end();
       }
+    },
+    async ensureLoginRole(role, password, name) {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      try {
+        const found = await client.query('select 1 from pg_roles where rolname = $1', [role]);
+        const verb = found.rowCount === 0 ? 'create' : 'alter';
+        // Only the verifier travels in the statement, never the password (scramVerifier).
+        await client.query(
+          `${verb} role ${client.escapeIdentifier(role)} login nosuperuser nocreatedb nocreaterole password '${scramVerifier(password)}'`,
+        );
+      } finally {
+        await client.end();
+      }
+      const url = new URL(withDatabase(adminUrl, name));
+      url.username = encodeURIComponent(role);
+      url.password = encodeURIComponent(password);
+      return url.toString();
     },
     stop,
   };

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createLogger } from '@paywire/observability';
 import { cardEncryptionKey } from './card-key.ts';
-import { provideDatabase } from './database.ts';
+import { appDatabase, provideDatabase } from './database.ts';
 import { loadLauncherEnv } from './launcher-env.ts';
 import { serviceNodeOptions } from './node-options.ts';
 import { softHsmEnvironment } from './softhsm.ts';
@@ -18,10 +18,12 @@ const env = loadLauncherEnv();
 const log = createLogger('launcher');
 
 const { server, databaseUrl } = await provideDatabase(env);
+// Migrations and setup as the owner; core as the app role, which the migration grants (docs/security.md).
+const app = await appDatabase(env, server);
 const prepared = await promisify(execFile)(
   process.execPath,
   [fileURLToPath(new URL('./prepare.ts', import.meta.url))],
-  { env: { ...process.env, DATABASE_URL: databaseUrl } },
+  { env: { ...process.env, DATABASE_URL: databaseUrl, ...(app ? { DATABASE_APP_ROLE: app.role } : {}) } },
 ).catch(async (error: { stderr?: string }) => {
   log.error({ detail: error.stderr ?? String(error) }, 'setup failed');
   await server.stop();
@@ -29,7 +31,8 @@ const prepared = await promisify(execFile)(
 });
 const { applied, sample, facadeCredential } = JSON.parse(prepared.stdout) as {
   applied: string[];
-  sample: { productName: string; skuId: number; skuName: string; price: string };
+  /** Sandbox mode only: the sandbox merchant's sample product. */
+  sample: { productName: string; skuId: number; skuName: string; price: string } | null;
   facadeCredential: string;
 };
 if (applied.length > 0) log.info({ migrations: applied }, 'applied migrations');
@@ -93,7 +96,7 @@ const keyEnvironment = env.PAYWIRE_SOFTHSM
     })
   : {};
 launch('core', {
-  DATABASE_URL: databaseUrl,
+  DATABASE_URL: app?.url ?? databaseUrl,
   CORE_PORT: String(env.CORE_PORT),
   PAYWIRE_MODE: env.PAYWIRE_MODE,
   CARD_ENCRYPTION_KEY: cardEncryptionKey(env.CARD_ENCRYPTION_KEY, env.PAYWIRE_DATA_DIR),
@@ -109,11 +112,20 @@ launch('facade', {
 await waitUntilReady(env.PORT);
 
 // For the person who ran npm start, not a log line: where to point a client, with the sandbox's own login.
-process.stdout.write(`
+// Live mode has no such merchant and prints no password (docs/security.md, Live mode).
+process.stdout.write(
+  sample
+    ? `
 Paywire is running (${env.PAYWIRE_MODE} mode).
   Base URL:    http://localhost:${env.PORT}/services/2
   Username:    ${env.SANDBOX_API_USERNAME}
   Password:    ${env.SANDBOX_API_PASSWORD}
   Sample sku:  ${sample.skuId} (${sample.productName} / ${sample.skuName}, ${sample.price}) for batch orders
   Try:         curl -u ${env.SANDBOX_API_USERNAME}:${env.SANDBOX_API_PASSWORD} http://localhost:${env.PORT}/services/2/sandbox/clock
-Press Ctrl-C to stop.\n`);
+Press Ctrl-C to stop.\n`
+    : `
+Paywire is running (live mode).
+  Base URL:    http://localhost:${env.PORT}/services/2
+  Merchants:   none is made for you; add one with npm run merchant -- create --username U --password P
+Press Ctrl-C to stop.\n`,
+);

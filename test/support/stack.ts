@@ -61,6 +61,21 @@ export async function newDatabase(
 }
 
 /**
+ * Core's app role on a migrated database (docs/security.md, Database roles): a new login role owning nothing,
+ * given its grants by a migration run as the owner, as `npm run migrate` with DATABASE_APP_ROLE does. Its URL.
+ */
+export async function appRoleUrl(
+  databaseUrl: string,
+  adminUrl = inject('postgresAdminUrl'),
+): Promise<string> {
+  const role = `paywire_app_${randomBytes(4).toString('hex')}`;
+  const name = new URL(databaseUrl).pathname.slice(1);
+  const url = await serverAt(adminUrl).ensureLoginRole(role, randomBytes(18).toString('base64url'), name);
+  await migrateDatabase(databaseUrl, role);
+  return url;
+}
+
+/**
  * What test merchants' passwords are hashed at: scrypt N=2^10 instead of production's 2^17 (128 MiB and
  * hundreds of milliseconds each), so a suite of hundreds of merchants stays fast. Core gets the same cost.
  */
@@ -151,13 +166,18 @@ export async function startStack(
     keyRetireAfterSeconds?: number;
     /** The bank SEPA settlement presents debits to (default: the sandbox's). */
     sepaBank?: CoreOptions['sepaBank'];
+    /** Core connects as an app role with only its grants (the stack's `db` stays the owner's). */
+    appRole?: boolean;
   } = {},
 ): Promise<Stack> {
   const databaseUrl = await newDatabase('paywire', options.postgresAdminUrl);
+  const coreDatabaseUrl = options.appRole
+    ? await appRoleUrl(databaseUrl, options.postgresAdminUrl)
+    : databaseUrl;
   const logs: string[] = [];
   const walletFiles = testWalletTrustFiles();
   const coreOptions: CoreOptions = {
-    databaseUrl,
+    databaseUrl: coreDatabaseUrl,
     port: 0,
     mode: options.mode ?? 'sandbox',
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),

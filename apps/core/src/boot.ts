@@ -48,6 +48,8 @@ export async function bootCore(env: CoreEnv, log: Logger): Promise<RunningCore> 
       ipnRetryDelaySeconds: env.IPN_RETRY_DELAY_SECONDS,
       ipnDestinationConcurrency: env.IPN_DESTINATION_CONCURRENCY,
       sepaSandboxSettleSeconds: env.SEPA_SANDBOX_SETTLE_SECONDS,
+      ipnDeliveryRetentionDays: env.IPN_DELIVERY_RETENTION_DAYS,
+      loginFailureRetentionHours: env.LOGIN_FAILURE_RETENTION_HOURS,
       sandbox: createSandboxProcessor({
         latencyMs: env.SANDBOX_ACQUIRER_LATENCY_MS,
         ...(env.SANDBOX_ACQUIRER_JOURNAL ? { journal: env.SANDBOX_ACQUIRER_JOURNAL } : {}),

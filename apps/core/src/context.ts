@@ -8,6 +8,7 @@ import type { KeyServices } from './keys/reencrypt.ts';
 import type { CallMemo } from './merchants/facts.ts';
 import type { ProcessorDirectory } from './processors/directory.ts';
 import type { CardProfiler } from './processors/processor.ts';
+import type { RetentionSettings } from './retention/sweep.ts';
 import type { AuditOrigin } from './security/audit/trail.ts';
 import type { CardVault } from './security/card-vault.ts';
 import type { PasswordGate } from './security/password-gate.ts';
@@ -45,6 +46,8 @@ export interface CoreServices {
    * need not know chargebacks.
    */
   afterCardSale?: (ctx: MerchantContext, em: EntityManager, transactionId: number) => Promise<void>;
+  /** How long operational data lives before the retention sweep erases it (retention/sweep.ts). */
+  retention: RetentionSettings;
 }
 
 /**

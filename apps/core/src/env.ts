@@ -60,6 +60,10 @@ const schema = z
     IPN_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
     /** IPN attempts in flight (keep-alive connections) per destination. */
     IPN_DESTINATION_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+    /** Retention (docs/operations.md): finished IPN deliveries, bodies included, are deleted after these days. */
+    IPN_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+    /** Failed-login counts (usernames, client addresses) are deleted after these hours without a failure. */
+    LOGIN_FAILURE_RETENTION_HOURS: z.coerce.number().int().min(1).max(8760).default(24),
     /** Sandbox SEPA debits: seconds from submission until the bank's answer (see docs/conformance.md, SEPA direct debit). */
     SEPA_SANDBOX_SETTLE_SECONDS: z.coerce.number().int().min(0).max(2_592_000).default(120),
     /** The sandbox acquirer's answer time: a real processor takes hundreds of milliseconds. */

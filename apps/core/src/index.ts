@@ -37,6 +37,7 @@ export {
   type SandboxAuthorization,
   type SandboxProcessor,
 } from './processors/sandbox/processor.ts';
+export { type RetentionSweep, sweepRetention } from './retention/sweep.ts';
 export { type AppRouter, appRouter, createCaller } from './router.ts';
 export { type AuditVerdict, verifyAuditTrail } from './security/audit/log.ts';
 export { type AuditOrigin, operatorOrigin } from './security/audit/trail.ts';

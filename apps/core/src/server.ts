@@ -92,6 +92,10 @@ export interface CoreOptions {
   /** Sandbox SEPA debits: seconds until the bank answers (default 120); the bank (default: the sandbox's). */
   sepaSandboxSettleSeconds?: number;
   sepaBank?: SepaBank;
+  /** Finished IPN deliveries are deleted after this many days (default 30). */
+  ipnDeliveryRetentionDays?: number;
+  /** Failed-login counts are deleted after this many hours without a failure (default 24). */
+  loginFailureRetentionHours?: number;
   /** Where core logs (default: JSON lines on stdout). */
   log?: Logger;
   /** Tests only: a cheaper scrypt cost for merchant passwords. main.ts never sets it. */
@@ -267,6 +271,10 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
       sandboxSettleSeconds: options.sepaSandboxSettleSeconds ?? 120,
     },
     payments: { recoveryAfterSeconds },
+    retention: {
+      ipnDeliveryDays: options.ipnDeliveryRetentionDays ?? 30,
+      loginFailureHours: options.loginFailureRetentionHours ?? 24,
+    },
   };
   const workers: (StartedWorker | undefined)[] = worker
     ? await Promise.all(workerStarters.map((start) => start(services, log)))

@@ -165,3 +165,12 @@ function answeringReplays<B extends object>(builder: B): B {
  * mechanism for every present and future write.
  */
 export const merchantProcedure = answeringReplays(keyed);
+
+/**
+ * A merchant's secrets (the IPN secret): the credentials that act for a merchant, not a read-only one, which
+ * may read the merchant's data but needs no secret to do so (docs/security.md, IPN secrets).
+ */
+export const secretReadingProcedure = merchantProcedure.use(({ ctx, next }) => {
+  if (ctx.caller.scope === 'read-only') throw forbidden('a read-only credential may not read secrets');
+  return next();
+});

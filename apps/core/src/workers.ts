@@ -3,11 +3,13 @@ import { recoveredAnswer } from './cards/recovered.ts';
 import type { CoreServices } from './context.ts';
 import { scheduleSweep } from './idempotency/sweep.ts';
 import { startDeliveryWorkers } from './ipn/delivery.ts';
+import { sealPlainIpnSecrets } from './ipn/secret.ts';
 import { startReencryption } from './keys/reencrypt.ts';
 import { keyReencryptionFailures, renewalFailures, sepaRunFailures } from './metrics.ts';
 import { scheduleRecovery } from './payments/recovery.ts';
 import { scheduleNotificationJanitor } from './processors/adyen/notifications.ts';
 import { renewalDebitParameters, startRenewalWorkers } from './recurring/renewals.ts';
+import { scheduleRetention } from './retention/sweep.ts';
 import { startSettlementWorkers } from './sepa/settlement.ts';
 
 /** What a starter leaves running beyond its pg-boss workers (those stop with pg-boss itself). */
@@ -35,8 +37,16 @@ export const workerStarters: WorkerStarter[] = [
     await scheduleSweep(services.jobs, () => services.orm.em.fork(), services.mode);
     return undefined;
   },
-  async (services, log) =>
-    startDeliveryWorkers(services, failureLogger(log, 'ipn-delivery', 'IPN delivery failed')),
+  async (services) => {
+    await scheduleRetention(services.jobs, () => services.orm.em.fork(), services.mode, services.retention);
+    return undefined;
+  },
+  async (services, log) => {
+    // IPN secrets kept in plain text before 0029-retention are sealed before anything is delivered.
+    const sealed = await sealPlainIpnSecrets(services.orm.em.fork(), services.vault);
+    if (sealed > 0) log.info({ sealed }, 'sealed IPN secrets kept in plain text');
+    return startDeliveryWorkers(services, failureLogger(log, 'ipn-delivery', 'IPN delivery failed'));
+  },
   async (services, log) => {
     const logFailure = failureLogger(log, 'sepa-settlement', 'SEPA settlement failed');
     const onError = (error: unknown) => {

@@ -356,6 +356,8 @@ export const xmlShapes = {
   },
   paymentFieldsToken: { root: 'payment-fields-token' },
   sandboxClock: { root: 'sandbox-clock' },
+  /** The original's answer to a shopper's deletion: <message><description>. */
+  shopperDeletion: { root: 'message' },
   notificationConfig: { root: 'notification-config', wrapped: { ipnDestinations: 'ipn-destination' } },
   deliveryLog: { root: 'delivery-log', wrapped: { notificationDeliveries: 'notification-delivery' } },
   notificationDelivery: { root: 'notification-delivery' },

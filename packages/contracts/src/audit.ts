@@ -19,12 +19,16 @@ export const auditActions = [
   'reversal',
   'refund',
   'chargeback-evidence.upload',
+  'shopper.delete',
+  'shopper-card.remove',
+  'key.rotate',
+  'key.retire',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 
 /**
  * merchant: its own Basic login, through the facade; caller: a caller credential; operator: a CLI; system:
- * core itself, for a change no call made (none of today's audited actions).
+ * core itself, for a change no call made (a worker retiring a data key).
  */
 export const auditActorKinds = ['merchant', 'caller', 'operator', 'system'] as const;
 export type AuditActorKind = (typeof auditActorKinds)[number];

@@ -34,7 +34,12 @@ import {
   subscriptionStatuses,
 } from './recurring.ts';
 import { type AltTransaction, type SepaTranslations, sepaLanguages } from './sepa.ts';
-import { billingContactFields, shopperFieldNames, type VaultedShopper } from './shoppers.ts';
+import {
+  billingContactFields,
+  type ShopperDeletion,
+  shopperFieldNames,
+  type VaultedShopper,
+} from './shoppers.ts';
 import type { BoundToken } from './tokens.ts';
 import {
   authenticationResults,
@@ -169,6 +174,8 @@ export const vaultedShopperBody = describes<VaultedShopper>()(
       .optional(),
   }),
 );
+
+export const shopperDeletionBody = describes<ShopperDeletion>()(z.object({ description: z.string() }));
 
 export const boundTokenBody = describes<BoundToken>()(
   z.object({ ccType: z.string(), last4Digits: z.string(), issuingCountry: z.string() }),

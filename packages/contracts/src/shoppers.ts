@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { creditCardInput } from './card-input.ts';
+import { cardBrands } from './cards.ts';
 import { currencyInput, optionalText, positiveIntegerInput, text } from './primitives.ts';
 import type { SepaDirectDebitInfo } from './sepa.ts';
 import type { CardResponse } from './transactions.ts';
@@ -28,21 +29,42 @@ export const billingContactInfoInput = z.object({
   country: optionalText(2),
 });
 
-export const creditCardInfoInput = z
-  .object({
-    billingContactInfo: billingContactInfoInput.optional(),
-    creditCard: creditCardInput.optional(),
-    pfToken: text(100).optional(),
-  })
-  .superRefine((source, ctx) => {
-    if (!source.creditCard === !source.pfToken) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['creditCard'],
-        message: 'send exactly one of creditCard or pfToken',
-      });
-    }
-  });
+const creditCardInfoFields = {
+  billingContactInfo: billingContactInfoInput.optional(),
+  creditCard: creditCardInput.optional(),
+  pfToken: text(100).optional(),
+};
+
+function oneCardSource(source: { creditCard?: unknown; pfToken?: unknown }, ctx: z.RefinementCtx): void {
+  if (!source.creditCard === !source.pfToken) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['creditCard'],
+      message: 'send exactly one of creditCard or pfToken',
+    });
+  }
+}
+
+export const creditCardInfoInput = z.object(creditCardInfoFields).superRefine(oneCardSource);
+
+/**
+ * A vaulted shopper's update names a card to remove as the original does: `status` D and the card's type and
+ * last four digits (docs/conformance.md, Deleting shoppers and cards).
+ */
+export const removedCardInput = z.object({
+  status: z.literal('D', 'must be D (delete the card) or left out'),
+  creditCard: z.object({
+    cardType: z.enum(cardBrands, `must be one of ${cardBrands.join(', ')}`),
+    cardLastFourDigits: z.string().regex(/^\d{4}$/, 'must be 4 digits'),
+  }),
+});
+export type RemovedCard = z.output<typeof removedCardInput>;
+
+/** An update's card: one to add (no status), or one to remove (status D). */
+const updatedCardInfoInput = z.discriminatedUnion('status', [
+  z.object({ ...creditCardInfoFields, status: z.undefined().optional() }).superRefine(oneCardSource),
+  removedCardInput,
+]);
 
 export const shopperFields = {
   firstName: optionalText(100),
@@ -68,7 +90,11 @@ export const createShopperInput = z.object({
   lastName: text(100),
 });
 
-export const updateShopperInput = z.object({ vaultedShopperId: positiveIntegerInput, ...shopperFields });
+export const updateShopperInput = z.object({
+  vaultedShopperId: positiveIntegerInput,
+  ...shopperFields,
+  paymentSources: z.object({ creditCardInfo: z.array(updatedCardInfoInput).max(20).optional() }).optional(),
+});
 export const shopperIdInput = z.object({ vaultedShopperId: positiveIntegerInput });
 export const merchantShopperIdInput = z.object({ merchantShopperId: text(50) });
 
@@ -94,6 +120,11 @@ export const shopperFieldNames = [
   'softDescriptor',
 ] as const satisfies ReadonlyArray<keyof ShopperFields>;
 export type ShopperFieldName = (typeof shopperFieldNames)[number];
+
+/** The answer to deleting a vaulted shopper: the original's `{description}` (XML root `message`). */
+export interface ShopperDeletion {
+  description: string;
+}
 
 export interface VaultedShopper extends Partial<Record<keyof ShopperFields, string>> {
   vaultedShopperId: number;

@@ -125,6 +125,9 @@ async function paymentSource(
   const stored =
     vaulted?.card ??
     (cardId === undefined ? await defaultCard(em, known) : await shopperCard(em, known, cardId));
+  // A removed card keeps only its facts (0029-retention); a renewal read it before the removal committed.
+  if (!stored.sealedNumber || !stored.fingerprint)
+    throw new DomainError('INVALID_PAYMENT_DETAILS', 'the card to charge is no longer vaulted');
   const number = ctx.vault.open(stored.sealedNumber, bindings.card(stored.merchantId, stored.fingerprint));
   return { ...payer, material: { ...stored, number }, card: { id: stored.id }, shown: stored };
 }

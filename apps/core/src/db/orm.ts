@@ -40,7 +40,9 @@ import { Reports } from './migrations/0023-reports.ts';
 import { TechnicalCancelLookup } from './migrations/0024-technical-cancel-lookup.ts';
 import { WalletKeys } from './migrations/0025-wallet-keys.ts';
 import { Chargebacks } from './migrations/0027-chargebacks.ts';
+import { Retention } from './migrations/0029-retention.ts';
 import { SepaPresentation } from './migrations/0031-sepa-presentation.ts';
+import { grantAppRole } from './roles.ts';
 import { wireDialect } from './wire.ts';
 
 export const entities = [
@@ -97,6 +99,7 @@ const migrationsList = [
   { name: '0024-technical-cancel-lookup', class: TechnicalCancelLookup },
   { name: '0025-wallet-keys', class: WalletKeys },
   { name: '0027-chargebacks', class: Chargebacks },
+  { name: '0029-retention', class: Retention },
   { name: '0031-sepa-presentation', class: SepaPresentation },
 ];
 
@@ -137,15 +140,21 @@ const migrationLock = 0x7061_7977; // "payw"
 
 /**
  * Applies the committed migrations and pg-boss's schema, holding a session advisory lock on a connection of
- * its own: a second run started meanwhile waits, then finds nothing to do. Returns the names applied now.
+ * its own: a second run started meanwhile waits, then finds nothing to do. With `appRole`, then gives core's
+ * app role its grants (db/roles.ts). Returns the names applied now.
  */
-export async function migrate(orm: MikroORM, databaseUrl: string): Promise<string[]> {
+export async function migrate(
+  orm: MikroORM,
+  databaseUrl: string,
+  options: { appRole?: string | undefined } = {},
+): Promise<string[]> {
   const lock = new pg.Client({ connectionString: databaseUrl, application_name: 'paywire-migrate' });
   await lock.connect();
   try {
     await lock.query('select pg_advisory_lock($1)', [migrationLock]);
     const applied = await orm.migrator.up();
     await migrateJobSchema(databaseUrl);
+    if (options.appRole) await grantAppRole(lock, options.appRole);
     return applied.map((migration) => migration.name);
   } finally {
     await lock.end(); // ends the session, which releases the lock whatever happened

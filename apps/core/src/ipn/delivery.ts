@@ -10,7 +10,7 @@ import {
   renewLeases,
   writeOutcomes,
 } from './queue.ts';
-import { ipnSecrets } from './secret.ts';
+import { signingSecrets } from './secret.ts';
 import { type Attempt, Sender, type SenderSettings } from './sender.ts';
 import { refusedAddress } from './targets.ts';
 
@@ -31,9 +31,14 @@ const renewEveryMs = 2_000;
 const signingKey = (secret: string): KeyObject =>
   createSecretKey(Buffer.from(secret.replace(/^whsec_/, ''), 'base64'));
 
-/** Standard Webhooks: HMAC-SHA256 over "id.timestamp.body". */
-function signature(key: KeyObject, id: string, timestamp: number, body: string): string {
-  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+/**
+ * Standard Webhooks: HMAC-SHA256 over "id.timestamp.body", one signature per key, space-separated (the
+ * current secret's, then during a rotation's overlap the previous one's).
+ */
+function signature(keys: KeyObject[], id: string, timestamp: number, body: string): string {
+  return keys
+    .map((key) => `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`)
+    .join(' ');
 }
 
 /** When a failed attempt is tried again: 1, 2, 4... times the first delay, at most a day, +0-10% jitter. */
@@ -68,7 +73,7 @@ function outcomeOf(delivery: ClaimedDelivery, attempt: Attempt, settings: Delive
 }
 
 interface Queued extends ClaimedDelivery {
-  key: KeyObject;
+  keys: KeyObject[];
 }
 
 /** A destination as this core sees it: its deliveries waiting for a connection, those in flight, its circuit. */
@@ -94,7 +99,7 @@ export interface DeliveryWorkers {
  * no write on the delivery path, and a second core only pays the same few failed attempts to learn it.
  */
 export function startDeliveryWorkers(
-  services: Pick<CoreServices, 'orm' | 'ipn'>,
+  services: Pick<CoreServices, 'orm' | 'ipn' | 'vault'>,
   onError: (error: unknown) => void,
 ): DeliveryWorkers {
   const settings = services.ipn;
@@ -151,7 +156,7 @@ export function startDeliveryWorkers(
         'user-agent': 'Paywire-IPN/1',
         'webhook-id': id,
         'webhook-timestamp': String(timestamp),
-        'webhook-signature': signature(delivery.key, id, timestamp, delivery.body),
+        'webhook-signature': signature(delivery.keys, id, timestamp, delivery.body),
       },
       delivery.body,
     );
@@ -180,11 +185,11 @@ export function startDeliveryWorkers(
   /** A claimed batch: secrets read once, refused targets failed at once, the rest queued per destination. */
   const dispatch = async (claimed: ClaimedDelivery[]) => {
     for (const delivery of claimed) held.add(delivery.id);
-    const keys = new Map<number, KeyObject>();
+    const keys = new Map<number, KeyObject[]>();
     try {
       const merchants = [...new Set(claimed.map((delivery) => delivery.merchantId))];
-      for (const [merchantId, secret] of await ipnSecrets(em(), merchants))
-        keys.set(merchantId, signingKey(secret));
+      for (const [merchantId, secrets] of await signingSecrets(em(), services.vault, merchants))
+        keys.set(merchantId, secrets.map(signingKey));
     } catch (error) {
       for (const delivery of claimed) record({ id: delivery.id, release: new Date() });
       throw error;
@@ -192,14 +197,14 @@ export function startDeliveryWorkers(
     const touched = new Set<string>();
     for (const delivery of claimed) {
       const refused = refusedAddress(delivery.destination, settings.allowPrivateTargets);
-      const key = keys.get(delivery.merchantId);
-      if (refused || !key) {
+      const signing = keys.get(delivery.merchantId);
+      if (refused || !signing) {
         record(
           outcomeOf(delivery, { ok: false, error: refused ?? 'merchant not found', refused: true }, settings),
         );
         continue;
       }
-      destinationOf(delivery.destination).waiting.push({ ...delivery, key });
+      destinationOf(delivery.destination).waiting.push({ ...delivery, keys: signing });
       touched.add(delivery.destination);
     }
     for (const url of touched) pump(url, destinationOf(url));

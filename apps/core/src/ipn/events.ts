@@ -12,7 +12,7 @@ import { sendWithNext } from '../db/wire.ts';
 import { callFacts, type MerchantFacts } from '../merchants/facts.ts';
 import type { StoredDestination } from './entities.ts';
 import { insertDeliveries } from './queries.ts';
-import { ipnSecret } from './secret.ts';
+import { ipnSecret, openSecret } from './secret.ts';
 
 /** The event's own parameters; transactionType, testMode and authKey are added here. */
 export type EventParameters = Record<string, string | number | undefined>;
@@ -58,7 +58,9 @@ export async function recordEvent(
   const targets = eventTargets(facts, event);
   if (!facts.ipn || targets.length === 0) return;
 
-  const secret = facts.ipnSecret ?? (await ipnSecret(em, ctx.merchantId));
+  const secret = facts.ipnSecret
+    ? openSecret(ctx.vault, ctx.merchantId, facts.ipnSecret)
+    : await ipnSecret(em, ctx.vault, ctx.merchantId);
   const referenceNumber = String(parameters.referenceNumber ?? '');
   const body = new URLSearchParams({
     transactionType: transactionTypeOf(event),

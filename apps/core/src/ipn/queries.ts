@@ -62,14 +62,43 @@ export const redeliverNow = `update ipn_delivery
       where id = $1 and merchant_id = $2
   returning ${deliveryColumns}`;
 
-/** The merchant's IPN secret. Parameters only: the secret never appears in a statement's text. */
-export const readIpnSecret = 'select ipn_secret from merchant where id = $1';
+/**
+ * The merchant's ($1) current IPN secret, sealed, with its id (the sealed value's binding), and a secret from
+ * before sealing (0029-retention) still in plain text. Parameters only: no secret appears in a statement.
+ */
+export const readIpnSecret = `select s.id, s.sealed_secret, m.ipn_secret as plain
+  from merchant m left join ipn_secret s on s.merchant_id = m.id and s.retires_at is null where m.id = $1`;
 
-/** Sets the merchant's ($2) secret $1 while it has none. */
-export const setFirstIpnSecret = 'update merchant set ipn_secret = $1 where id = $2 and ipn_secret is null';
+/** A new secret's id, so its sealing can be bound to it before the row exists. */
+export const nextIpnSecretId = `select nextval(pg_get_serial_sequence('ipn_secret', 'id'))::text as id`;
 
-/** Several merchants' IPN secrets. */
-export const readIpnSecrets = 'select id, ipn_secret from merchant where id = any($1::int[])';
+/**
+ * The merchant's ($2) first sealed secret $3 with id $1, unless a concurrent first use wrote one; a plain
+ * secret it was sealed from is cleared with it.
+ */
+export const insertFirstIpnSecret = `with cleared as (update merchant set ipn_secret = null where id = $2 and ipn_secret is not null)
+  insert into ipn_secret (id, merchant_id, sealed_secret) values ($1::bigint, $2, $3)
+  on conflict (merchant_id) where retires_at is null do nothing`;
 
-/** Replaces the merchant's ($2) secret with $1. */
-export const replaceIpnSecret = 'update merchant set ipn_secret = $1 where id = $2';
+/** Rotation, before anything: the merchant's ($1) row, locked, so one rotation at a time moves its secrets. */
+export const lockSecretsOf = 'select id from merchant where id = $1 for update';
+
+/** Rotation, first: a previous secret still overlapping (an earlier rotation's) goes now. $1 merchant. */
+export const dropRetiringIpnSecrets =
+  'delete from ipn_secret where merchant_id = $1 and retires_at is not null';
+
+/** Rotation, then: the merchant's ($1) current secret still signs for $2 seconds. */
+export const retireIpnSecret = `update ipn_secret set retires_at = now() + make_interval(secs => $2)
+  where merchant_id = $1 and retires_at is null`;
+
+/** Rotation, last: the new current secret, sealed ($3), id $1, of merchant $2. */
+export const insertIpnSecret =
+  'insert into ipn_secret (id, merchant_id, sealed_secret) values ($1::bigint, $2, $3)';
+
+/** The secrets that sign the merchants' ($1) deliveries now: each one's current first, then one overlapping. */
+export const signingIpnSecrets = `select merchant_id, id::text, sealed_secret from ipn_secret
+  where merchant_id = any($1::int[]) and (retires_at is null or retires_at > now())
+  order by merchant_id, retires_at nulls first`;
+
+/** The merchants whose secret is still in plain text (from before 0029-retention). */
+export const plainIpnSecrets = 'select id from merchant where ipn_secret is not null';

@@ -5,7 +5,7 @@ import {
   notificationConfigInput,
 } from '@paywire/contracts';
 import { type AuditEntry, audited } from '../security/audit/trail.ts';
-import { merchantProcedure, router } from '../trpc.ts';
+import { merchantProcedure, router, secretReadingProcedure } from '../trpc.ts';
 import { deleteConfig, getConfig, replaceConfig } from './config.ts';
 import { listDeliveries, redeliver } from './log.ts';
 import { ipnSecret, rotateIpnSecret } from './secret.ts';
@@ -31,14 +31,15 @@ export const ipnRouter = router({
     audited(ctx, ipnEntry(ctx.merchantId, 'ipn-config.delete'), (em) => deleteConfig({ ...ctx, em })),
   ),
   /** The secret that signs deliveries (webhook-signature) and makes their authKey. */
-  secret: merchantProcedure.query(({ ctx }) =>
+  secret: secretReadingProcedure.query(({ ctx }) =>
     audited(ctx, ipnEntry(ctx.merchantId, 'ipn-secret.read'), async (em) => ({
-      secret: await ipnSecret(em, ctx.merchantId),
+      secret: await ipnSecret(em, ctx.vault, ctx.merchantId),
     })),
   ),
+  /** A new secret; the previous one signs beside it for a day (docs/security.md, IPN secrets). */
   rotateSecret: merchantProcedure.mutation(({ ctx }) =>
     audited(ctx, ipnEntry(ctx.merchantId, 'ipn-secret.rotate'), async (em) => ({
-      secret: await rotateIpnSecret(em, ctx.merchantId),
+      secret: await rotateIpnSecret(em, ctx.vault, ctx.merchantId),
     })),
   ),
   /** The delivery log, newest first, filtered by state, event and destination, a page at a time. */

@@ -48,6 +48,8 @@ export const sealedBatches = {
   wallet_keys: `select merchant_id::text as cursor, merchant_id, merchant_id::text as row, sealed_keys as sealed
     from wallet_keys where merchant_id > coalesce($1::integer, 0) and sealed_keys not like $2
     order by merchant_id limit $3`,
+  ipn_secret: `select id::text as cursor, merchant_id, id::text as row, sealed_secret as sealed from ipn_secret
+    where id > coalesce($1::bigint, 0) and sealed_secret not like $2 order by id limit $3`,
 } as const;
 
 /** Replaces one sealed value only if it is still the one read ($3): a concurrent write wins. $1 cursor, $2 new. */
@@ -59,6 +61,7 @@ export const resealed = {
   processor_account:
     'update processor_account set sealed_credentials = $2 where id = $1::integer and sealed_credentials = $3',
   wallet_keys: 'update wallet_keys set sealed_keys = $2 where merchant_id = $1::integer and sealed_keys = $3',
+  ipn_secret: 'update ipn_secret set sealed_secret = $2 where id = $1::bigint and sealed_secret = $3',
 } as const;
 
 /** $1 key, $2 table: the rotation's progress there (made on first use). */
@@ -72,11 +75,12 @@ export const advanceProgress = `update key_reencryption set last_row = $3, rows_
 
 /** Values sealed under each key (`v1` counted as the legacy key): what refers to a key. */
 export const referencesByKey = `with sealed(value) as (
-    select sealed_number from stored_card
+    select sealed_number from stored_card where sealed_number is not null
     union all select sealed_card from payment_fields_token where sealed_card is not null
     union all select sealed_iban from sepa_mandate
     union all select sealed_credentials from processor_account where sealed_credentials is not null
-    union all select sealed_keys from wallet_keys)
+    union all select sealed_keys from wallet_keys
+    union all select sealed_secret from ipn_secret)
   select case when value like 'v1:%' then 'v1' else split_part(value, ':', 2) end as key, count(*)::integer as count
   from sealed group by 1`;
 
@@ -91,6 +95,7 @@ export const retireKey = `update data_key set retired_at = now(), wrapped = null
     and not exists (select 1 from sepa_mandate where sealed_iban like $2)
     and not exists (select 1 from processor_account where sealed_credentials like $2)
     and not exists (select 1 from wallet_keys where sealed_keys like $2)
+    and not exists (select 1 from ipn_secret where sealed_secret like $2)
   returning id`;
 
 /** Each rotation's progress per table, newest first. */
@@ -98,7 +103,7 @@ export const rotationProgress = `select key_id, table_name, rows_reencrypted::in
   updated_at from key_reencryption order by key_id desc, table_name`;
 
 /** Whether the database holds values sealed or fingerprinted before data keys existed (v1). */
-export const holdsV1Data = `select exists (select 1 from stored_card) or exists (select 1 from sepa_mandate)
+export const holdsV1Data = `select exists (select 1 from stored_card where sealed_number is not null) or exists (select 1 from sepa_mandate)
     or exists (select 1 from payment_fields_token where sealed_card is not null)
     or exists (select 1 from processor_account where sealed_credentials is not null)
     or exists (select 1 from wallet_keys)

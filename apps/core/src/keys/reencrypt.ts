@@ -3,6 +3,7 @@ import type { PgBoss } from 'pg-boss';
 import { executeParameterized } from '../db/wire.ts';
 import { sendFollower, startJobs } from '../jobs/boss.ts';
 import { keyRetirements, keyRowsReencrypted } from '../metrics.ts';
+import { coreOrigin, recordAudit } from '../security/audit/trail.ts';
 import type { Binding, RefreshableVault, SealedTable } from '../security/card-vault.ts';
 import type { KeyProvider } from './provider.ts';
 import {
@@ -25,6 +26,7 @@ const tables: SealedTable[] = [
   'sepa_mandate',
   'processor_account',
   'wallet_keys',
+  'ipn_secret',
 ];
 
 export interface KeyServices {
@@ -146,10 +148,21 @@ export async function reencryptRun(
   const older = live.filter((key) => key.purpose === 'encryption' && key.id !== newest.id);
   const referenced: string[] = [];
   for (const key of older) {
-    const retired = await executeParameterized(em, retireKey, [
-      key.id,
-      key.legacy ? 'v1:%' : `v2:${key.id}:%`,
-    ]);
+    // The retirement and its audit event (core's own, of no merchant) commit together.
+    const retired = await em.transactional(async (tx) => {
+      const rows = await executeParameterized(tx, retireKey, [
+        key.id,
+        key.legacy ? 'v1:%' : `v2:${key.id}:%`,
+      ]);
+      if (rows.length > 0)
+        await recordAudit(tx, coreOrigin, {
+          merchantId: null,
+          action: 'key.retire',
+          object: `data-key:${key.id}`,
+          outcome: 'success',
+        });
+      return rows;
+    });
     if (retired.length > 0) keyRetirements.inc();
     else referenced.push(String(key.id));
   }

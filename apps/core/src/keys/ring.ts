@@ -1,6 +1,7 @@
 import { createSecretKey, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeParameterized } from '../db/wire.ts';
+import { type AuditOrigin, recordAudit } from '../security/audit/trail.ts';
 import {
   createCardVault,
   type DataKey,
@@ -156,10 +157,19 @@ export async function addDataKey(
   em: EntityManager,
   provider: KeyProvider,
   activateAfterSeconds: number,
+  origin: AuditOrigin,
 ): Promise<number> {
   return em.transactional(async (tx) => {
     await executeParameterized(tx, lockKeys, []);
-    return addKey(tx, provider, 'encryption', randomBytes(32), { activateAfterSeconds });
+    const id = await addKey(tx, provider, 'encryption', randomBytes(32), { activateAfterSeconds });
+    // A rotation is the operator's, of no merchant: it joins the trail's own chain (docs/security-audit.md).
+    await recordAudit(tx, origin, {
+      merchantId: null,
+      action: 'key.rotate',
+      object: `data-key:${id}`,
+      outcome: 'success',
+    });
+    return id;
   });
 }
 

@@ -11,6 +11,7 @@ export const Merchant = defineEntity({
     /** The sandbox clock: the merchant's time is real time plus this offset. */
     clockOffsetSeconds: p.bigint('number').default(0),
     /** Signs IPN deliveries (Standard Webhooks) and makes their authKey; made on first use. */
+    /** Plain IPN secrets from before 0029-retention, until core seals them into ipn_secret. */
     ipnSecret: p.string().length(64).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },

@@ -7,7 +7,8 @@ import { merchantFacts } from './queries.ts';
 export interface MerchantFacts {
   offsetSeconds: number;
   ipn: { destinations: StoredDestination[]; ensureReceipt: boolean } | null;
-  ipnSecret: string | null;
+  /** The current IPN secret, sealed (ipn/secret.ts opens it); null until the first event or read makes one. */
+  ipnSecret: { id: string; sealed: string } | null;
 }
 
 /** Read once per call, in one query, then kept: one call, one notion of now, one round trip. */
@@ -19,7 +20,7 @@ export interface FactsRow {
   offset: string;
   destinations: StoredDestination[] | null;
   ensure_receipt: boolean | null;
-  ipn_secret: string | null;
+  ipn_secret: { id: string; sealed: string } | null;
 }
 
 export function factsOf(row: FactsRow | undefined): MerchantFacts {

@@ -2,9 +2,13 @@
  * Every hand-written statement of merchants, named for its role; parameters as `$n`, never values in the text.
  */
 
-/** The facts' columns, for any query that joins `merchant m left join ipn_config c on c.merchant_id = m.id`. */
+/**
+ * The facts' columns, for any query that joins `merchant m left join ipn_config c on c.merchant_id = m.id`; the
+ * current IPN secret comes sealed, with the id it is bound to (ipn/secret.ts).
+ */
 export const factsColumns = `m.clock_offset_seconds as "offset", c.destinations, c.ensure_notification_receipt as ensure_receipt,
-  m.ipn_secret`;
+  (select json_build_object('id', s.id::text, 'sealed', s.sealed_secret) from ipn_secret s
+    where s.merchant_id = m.id and s.retires_at is null) as ipn_secret`;
 export const factsSource = 'merchant m left join ipn_config c on c.merchant_id = m.id';
 
 /** A merchant's facts (merchants/facts.ts). */

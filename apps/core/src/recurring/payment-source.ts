@@ -79,7 +79,7 @@ export async function resolvePayer(
 
 /** A returning shopper's payer when the request names none: the newest card, else the newest mandate. */
 export async function storedPayer(em: EntityManager, shopper: Shopper): Promise<Payer | null> {
-  const card = await em.findOne(StoredCard, { shopper }, { orderBy: { id: 'desc' } });
+  const card = await em.findOne(StoredCard, { shopper, removedAt: null }, { orderBy: { id: 'desc' } });
   if (card) return { card };
   const mandate = await em.findOne(SepaMandate, { shopper }, { orderBy: { id: 'desc' } });
   return mandate ? { mandate } : null;

@@ -34,7 +34,8 @@ export type SealedTable =
   | 'payment_fields_token'
   | 'sepa_mandate'
   | 'processor_account'
-  | 'wallet_keys';
+  | 'wallet_keys'
+  | 'ipn_secret';
 
 /**
  * Where a sealed value lives: its merchant, table and the row's stable identity as known when it is written
@@ -71,6 +72,11 @@ export const bindings = {
     merchantId,
     table: 'wallet_keys',
     row: String(merchantId),
+  }),
+  ipnSecret: (merchantId: number, id: number | string): Binding => ({
+    merchantId,
+    table: 'ipn_secret',
+    row: String(id),
   }),
 };
 

@@ -28,6 +28,8 @@ export const Shopper = defineEntity({
     storeId: optional(20),
     locale: optional(10),
     webInfo: p.json<{ ip: string; remoteHost?: string; userAgent?: string }>().nullable(),
+    /** Deleted (0029-retention): its personal data and cards are gone; the row stays for its transactions. */
+    deletedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()
@@ -37,15 +39,18 @@ export const Shopper = defineEntity({
 });
 export type Shopper = InferEntity<typeof Shopper>;
 
-/** A card in the vault: the number sealed (AES-256-GCM), the rest reduced to what responses show. */
+/**
+ * A card in the vault: the number sealed (AES-256-GCM), the rest reduced to what responses show. A removed
+ * card (0029-retention) has neither number nor fingerprint; its facts stay for the transactions that show them.
+ */
 export const StoredCard = defineEntity({
   name: 'StoredCard',
   properties: {
     id: p.bigint('number').primary().autoincrement(),
     merchantId: p.integer(),
     shopper: () => p.manyToOne(Shopper),
-    fingerprint: p.string().length(64),
-    sealedNumber: p.text(),
+    fingerprint: p.string().length(64).nullable(),
+    sealedNumber: p.text().nullable(),
     brand: p.string().length(20),
     lastFour: p.string().length(4),
     expirationMonth: p.string().length(2),
@@ -53,6 +58,7 @@ export const StoredCard = defineEntity({
     cardSubType: p.string().length(10),
     cardCategory: p.string().length(20),
     billingContact: p.json<BillingContact>().nullable(),
+    removedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

@@ -30,3 +30,25 @@ export const lastPaymentCard =
 /** The shopper's ($1, of merchant $2) mandates, oldest first. */
 export const mandatesOf = `select reference, iban_first_four, iban_last_four, accepted_at from sepa_mandate
      where shopper_id = $1 and merchant_id = $2 order by id`;
+
+/**
+ * What still needs the shopper's ($1, of merchant $2) payment sources: subscriptions that may charge (active
+ * or suspended), on any card or on the cards $3 when given, and SEPA debits still pending.
+ */
+export const sourcesInUse = `select
+    exists (select 1 from subscription where shopper_id = $1 and merchant_id = $2
+      and status in ('ACTIVE', 'SUSPENDED') and ($3::bigint[] is null or card_id = any($3::bigint[]))) as subscribed,
+    exists (select 1 from sepa_debit where shopper_id = $1 and merchant_id = $2 and status = 'PENDING'
+      and $3::bigint[] is null) as debiting`;
+
+/** The shopper's ($1) vaulted cards of brand $2 ending in $3 still holding a number. */
+export const cardsMatching = `select id from stored_card
+    where shopper_id = $1 and brand = $2 and last_four = $3 and removed_at is null`;
+
+/**
+ * Removes cards' data at $2: the sealed number, its fingerprint and the billing contact go; brand, last four
+ * and expiry stay for the transactions that show them. The shopper's ($1) cards $3, or all of them when null.
+ */
+export const removeCards = `update stored_card
+    set sealed_number = null, fingerprint = null, billing_contact = null, removed_at = $2
+  where shopper_id = $1 and removed_at is null and ($3::bigint[] is null or id = any($3::bigint[]))`;

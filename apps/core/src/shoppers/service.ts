@@ -6,7 +6,9 @@ import {
   type CardResponse,
   type createShopperInput,
   DomainError,
+  type RemovedCard,
   type SepaDirectDebitInfo,
+  type ShopperDeletion,
   type ShopperFields,
   shopperFieldNames,
   shortDate,
@@ -18,14 +20,24 @@ import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
+import { ipnDate, recordEvent } from '../ipn/events.ts';
+import { recordChange } from '../security/audit/trail.ts';
 import { bindings } from '../security/card-vault.ts';
 import { type CardMaterial, consumeToken } from '../tokens/service.ts';
 import { Shopper, StoredCard } from './entities.ts';
-import { lastPaymentCard, mandatesOf, vaultShopperCard } from './queries.ts';
+import {
+  cardsMatching,
+  lastPaymentCard,
+  mandatesOf,
+  removeCards,
+  sourcesInUse,
+  vaultShopperCard,
+} from './queries.ts';
 
 type CreateShopper = z.output<typeof createShopperInput>;
 type UpdateShopper = z.output<typeof updateShopperInput>;
 type CreditCardInfo = NonNullable<NonNullable<CreateShopper['paymentSources']>['creditCardInfo']>[number];
+type UpdatedCardInfo = NonNullable<NonNullable<UpdateShopper['paymentSources']>['creditCardInfo']>[number];
 
 export function cardResponse(card: CardFacts): CardResponse {
   return {
@@ -88,8 +100,11 @@ export function vaultCardParameters(merchantId: number, card: VaultableCard): un
   ];
 }
 
+const noShopperWithMerchantId = (merchantShopperId: string) =>
+  new DomainError('SHOPPER_NOT_FOUND', `no vaulted shopper has merchantShopperId ${merchantShopperId}`);
+
 export async function findShopper(em: EntityManager, merchantId: number, id: number): Promise<Shopper> {
-  const shopper = await em.findOne(Shopper, { id, merchantId });
+  const shopper = await em.findOne(Shopper, { id, merchantId, deletedAt: null });
   if (!shopper)
     throw new DomainError('SHOPPER_NOT_FOUND', `vaulted shopper ${id} was not found`, {
       name: 'vaultedShopperId',
@@ -100,7 +115,7 @@ export async function findShopper(em: EntityManager, merchantId: number, id: num
 
 /** The card a returning shopper is charged with when the request names none: the newest one. */
 export async function defaultCard(em: EntityManager, shopper: Shopper): Promise<StoredCard> {
-  const card = await em.findOne(StoredCard, { shopper }, { orderBy: { id: 'desc' } });
+  const card = await em.findOne(StoredCard, { shopper, removedAt: null }, { orderBy: { id: 'desc' } });
   if (!card)
     throw new DomainError('INVALID_PAYMENT_DETAILS', 'the vaulted shopper has no card to charge', {
       name: 'vaultedShopperId',
@@ -110,7 +125,7 @@ export async function defaultCard(em: EntityManager, shopper: Shopper): Promise<
 
 /** One of the shopper's vaulted cards, by id (a subscription's card). */
 export async function shopperCard(em: EntityManager, shopper: Shopper, cardId: number): Promise<StoredCard> {
-  const card = await em.findOne(StoredCard, { id: cardId, shopper });
+  const card = await em.findOne(StoredCard, { id: cardId, shopper, removedAt: null });
   if (!card) throw new DomainError('INVALID_PAYMENT_DETAILS', 'the card to charge is no longer vaulted');
   return card;
 }
@@ -145,7 +160,10 @@ async function cardsSent(ctx: MerchantContext, em: EntityManager, sources: Credi
   return cards;
 }
 
-/** Writes the shopper, then vaults its cards (shoppers/queries.ts: a card sent twice is kept once). */
+/**
+ * Writes the shopper, removes the cards an update marks with status D, then vaults the cards it sends
+ * (shoppers/queries.ts: a card sent twice is kept once), so a card removed and sent again is vaulted anew.
+ */
 async function saveShopper(
   ctx: MerchantContext,
   em: EntityManager,
@@ -153,9 +171,67 @@ async function saveShopper(
   input: CreateShopper | UpdateShopper,
   now: Date,
 ): Promise<void> {
-  const cards = await cardsSent(ctx, em, input.paymentSources?.creditCardInfo ?? [], now);
+  const sources: UpdatedCardInfo[] = input.paymentSources?.creditCardInfo ?? [];
+  const added = sources.filter((source): source is CreditCardInfo => source.status === undefined);
+  const cards = await cardsSent(ctx, em, added, now);
   await flushShopper(em, input.merchantShopperId);
+  for (const [index, source] of sources.entries())
+    if (source.status === 'D') await removeCard(ctx, em, shopper, source, index, now);
   for (const { card, billingContact } of cards) await vaultCard(ctx, em, shopper, card, billingContact);
+}
+
+/** Refuses to remove payment sources that a subscription may still charge or a pending debit still needs. */
+async function assertSourcesUnused(
+  em: EntityManager,
+  shopper: Shopper,
+  cardIds: number[] | null,
+  property: string,
+): Promise<void> {
+  const [use] = await executeParameterized<{ subscribed: boolean; debiting: boolean }>(em, sourcesInUse, [
+    shopper.id,
+    shopper.merchantId,
+    cardIds,
+  ]);
+  const reason = use?.subscribed
+    ? 'an active or suspended subscription still charges it'
+    : use?.debiting
+      ? 'a SEPA debit of the shopper is still pending'
+      : undefined;
+  if (reason)
+    throw new DomainError('VALIDATION_GENERAL_FAILURE', `${property}: cannot be deleted, ${reason}`, {
+      name: property,
+    });
+}
+
+/**
+ * Removes the shopper's cards of the named type and last four digits (docs/conformance.md, Deleting shoppers
+ * and cards): their numbers leave the database in this transaction, audited.
+ */
+async function removeCard(
+  ctx: MerchantContext,
+  em: EntityManager,
+  shopper: Shopper,
+  source: RemovedCard,
+  index: number,
+  now: Date,
+): Promise<void> {
+  const property = `paymentSources.creditCardInfo.${index}.creditCard`;
+  const { cardType, cardLastFourDigits } = source.creditCard;
+  const rows = await executeParameterized<{ id: string }>(em, cardsMatching, [
+    shopper.id,
+    cardType,
+    cardLastFourDigits,
+  ]);
+  if (rows.length === 0)
+    throw new DomainError(
+      'VALIDATION_GENERAL_FAILURE',
+      `${property}: the shopper has no ${cardType} card ending in ${cardLastFourDigits}`,
+      { name: property, messageValue: `${cardType} ${cardLastFourDigits}` },
+    );
+  const cardIds = rows.map((row) => Number(row.id));
+  await assertSourcesUnused(em, shopper, cardIds, property);
+  await executeParameterized(em, removeCards, [shopper.id, now, cardIds]);
+  for (const id of cardIds) await recordChange(ctx, em, 'shopper-card.remove', `card:${id}`);
 }
 
 /** Vaults a card for a written shopper (shoppers/queries.ts: a card sent twice is kept once); its id. */
@@ -214,7 +290,7 @@ export async function sepaDirectDebitInfo(
 }
 
 export async function presentShopper(em: EntityManager, shopper: Shopper): Promise<VaultedShopper> {
-  const cards = await em.find(StoredCard, { shopper }, { orderBy: { id: 'asc' } });
+  const cards = await em.find(StoredCard, { shopper, removedAt: null }, { orderBy: { id: 'asc' } });
   const [last] = await executeParameterized<{
     card_id: string | null;
     wallet: { lastFour: string; brand: string } | null;
@@ -266,6 +342,48 @@ export async function updateShopper(ctx: MerchantContext, input: UpdateShopper):
   });
 }
 
+/**
+ * Deletes a vaulted shopper (docs/conformance.md, Deleting shoppers and cards): its cards' numbers and its
+ * personal data leave the database at once; the row stays, emptied, for the transactions that name it. Sends
+ * ShopperDeleted where configured and is audited, all in one transaction.
+ */
+export async function deleteShopper(ctx: MerchantContext, id: number): Promise<ShopperDeletion> {
+  return inTransaction(ctx.em, async (em) => {
+    const now = await callNow(ctx, em);
+    const shopper = await findShopper(em, ctx.merchantId, id);
+    await assertSourcesUnused(em, shopper, null, 'vaultedShopperId');
+    const { merchantShopperId } = shopper;
+    await executeParameterized(em, removeCards, [shopper.id, now, null]);
+    em.assign(shopper, {
+      ...Object.fromEntries(shopperFieldNames.map((name) => [name, null])),
+      title: null,
+      fax: null,
+      storeId: null,
+      locale: null,
+      webInfo: null,
+      deletedAt: now,
+    });
+    await em.flush();
+    await recordEvent(ctx, em, 'ShopperDeleted', {
+      accountId: shopper.id,
+      merchantShopperId: merchantShopperId ?? '',
+      transactionDate: ipnDate(now),
+    });
+    await recordChange(ctx, em, 'shopper.delete', `shopper:${shopper.id}`);
+    return { description: `Shopper ID ${shopper.id} and its payment data have been deleted.` };
+  });
+}
+
+/** Deletes the vaulted shopper the merchant knows by its own id. */
+export async function deleteShopperByMerchantId(
+  ctx: MerchantContext,
+  merchantShopperId: string,
+): Promise<ShopperDeletion> {
+  const shopper = await ctx.em.findOne(Shopper, { merchantId: ctx.merchantId, merchantShopperId });
+  if (!shopper) throw noShopperWithMerchantId(merchantShopperId);
+  return deleteShopper(ctx, shopper.id);
+}
+
 export async function getShopper(ctx: MerchantContext, id: number): Promise<VaultedShopper> {
   return presentShopper(ctx.em, await findShopper(ctx.em, ctx.merchantId, id));
 }
@@ -275,10 +393,6 @@ export async function getShopperByMerchantId(
   merchantShopperId: string,
 ): Promise<VaultedShopper> {
   const shopper = await ctx.em.findOne(Shopper, { merchantId: ctx.merchantId, merchantShopperId });
-  if (!shopper)
-    throw new DomainError(
-      'SHOPPER_NOT_FOUND',
-      `no vaulted shopper has merchantShopperId ${merchantShopperId}`,
-    );
+  if (!shopper) throw noShopperWithMerchantId(merchantShopperId);
   return presentShopper(ctx.em, shopper);
 }

@@ -52,6 +52,7 @@ import {
   resolveChargeInput,
   sandboxClockBody,
   sepaTranslationsBody,
+  shopperDeletionBody,
   shopperIdInput,
   subscriptionBody,
   subscriptionChargeBody,
@@ -118,6 +119,7 @@ const scriptsAndStyles = ['text/javascript', 'text/css'];
 
 const cardTransaction = body('CardTransaction', cardTransactionBody, xmlShapes.cardTransaction);
 const vaultedShopper = body('VaultedShopper', vaultedShopperBody, xmlShapes.vaultedShopper);
+const shopperDeletion = body('ShopperDeletion', shopperDeletionBody, xmlShapes.shopperDeletion);
 const altTransaction = body('AltTransaction', altTransactionBody, xmlShapes.altTransaction);
 const product = body('Product', productBody, xmlShapes.product);
 const sandboxClock = body('SandboxClock', sandboxClockBody, xmlShapes.sandboxClock);
@@ -204,15 +206,29 @@ export const operations: Record<Route, Operation> = {
     params: { merchantShopperId: merchantShopperIdInput.shape.merchantShopperId },
     answers: [ok('The shopper', vaultedShopper)],
   },
+  'DELETE /vaulted-shoppers/merchant/:merchantShopperId': {
+    tag: 'Vaulted shoppers',
+    summary: "Delete a vaulted shopper by the merchant's own id: its cards and personal data are erased",
+    params: { merchantShopperId: merchantShopperIdInput.shape.merchantShopperId },
+    answers: [ok('The deletion', shopperDeletion)],
+  },
   'GET /vaulted-shoppers/:vaultedShopperId': {
     tag: 'Vaulted shoppers',
     summary: 'Retrieve a vaulted shopper',
     params: { vaultedShopperId: shopperIdInput.shape.vaultedShopperId },
     answers: [ok('The shopper', vaultedShopper)],
   },
+  'DELETE /vaulted-shoppers/:vaultedShopperId': {
+    tag: 'Vaulted shoppers',
+    summary: 'Delete a vaulted shopper: its cards and personal data are erased, ShopperDeleted is sent',
+    description:
+      'Refused (400) while a subscription may still charge the shopper or a SEPA debit of its is pending.',
+    params: { vaultedShopperId: shopperIdInput.shape.vaultedShopperId },
+    answers: [ok('The deletion', shopperDeletion)],
+  },
   'PUT /vaulted-shoppers/:vaultedShopperId': {
     tag: 'Vaulted shoppers',
-    summary: 'Update a vaulted shopper; cards sent are added',
+    summary: 'Update a vaulted shopper; cards sent are added, cards sent with status D are removed',
     params: { vaultedShopperId: shopperIdInput.shape.vaultedShopperId },
     request: body('UpdateVaultedShopper', updateShopperInput, xmlShapes.vaultedShopper),
     answers: [ok('The shopper', vaultedShopper)],

@@ -25,9 +25,25 @@ export function shopperRoutes(router: Router<MerchantState>, core: CoreClient): 
     respond(ctx, 200, await core.shoppers.getByMerchantShopperId.query(input, asMerchant(ctx.state)), shape);
   });
 
+  router.delete('/vaulted-shoppers/merchant/:merchantShopperId', async (ctx) => {
+    const input = validate(merchantShopperIdInput, ctx.params);
+    const deletion = await core.shoppers.deleteByMerchantShopperId.mutate(input, asMerchant(ctx.state));
+    respond(ctx, 200, deletion, xmlShapes.shopperDeletion);
+  });
+
   router.get('/vaulted-shoppers/:vaultedShopperId', async (ctx) => {
     const input = validate(shopperIdInput, ctx.params);
     respond(ctx, 200, await core.shoppers.get.query(input, asMerchant(ctx.state)), shape);
+  });
+
+  router.delete('/vaulted-shoppers/:vaultedShopperId', async (ctx) => {
+    const input = validate(shopperIdInput, ctx.params);
+    respond(
+      ctx,
+      200,
+      await core.shoppers.delete.mutate(input, asMerchant(ctx.state)),
+      xmlShapes.shopperDeletion,
+    );
   });
 
   router.put('/vaulted-shoppers/:vaultedShopperId', async (ctx) => {

@@ -79,7 +79,27 @@ export function audited<T>(
 }
 
 /** Whoever a change without a call is made by: core itself. */
-const coreOrigin: AuditOrigin = { actorKind: 'system', actor: 'core', clientAddress: null, requestId: null };
+export const coreOrigin: AuditOrigin = {
+  actorKind: 'system',
+  actor: 'core',
+  clientAddress: null,
+  requestId: null,
+};
+
+/** Appends the event of a change a call (or, with none, core itself) made, in the transaction that makes it. */
+export function recordChange(
+  ctx: { origin?: AuditOrigin | undefined; merchantId: number },
+  em: EntityManager,
+  action: AuditAction,
+  object: string,
+): Promise<void> {
+  return recordAudit(em, ctx.origin ?? coreOrigin, {
+    merchantId: ctx.merchantId,
+    action,
+    object,
+    outcome: 'success',
+  });
+}
 
 /** Appends the event of a capture, reversal or refund of a payment, in the transaction that records it. */
 export function recordPaymentChange(
@@ -88,10 +108,5 @@ export function recordPaymentChange(
   action: 'capture' | 'reversal' | 'refund',
   paymentId: number,
 ): Promise<void> {
-  return recordAudit(em, ctx.origin ?? coreOrigin, {
-    merchantId: ctx.merchantId,
-    action,
-    object: `transaction:${paymentId}`,
-    outcome: 'success',
-  });
+  return recordChange(ctx, em, action, `transaction:${paymentId}`);
 }
