@@ -10,9 +10,9 @@ import { softHsmEnvironment } from './softhsm.ts';
 
 /**
  * npm start: PostgreSQL (embedded unless DATABASE_URL is set); then prepare.ts in a child process
- * (migrations, the sandbox merchant, the facade's credential); then core (role both) and facade as two
- * processes. The launcher itself only supervises: it never loads core's modules. Ctrl-C or SIGTERM drains
- * facade and core, then stops PostgreSQL.
+ * (migrations, the sandbox merchant, the facade's credential); then facade and core (role both) in one
+ * process (single-process.ts). The launcher itself only supervises: it never loads core's modules. Ctrl-C or
+ * SIGTERM drains facade and core, then stops PostgreSQL.
  */
 const env = loadLauncherEnv();
 const log = createLogger('launcher');
@@ -37,12 +37,11 @@ const { applied, sample, facadeCredential } = JSON.parse(prepared.stdout) as {
 };
 if (applied.length > 0) log.info({ migrations: applied }, 'applied migrations');
 
-const appPath = (app: string) => fileURLToPath(new URL(`../apps/${app}/src/main.ts`, import.meta.url));
 const children: ChildProcess[] = [];
 let stopping = false;
 
 function launch(app: string, extraEnv: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [appPath(app)], {
+  const child = spawn(process.execPath, [fileURLToPath(new URL(`./${app}.ts`, import.meta.url))], {
     stdio: 'inherit',
     env: { NODE_OPTIONS: serviceNodeOptions, ...process.env, ...extraEnv },
   });
@@ -95,19 +94,14 @@ const keyEnvironment = env.PAYWIRE_SOFTHSM
       process.exit(1);
     })
   : {};
-launch('core', {
+launch('single-process', {
   DATABASE_URL: app?.url ?? databaseUrl,
   CORE_PORT: String(env.CORE_PORT),
+  PORT: String(env.PORT),
   PAYWIRE_MODE: env.PAYWIRE_MODE,
   CARD_ENCRYPTION_KEY: cardEncryptionKey(env.CARD_ENCRYPTION_KEY, env.PAYWIRE_DATA_DIR),
-  ...keyEnvironment,
-});
-await waitUntilReady(env.CORE_PORT);
-launch('facade', {
-  PORT: String(env.PORT),
-  CORE_URL: `http://127.0.0.1:${env.CORE_PORT}/trpc`,
-  PAYWIRE_MODE: env.PAYWIRE_MODE,
   CORE_CREDENTIAL: facadeCredential,
+  ...keyEnvironment,
 });
 await waitUntilReady(env.PORT);
 
