@@ -33,6 +33,9 @@ try {
   core = await startCore({
     log,
     walletTrust,
+    ...(env.FRAUD_IP_COUNTRIES_FILE
+      ? { ipCountryRanges: readFileSync(env.FRAUD_IP_COUNTRIES_FILE, 'utf8') }
+      : {}),
     databaseUrl: env.DATABASE_URL,
     role: env.CORE_ROLE,
     shutdownGraceMs: env.SHUTDOWN_GRACE_SECONDS * 1000,

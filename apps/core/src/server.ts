@@ -19,6 +19,7 @@ import { liveRefusal } from './processors/accounts/routing.ts';
 import { technicalCancelLookup } from './processors/adyen/confirmations.ts';
 import { createProcessorDirectory } from './processors/directory.ts';
 import type { Processor } from './processors/processor.ts';
+import { ipCountryLocator } from './fraud/ip-country.ts';
 import { createSandboxProcessor, sandboxCardProfile } from './processors/sandbox/processor.ts';
 import { appRouter } from './router.ts';
 import { callOrigin } from './security/audit/trail.ts';
@@ -57,6 +58,8 @@ export interface CoreOptions {
   keyRetireAfterSeconds?: number;
   /** Values re-encrypted per transaction by the rotation job (default 200). */
   keyBatchSize?: number;
+  /** `CIDR,country` lines placing shoppers' IP addresses for the fraud rules (default: the sandbox's alone). */
+  ipCountryRanges?: string;
   /** The roots production wallet tokens are verified against (default: none, so every production token is refused). */
   walletTrust?: WalletTrust;
   poolSize?: number;
@@ -224,6 +227,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
       technicalCancelWaitMs: adyenTimeoutMs,
     }),
     cardProfile: sandboxCardProfile,
+    ipCountry: ipCountryLocator(options.ipCountryRanges),
     vault,
     walletTrust: options.walletTrust ?? noWalletTrust,
     keys,

@@ -18,6 +18,7 @@ import { auditEventRoutes } from './routes/audit-events.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { clockRoutes } from './routes/clock.ts';
 import { hostedFieldsRoutes } from './routes/hosted-fields.ts';
+import { fraudSettingsRoutes } from './routes/fraud-settings.ts';
 import { notificationConfigRoutes } from './routes/notification-config.ts';
 import { notificationDeliveryRoutes } from './routes/notification-deliveries.ts';
 import { orderRoutes } from './routes/orders.ts';
@@ -75,6 +76,7 @@ export function createFacade({
   tokenRoutes(merchantRoutes, core);
   clockRoutes(merchantRoutes, core);
   notificationConfigRoutes(merchantRoutes, core);
+  fraudSettingsRoutes(merchantRoutes, core);
   notificationDeliveryRoutes(merchantRoutes, core);
   auditEventRoutes(merchantRoutes, core);
   catalogRoutes(merchantRoutes, core);

@@ -2,9 +2,12 @@
  * Every hand-written statement of merchants, named for its role; parameters as `$n`, never values in the text.
  */
 
-/** The facts' columns, for any query that joins `merchant m left join ipn_config c on c.merchant_id = m.id`. */
+/**
+ * The facts' columns, for any query that joins `merchant m left join ipn_config c on c.merchant_id = m.id`; the
+ * fraud rules by the merchant's primary key, so a call screening its sale reads them with the rest.
+ */
 export const factsColumns = `m.clock_offset_seconds as "offset", c.destinations, c.ensure_notification_receipt as ensure_receipt,
-  m.ipn_secret`;
+  m.ipn_secret, (select f.rules from fraud_settings f where f.merchant_id = m.id) as fraud_rules`;
 export const factsSource = 'merchant m left join ipn_config c on c.merchant_id = m.id';
 
 /** A merchant's facts (merchants/facts.ts). */

@@ -23,6 +23,8 @@ import {
   deliveryLogQuery,
   extendedSubscriptionChargeInput,
   formOpeningInput,
+  fraudSettingsBody,
+  fraudSettingsInput,
   listPlansInput,
   listSubscriptionsInput,
   mandateTextInput,
@@ -116,6 +118,7 @@ const altTransaction = body('AltTransaction', altTransactionBody, xmlShapes.altT
 const product = body('Product', productBody, xmlShapes.product);
 const sandboxClock = body('SandboxClock', sandboxClockBody, xmlShapes.sandboxClock);
 const notificationConfig = body('NotificationConfig', notificationConfigBody, xmlShapes.notificationConfig);
+const fraudSettings = body('FraudSettings', fraudSettingsBody, xmlShapes.fraudSettings);
 const refund = body('Refund', refundBody, xmlShapes.refund);
 const plan = body('Plan', planBody, xmlShapes.plan);
 const subscription = body('Subscription', subscriptionBody, xmlShapes.subscription);
@@ -276,6 +279,17 @@ export const operations: Record<Route, Operation> = {
     tag: 'Notifications',
     summary: 'Delete the IPN configuration',
     answers: [noContent('Deleted')],
+  },
+  'GET /fraud-settings': {
+    tag: 'Fraud screening',
+    summary: "Read the merchant's fraud rules",
+    answers: [ok('The rules', fraudSettings)],
+  },
+  'PUT /fraud-settings': {
+    tag: 'Fraud screening',
+    summary: "Replace the merchant's fraud rules (a rule left out is off)",
+    request: body('FraudSettingsRequest', fraudSettingsInput, xmlShapes.fraudSettings),
+    answers: [ok('The rules', fraudSettings)],
   },
   'GET /notification-deliveries': {
     tag: 'Notifications',
