@@ -209,6 +209,21 @@ describe('a sale the rules decline', () => {
     expectStatus(await sale(merchant, { amount: 5000, currency: 'EUR' }), 200);
   });
 
+  it('by card velocity on a hosted-fields token leaves the token unspent', async () => {
+    const { merchant } = await merchantWith({ cardHourlyLimit: 1 });
+    expectStatus(await sale(merchant), 200);
+    const created = expectStatus(await api.post('/payment-fields-tokens', undefined, as(merchant)), 201);
+    const pfToken = created.headers.get('location')?.split('/').at(-1) ?? '';
+    const card = { ccNumber: '4263982640269299', cvv: '837', expDate: '02/2031' };
+    expectStatus(await api.put(`/payment-fields-tokens/${pfToken}`, card, { merchant: null }), 200);
+    const tokenSale = { cardTransactionType: 'AUTH_CAPTURE', amount: 4, currency: 'USD', pfToken };
+    expectFraudDetected(await api.post('/transactions', tokenSale, as(merchant)), [
+      'cardPtokVelocityDecline',
+    ]);
+    expectStatus(await api.put('/fraud-settings', {}, as(merchant)), 200);
+    expectStatus(await api.post('/transactions', tokenSale, as(merchant)), 200);
+  });
+
   it('answers XML in the original’s shape: fraud-events after the description, fraud-event repeated', async () => {
     const { merchant } = await merchantWith({ amountLimits: [{ currency: 'USD', maxAmount: 10 }] });
     const reply = await sale(merchant, { amount: 11 });
