@@ -109,7 +109,7 @@ describe('fraud settings', () => {
     expect(xml.text).toContain(
       '<fraud-settings xmlns="http://ws.plimus.com"><card-hourly-limit>3</card-hourly-limit>' +
         '<ip-address-hourly-limit>10</ip-address-hourly-limit><amount-limits><amount-limit><currency>USD</currency>' +
-        '<min-amount>1</min-amount><max-amount>500</max-amount></amount-limit>',
+        '<min-amount>1.00</min-amount><max-amount>500.00</max-amount></amount-limit>',
     );
 
     // XML in: replaces the whole set, so the limits it leaves out are off.

@@ -303,7 +303,7 @@ describe('renewals by the merchant clock', () => {
     await received(m, 'Recurring', 1);
   });
 
-  it('finishes the subscription after maxNumberOfCharges', async () => {
+  it('finishes the subscription after maxNumberOfCharges charges after the initial one', async () => {
     const m = await newMerchant();
     const planId = await createPlan(m, {
       chargeFrequency: 'DAILY',
@@ -313,7 +313,7 @@ describe('renewals by the merchant clock', () => {
     const id = Number((await subscribe(m, planId)).subscriptionId);
     await advance(m, 'P10D');
     const after = await settledWhen(id, (row) => row.status !== 'ACTIVE');
-    expect(after).toMatchObject({ status: 'FINISHED', charges_made: 3, next_charge_date: null });
+    expect(after).toMatchObject({ status: 'FINISHED', charges_made: 4, next_charge_date: null });
     const shown = expectStatus(await api.get(`/recurring/subscriptions/${id}`, as(m.merchant)), 200).body;
     expect(shown.status).toBe('FINISHED');
   });

@@ -431,6 +431,7 @@ export const xmlShapes = {
     elementNames: { charges: 'charge' },
     sequences: sequenced(pageOf('charges')),
   },
-  switchChargeAmount: { root: 'switch-charge-amount' },
+  // the original's price (price.xsd): value, then currency
+  switchChargeAmount: { root: 'price', sequences: { '': ['value', 'currency'] } },
   subscriptionCharge: { root: 'subscription-charge' },
 } as const satisfies Record<string, XmlShape>;

@@ -485,7 +485,8 @@ export interface ChargePage {
   charges: SubscriptionChargeBody[];
 }
 
+/** The original's price object: what a switch would charge now, in `value` (see docs/recurring.md). */
 export interface SwitchChargeAmount {
-  amount: number;
+  value: number;
   currency: string;
 }

@@ -482,7 +482,7 @@ export const chargePageBody = describes<ChargePage>()(
 );
 
 export const switchChargeAmountBody = describes<SwitchChargeAmount>()(
-  z.object({ amount, currency: z.string() }),
+  z.object({ value: amount, currency: z.string() }),
 );
 
 export const errorBodySchema = describes<ErrorBody>()(

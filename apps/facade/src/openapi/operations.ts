@@ -39,6 +39,7 @@ import {
   planBody,
   planIdInput,
   planPageBody,
+  prefillTokenInput,
   preNotificationInput,
   productBody,
   productIdInput,
@@ -216,6 +217,18 @@ export const operations: Record<Route, Operation> = {
   'POST /payment-fields-tokens': {
     tag: 'Hosted payment fields',
     summary: 'Create a hosted payment fields token',
+    answers: [
+      {
+        status: 201,
+        description: 'Created; no body',
+        headers: { Location: 'The token URL; its last segment is the token' },
+      },
+    ],
+  },
+  'POST /payment-fields-tokens/prefill': {
+    tag: 'Hosted payment fields',
+    summary: 'Create a token carrying a card the merchant holds (no security code)',
+    request: body('PrefillPaymentFieldsToken', prefillTokenInput, xmlShapes.paymentFieldsToken),
     answers: [
       {
         status: 201,
@@ -418,7 +431,7 @@ export const operations: Record<Route, Operation> = {
     tag: 'Recurring billing',
     summary: 'Create a plan',
     request: body('CreatePlan', createPlanInput, xmlShapes.plan),
-    answers: [ok('The plan', plan)],
+    answers: [{ status: 200, description: 'The plan', body: plan, headers: { Location: 'The plan URL' } }],
   },
   'GET /recurring/plans': {
     tag: 'Recurring billing',
@@ -495,6 +508,13 @@ export const operations: Record<Route, Operation> = {
     answers: [
       ok('The amount', body('SwitchChargeAmount', switchChargeAmountBody, xmlShapes.switchChargeAmount)),
     ],
+  },
+  'GET /subscriptions/:subscriptionId/run-specific': {
+    tag: 'Recurring billing',
+    summary:
+      "Sandbox: move the merchant's clock to the subscription's next charge (or retry) and run renewals",
+    params: { subscriptionId },
+    answers: [noContent('The clock is at the charge; the renewal worker runs it')],
   },
   'POST /subscriptions/:subscriptionId/subscription-charges': {
     tag: 'Recurring billing',
