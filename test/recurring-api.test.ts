@@ -407,7 +407,13 @@ describe('subscriptions', () => {
     expectStatus(created, 200);
     expect(created.body.charge).toBeUndefined();
     expect(created.body).toMatchObject({ trialPeriodDays: 14, nextChargeDate: plusDays(await today(), 14) });
-    expect(await rowCount('card_transaction')).toBe(sales);
+    // The card was checked with an authorization of zero, nothing captured.
+    expect(await rowCount('card_transaction')).toBe(sales + 1);
+    const { rows } = await db.query(
+      'select type, amount_minor::int as amount, captured_minor::int as captured from card_transaction where merchant_id = $1 order by id desc limit 1',
+      [stack.merchant.id],
+    );
+    expect(rows).toEqual([{ type: 'AUTH_ONLY', amount: 0, captured: 0 }]);
     const override = await subscribe({
       planId,
       payerInfo,
@@ -449,15 +455,18 @@ describe('subscriptions', () => {
     expect(second.body).toMatchObject({ vaultedShopperId, charge: { amount: 12 } });
 
     const euroPlan = await newPlan({ currency: 'EUR', recurringChargeAmount: 15 });
+    // The reference's nesting (sepaDirectDebitInfo.sepaDirectDebit.iban); the flat form below is read too.
     const sepa = await subscribe({
       planId: euroPlan,
       payerInfo,
-      paymentSource: { sepaDirectDebitInfo: { iban: IBAN } },
+      paymentSource: { sepaDirectDebitInfo: { sepaDirectDebit: { iban: IBAN } } },
       authorizedByShopper: true,
     });
     expectStatus(sepa, 200);
     expect(sepa.body).toMatchObject({
-      paymentSource: { sepaDirectDebitInfo: { ibanFirstFour: 'DE89', ibanLastFour: '3000' } },
+      paymentSource: {
+        sepaDirectDebitInfo: { sepaDirectDebit: { ibanFirstFour: 'DE89', ibanLastFour: '3000' } },
+      },
       charge: { amount: 15, currency: 'EUR', processingInfo: { processingStatus: 'pending' } },
     });
     expect(sepa.headers.get('location')).toBeNull();

@@ -300,7 +300,9 @@ describe('renewals by the merchant clock', () => {
     await advance(m, 'P5D');
     await settledWhen(id, (row) => row.next_period === 2);
     expect((await charges(id)).map((row) => [row.status, row.due_date])).toEqual([['CHARGED', trialEnd]]);
-    await received(m, 'Recurring', 1);
+    // The trial's first payment is a Charge, as a subscription's first payment is.
+    await received(m, 'Charge', 1);
+    expect(m.ipns('Recurring')).toHaveLength(0);
   });
 
   it('finishes the subscription after maxNumberOfCharges charges after the initial one', async () => {

@@ -415,7 +415,7 @@ const subscriptionPaymentSource = z.object({
   creditCardInfo: z
     .object({ billingContactInfo: billingContact.optional(), creditCard: cardResponse })
     .optional(),
-  sepaDirectDebitInfo: z.object(mandate).optional(),
+  sepaDirectDebitInfo: z.object({ sepaDirectDebit: z.object(mandate) }).optional(),
 });
 
 export const subscriptionChargeBody = describes<SubscriptionChargeBody>()(
