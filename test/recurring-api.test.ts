@@ -162,9 +162,12 @@ describe('plans', () => {
 
   it('updates by the reference rules: what may change changes, the rest is refused', async () => {
     const planId = await newPlan({ trialPeriodDays: 7 });
+    // The reference's Update Plan sends the recurring amount, currency and frequency unchanged.
     const updated = await api.put(`/recurring/plans/${planId}`, {
       name: 'Gold Plus',
-      recurringChargeAmount: '39.5',
+      recurringChargeAmount: '29.99',
+      currency: 'USD',
+      chargeFrequency: 'MONTHLY',
       trialPeriodDays: 10,
       maxNumberOfCharges: 3,
       gracePeriodDays: 2,
@@ -175,7 +178,7 @@ describe('plans', () => {
     expect(updated.body).toMatchObject({
       planId,
       name: 'Gold Plus',
-      recurringChargeAmount: 39.5,
+      recurringChargeAmount: 29.99,
       trialPeriodDays: 10,
       maxNumberOfCharges: 3,
       gracePeriodDays: 2,
@@ -183,6 +186,7 @@ describe('plans', () => {
       status: 'INACTIVE',
     });
     const refused: Array<[Record<string, unknown>, string, string]> = [
+      [{ recurringChargeAmount: '39.5' }, 'recurringChargeAmount', 'NON_UPDATABLE_FIELD'],
       [{ currency: 'EUR' }, 'currency', 'NON_UPDATABLE_FIELD'],
       [{ chargeFrequency: 'WEEKLY' }, 'chargeFrequency', 'NON_UPDATABLE_FIELD'],
       [{ initialChargeAmount: 3 }, 'initialChargeAmount', 'CANNOT_ADD_ELEMENT'],
@@ -403,7 +407,13 @@ describe('subscriptions', () => {
     expectStatus(created, 200);
     expect(created.body.charge).toBeUndefined();
     expect(created.body).toMatchObject({ trialPeriodDays: 14, nextChargeDate: plusDays(await today(), 14) });
-    expect(await rowCount('card_transaction')).toBe(sales);
+    // The card was checked with an authorization of zero, nothing captured.
+    expect(await rowCount('card_transaction')).toBe(sales + 1);
+    const { rows } = await db.query(
+      'select type, amount_minor::int as amount, captured_minor::int as captured from card_transaction where merchant_id = $1 order by id desc limit 1',
+      [stack.merchant.id],
+    );
+    expect(rows).toEqual([{ type: 'AUTH_ONLY', amount: 0, captured: 0 }]);
     const override = await subscribe({
       planId,
       payerInfo,
@@ -445,15 +455,18 @@ describe('subscriptions', () => {
     expect(second.body).toMatchObject({ vaultedShopperId, charge: { amount: 12 } });
 
     const euroPlan = await newPlan({ currency: 'EUR', recurringChargeAmount: 15 });
+    // The reference's nesting (sepaDirectDebitInfo.sepaDirectDebit.iban); the flat form below is read too.
     const sepa = await subscribe({
       planId: euroPlan,
       payerInfo,
-      paymentSource: { sepaDirectDebitInfo: { iban: IBAN } },
+      paymentSource: { sepaDirectDebitInfo: { sepaDirectDebit: { iban: IBAN } } },
       authorizedByShopper: true,
     });
     expectStatus(sepa, 200);
     expect(sepa.body).toMatchObject({
-      paymentSource: { sepaDirectDebitInfo: { ibanFirstFour: 'DE89', ibanLastFour: '3000' } },
+      paymentSource: {
+        sepaDirectDebitInfo: { sepaDirectDebit: { ibanFirstFour: 'DE89', ibanLastFour: '3000' } },
+      },
       charge: { amount: 15, currency: 'EUR', processingInfo: { processingStatus: 'pending' } },
     });
     expect(sepa.headers.get('location')).toBeNull();
@@ -794,12 +807,12 @@ describe('subscription updates', () => {
     );
     expectStatus(quote, 200);
     // a whole period of basic is unused today: 30 less the 10 already paid
-    expect(quote.body).toEqual({ amount: 20, currency: 'USD' });
+    expect(quote.body).toEqual({ value: 20, currency: 'USD' });
     const doubled = await api.get(
       `/recurring/subscriptions/${id}/switch-charge-amount?newplanid=${premium}&newquantity=2`,
       as(merchant),
     );
-    expect(doubled.body.amount).toBe(50);
+    expect(doubled.body.value).toBe(50);
     const switched = await api.put(`/recurring/subscriptions/${id}`, { planId: premium }, as(merchant));
     expectStatus(switched, 200);
     expect(switched.body).toMatchObject({
@@ -841,7 +854,7 @@ describe('subscription updates', () => {
     const { body } = await subscribe({ planId: basic, payerInfo, paymentSource: cardSource() });
     const id = body.subscriptionId;
     const quote = await api.get(`/recurring/subscriptions/${id}/switch-charge-amount?newplanid=${pricey}`);
-    expect(quote.body).toEqual({ amount: 10.51, currency: 'USD' });
+    expect(quote.body).toEqual({ value: 10.51, currency: 'USD' });
     const declined = await api.put(`/recurring/subscriptions/${id}`, { planId: pricey, quantity: 1 });
     expect(failure(declined)).toMatchObject({ status: 400, errorName: 'INSUFFICIENT_FUNDS' });
     const read = await api.get(`/recurring/subscriptions/${id}`);
@@ -1201,9 +1214,11 @@ describe('XML on every remaining route', () => {
     const { body } = await subscribe({ planId: basic, payerInfo, paymentSource: cardSource() });
     const quote = await api.get(
       `/recurring/subscriptions/${body.subscriptionId}/switch-charge-amount?newplanid=${premium}`,
-      xml('switch-charge-amount'),
+      xml('price'),
     );
-    expect(quote.text).toContain('<switch-charge-amount xmlns="http://ws.plimus.com"><amount>2.00</amount>');
+    expect(quote.text).toContain(
+      '<price xmlns="http://ws.plimus.com"><value>2.00</value><currency>USD</currency></price>',
+    );
     const missing = await api.get('/recurring/subscriptions/999999999', xml('recurring-subscription'));
     expect(missing.status).toBe(404);
     expect(missing.text).toContain('<error-name>SUBSCRIPTION_NOT_FOUND</error-name><code>20040</code>');

@@ -300,10 +300,12 @@ describe('renewals by the merchant clock', () => {
     await advance(m, 'P5D');
     await settledWhen(id, (row) => row.next_period === 2);
     expect((await charges(id)).map((row) => [row.status, row.due_date])).toEqual([['CHARGED', trialEnd]]);
-    await received(m, 'Recurring', 1);
+    // The trial's first payment is a Charge, as a subscription's first payment is.
+    await received(m, 'Charge', 1);
+    expect(m.ipns('Recurring')).toHaveLength(0);
   });
 
-  it('finishes the subscription after maxNumberOfCharges', async () => {
+  it('finishes the subscription after maxNumberOfCharges charges after the initial one', async () => {
     const m = await newMerchant();
     const planId = await createPlan(m, {
       chargeFrequency: 'DAILY',
@@ -313,7 +315,7 @@ describe('renewals by the merchant clock', () => {
     const id = Number((await subscribe(m, planId)).subscriptionId);
     await advance(m, 'P10D');
     const after = await settledWhen(id, (row) => row.status !== 'ACTIVE');
-    expect(after).toMatchObject({ status: 'FINISHED', charges_made: 3, next_charge_date: null });
+    expect(after).toMatchObject({ status: 'FINISHED', charges_made: 4, next_charge_date: null });
     const shown = expectStatus(await api.get(`/recurring/subscriptions/${id}`, as(m.merchant)), 200).body;
     expect(shown.status).toBe('FINISHED');
   });

@@ -51,11 +51,12 @@ describe('the published Node SDK, subscription methods', () => {
     expect(plan.planId).toBeGreaterThan(0);
     const updated = await sdk.subscription.updatePlan(plan.planId, {
       name: 'SDK Gold+',
+      // the reference's Update Plan: the recurring amount, currency and frequency sent unchanged
       currency: 'USD',
-      recurringChargeAmount: 24.99,
+      recurringChargeAmount: 19.99,
       chargeFrequency: 'MONTHLY',
     });
-    expect(updated).toMatchObject({ planId: plan.planId, name: 'SDK Gold+', recurringChargeAmount: 24.99 });
+    expect(updated).toMatchObject({ planId: plan.planId, name: 'SDK Gold+', recurringChargeAmount: 19.99 });
     expect(await sdk.subscription.getPlan(plan.planId)).toEqual(updated);
     const list = await sdk.subscription.getAllPlans({ pagesize: 5, gettotal: true, fulldescription: false });
     expect(list).toMatchObject({
@@ -91,7 +92,8 @@ describe('the published Node SDK, subscription methods', () => {
     const quote = await sdk.subscription.getSubscriptionSwitchCharge(subscriptionId, {
       newplanid: premium.planId,
     });
-    expect(quote).toEqual({ amount: 15, currency: 'USD' });
+    // The reference's price object (the SDK types it as a charge, and hands the body over as it came).
+    expect(quote).toEqual({ value: 15, currency: 'USD' });
     // The SDK types an update as a whole create request (planId required): a partial one needs a cast.
     const switched = await sdk.subscription.updateSubscription(subscriptionId, {
       planId: premium.planId,

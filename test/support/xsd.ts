@@ -51,6 +51,7 @@ export const schemaOfRoot: Readonly<Record<string, string>> = {
   charge: 'recurring-subscription.xsd',
   charges: 'recurring-subscription.xsd',
   'alt-transaction': 'alternative-transaction.xsd',
+  price: 'price.xsd', // the switch charge amount
 };
 
 /**
@@ -104,6 +105,15 @@ export const amendments: ReadonlyArray<{ file: string; find: string; replace: st
     replace:
       '<xs:element ref="ecp-info" minOccurs="0" maxOccurs="1" />' +
       '<xs:element name="sepa-direct-debit-info" form="qualified" type="xs:anyType" minOccurs="0" maxOccurs="unbounded"/>',
+  },
+  // A subscription's SEPA source is the reference's JSON, after 2.3.12: sepa-direct-debit-info after the
+  // schema's payment-source elements, its sepa-direct-debit checked as a vaulted shopper's is.
+  {
+    file: 'recurring-subscription.xsd',
+    find: '<xs:element ref="pf-token" minOccurs="0" maxOccurs="1" />',
+    replace:
+      '<xs:element ref="pf-token" minOccurs="0" maxOccurs="1" />' +
+      '<xs:element name="sepa-direct-debit-info" form="qualified" type="xs:anyType" minOccurs="0"/>',
   },
   // 3.52.2 made a metadata entry's is-visible required; 2.3.12 had none and the reference's metaData
   // leaves it optional.

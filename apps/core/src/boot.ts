@@ -32,6 +32,9 @@ export async function bootCore(env: CoreEnv, log: Logger): Promise<RunningCore> 
     core = await startCore({
       log,
       walletTrust,
+      ...(env.FRAUD_IP_COUNTRIES_FILE
+        ? { ipCountryRanges: readFileSync(env.FRAUD_IP_COUNTRIES_FILE, 'utf8') }
+        : {}),
       databaseUrl: env.DATABASE_URL,
       role: env.CORE_ROLE,
       shutdownGraceMs: env.SHUTDOWN_GRACE_SECONDS * 1000,

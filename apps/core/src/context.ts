@@ -3,6 +3,7 @@ import type { IdempotentRequest } from '@paywire/contracts';
 import type { Logger, TraceContext } from '@paywire/observability';
 import type { PgBoss } from 'pg-boss';
 import type { Caller } from './callers/service.ts';
+import type { IpCountryLocator } from './fraud/ip-country.ts';
 import type { DeliverySettings } from './ipn/delivery.ts';
 import type { KeyServices } from './keys/reencrypt.ts';
 import type { CallMemo } from './merchants/facts.ts';
@@ -25,6 +26,8 @@ export interface CoreServices {
   processors: ProcessorDirectory;
   /** The card's issuer range, without a processor call. */
   cardProfile: CardProfiler;
+  /** The country of a shopper's IP address, for the fraud rules (fraud/ip-country.ts). */
+  ipCountry: IpCountryLocator;
   vault: CardVault;
   /** The roots production wallet tokens are verified against (Google's root signing keys, Apple's root). */
   walletTrust: WalletTrust;

@@ -82,6 +82,8 @@ const schema = z
      * certificate(s) as PEM (unset: Apple Root CA - G3, which ships in wallets/roots).
      */
     GOOGLE_PAY_ROOT_KEYS_FILE: z.string().min(1).optional(),
+    /** `CIDR,country` lines placing shoppers' IP addresses for the fraud rules' country check (docs/fraud.md). */
+    FRAUD_IP_COUNTRIES_FILE: z.string().min(1).optional(),
     APPLE_PAY_ROOT_CERTIFICATES_FILE: z.string().min(1).optional(),
     /** Unset: allowed in sandbox mode, refused in live mode. */
     IPN_ALLOW_PRIVATE_TARGETS: z

@@ -3,6 +3,7 @@ import { cardsRouter } from './cards/router.ts';
 import { catalogRouter } from './catalog/router.ts';
 import { chargebacksRouter } from './chargebacks/router.ts';
 import { clockRouter } from './clock/router.ts';
+import { fraudRouter } from './fraud/router.ts';
 import { ipnRouter } from './ipn/router.ts';
 import { merchantsRouter } from './merchants/router.ts';
 import { ordersRouter } from './orders/router.ts';
@@ -37,6 +38,7 @@ export const appRouter = router({
   audit: auditRouter,
   wallets: walletsRouter,
   chargebacks: chargebacksRouter,
+  fraud: fraudRouter,
 });
 
 export type AppRouter = typeof appRouter;

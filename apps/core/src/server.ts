@@ -17,6 +17,7 @@ import type { CoreServices, Mode, RequestContext } from './context.ts';
 import { migrationsCurrent, openDatabase } from './db/orm.ts';
 import { isDatabaseUnavailable } from './db/unavailable.ts';
 import { databaseUnavailable, isExpected } from './errors.ts';
+import { ipCountryLocator } from './fraud/ip-country.ts';
 import { answerHealth, isHealthPath, type Lifecycle } from './health.ts';
 import { describeJobError, startJobs } from './jobs/boss.ts';
 import { fileKeyProvider, KeyConfigurationError, type KeyProvider } from './keys/provider.ts';
@@ -65,6 +66,8 @@ export interface CoreOptions {
   keyRetireAfterSeconds?: number;
   /** Values re-encrypted per transaction by the rotation job (default 200). */
   keyBatchSize?: number;
+  /** `CIDR,country` lines placing shoppers' IP addresses for the fraud rules (default: the sandbox's alone). */
+  ipCountryRanges?: string;
   /** The roots production wallet tokens are verified against (default: none, so every production token is refused). */
   walletTrust?: WalletTrust;
   poolSize?: number;
@@ -252,6 +255,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
       technicalCancelWaitMs: adyenTimeoutMs,
     }),
     cardProfile: sandboxCardProfile,
+    ipCountry: ipCountryLocator(options.ipCountryRanges),
     vault,
     walletTrust: options.walletTrust ?? noWalletTrust,
     keys,

@@ -18,6 +18,7 @@ import { auditEventRoutes } from './routes/audit-events.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { chargebackRoutes } from './routes/chargebacks.ts';
 import { clockRoutes } from './routes/clock.ts';
+import { fraudSettingsRoutes } from './routes/fraud-settings.ts';
 import { hostedFieldsRoutes } from './routes/hosted-fields.ts';
 import { notificationConfigRoutes } from './routes/notification-config.ts';
 import { notificationDeliveryRoutes } from './routes/notification-deliveries.ts';
@@ -76,6 +77,7 @@ export function createFacade({
   tokenRoutes(merchantRoutes, core);
   clockRoutes(merchantRoutes, core);
   notificationConfigRoutes(merchantRoutes, core);
+  fraudSettingsRoutes(merchantRoutes, core);
   notificationDeliveryRoutes(merchantRoutes, core);
   auditEventRoutes(merchantRoutes, core);
   catalogRoutes(merchantRoutes, core);

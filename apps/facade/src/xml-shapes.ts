@@ -264,8 +264,11 @@ const types = {
   charges: chargeOrder,
   subscriptions: subscriptionOrder,
   plans: planOrder,
-  message: ['errorName', 'code', 'description', 'invalidProperty'],
+  message: ['errorName', 'code', 'description', 'invalidProperty', 'fraudEvents'],
   invalidProperty: ['name', 'messageValue'],
+  // the original's fraud-events of a 15011 FRAUD_DETECTED error, fraud-event repeated in it
+  fraudEvents: ['fraudReferenceId', 'fraudTransactionId', 'fraudEvent'],
+  fraudEvent: ['fraudEventCode', 'fraudEventDecision', 'fraudEventExpression'],
 } as const satisfies Record<string, readonly string[]>;
 
 /** A page of a list (plans, subscriptions, charges): its counts, then the items. */
@@ -359,12 +362,20 @@ export const xmlShapes = {
   /** The original's answer to a shopper's deletion: <message><description>. */
   shopperDeletion: { root: 'message' },
   notificationConfig: { root: 'notification-config', wrapped: { ipnDestinations: 'ipn-destination' } },
+  fraudSettings: {
+    root: 'fraud-settings',
+    wrapped: { amountLimits: 'amount-limit' },
+    sequences: {
+      '': ['cardHourlyLimit', 'ipAddressHourlyLimit', 'amountLimits', 'countryMismatchDecline'],
+      amountLimits: ['currency', 'minAmount', 'maxAmount'],
+    },
+  },
   deliveryLog: { root: 'delivery-log', wrapped: { notificationDeliveries: 'notification-delivery' } },
   notificationDelivery: { root: 'notification-delivery' },
   auditLog: { root: 'audit-log', wrapped: { auditEvents: 'audit-event' } },
   messages: {
     root: 'messages',
-    repeated: ['message'],
+    repeated: ['message', 'fraudEvent'],
     sequences: sequenced(['message']),
     // The schema requires the value; an error that never echoes it (card data, IBANs) writes it empty.
     required: { invalidProperty: ['messageValue'] },
@@ -422,7 +433,8 @@ export const xmlShapes = {
     elementNames: { charges: 'charge' },
     sequences: sequenced(pageOf('charges')),
   },
-  switchChargeAmount: { root: 'switch-charge-amount' },
+  // the original's price (price.xsd): value, then currency
+  switchChargeAmount: { root: 'price', sequences: { '': ['value', 'currency'] } },
   chargeback: { root: 'chargeback', wrapped: { evidence: 'evidence-file' } },
   chargebacks: {
     root: 'chargebacks',

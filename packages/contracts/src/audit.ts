@@ -12,6 +12,7 @@ export const auditActions = [
   'ipn-config.delete',
   'ipn-secret.read',
   'ipn-secret.rotate',
+  'fraud-settings.replace',
   'processor-account.add',
   'processor-account.disable',
   'processor-routing.set',

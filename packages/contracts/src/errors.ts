@@ -1,3 +1,5 @@
+import type { FraudEvents } from './fraud.ts';
+
 /**
  * The closed catalogue of errors the public interface can answer with. Codes and names taken from the
  * original gateway keep merchants' client libraries working; the 10xxx/200xx codes marked "ours" fill
@@ -29,6 +31,7 @@ export const errorCatalogue = {
   AUTHORIZATION_NOT_FOUND: { code: 14002, status: 400 },
   AUTHORIZATION_AMOUNT_ALREADY_REVERSED: { code: 14002, status: 400 },
   AMOUNT_EXCEEDED_MAXIMUM_ALLOWED_FRACTION_DIGITS: { code: 14021, status: 400 },
+  FRAUD_DETECTED: { code: 15011, status: 400 }, // a sale the merchant's fraud rules declined (docs/fraud.md)
   TRANSACTION_NOT_FOUND: { code: 20001, status: 404 },
   SHOPPER_NOT_FOUND: { code: 20002, status: 404 },
   NOTIFICATION_DELIVERY_NOT_FOUND: { code: 20030, status: 404 }, // ours: the delivery log
@@ -72,6 +75,8 @@ export interface ErrorMessage {
   code: number;
   description: string;
   invalidProperty?: InvalidProperty;
+  /** A FRAUD_DETECTED error's rules that fired, as the original reports them. */
+  fraudEvents?: FraudEvents;
 }
 
 export interface ErrorBody {

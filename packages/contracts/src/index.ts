@@ -8,6 +8,7 @@ export * from './clock.ts';
 export * from './drain.ts';
 export * from './env.ts';
 export * from './errors.ts';
+export * from './fraud.ts';
 export * from './idempotency.ts';
 export * from './internal-headers.ts';
 export * from './ipn.ts';

@@ -203,9 +203,18 @@ export const listChargesInput = z
 /** The payer of a new shopper: the vaulted shopper's own fields. */
 export const payerInfoInput = z.object(shopperFields).omit({ paymentSources: true });
 
+/**
+ * A SEPA account as the reference's schema nests it, `sepaDirectDebitInfo.sepaDirectDebit.iban`; the flat
+ * `sepaDirectDebitInfo.iban` Paywire read first is read still, so neither form of client breaks.
+ */
+const sepaSourceInput = z.preprocess((value) => {
+  const nested = (value as { sepaDirectDebit?: unknown } | null | undefined)?.sepaDirectDebit;
+  return typeof nested === 'object' && nested !== null ? nested : value;
+}, sepaDirectDebitTransactionInput);
+
 export const subscriptionPaymentSourceInput = z.object({
   creditCardInfo: creditCardInfoInput.optional(),
-  sepaDirectDebitInfo: sepaDirectDebitTransactionInput.optional(),
+  sepaDirectDebitInfo: sepaSourceInput.optional(),
   /** Wallet tokens are single-use cryptograms: nothing is left to renew with (README, Recurring billing). */
   wallet: z.unknown().optional(),
 });
@@ -262,7 +271,7 @@ function checkPayer(
     if (request.vaultedShopperId === undefined && !source.sepaDirectDebitInfo.iban) {
       ctx.addIssue({
         code: 'custom',
-        path: ['paymentSource', 'sepaDirectDebitInfo', 'iban'],
+        path: ['paymentSource', 'sepaDirectDebitInfo', 'sepaDirectDebit', 'iban'],
         message: 'is required',
       });
     }
@@ -423,11 +432,9 @@ export interface PlanPage {
 
 export interface SubscriptionPaymentSource {
   creditCardInfo?: { billingContactInfo?: BillingContact; creditCard: CardResponse };
+  /** As the reference's schema nests it (sepa-direct-debit-info.xsd). */
   sepaDirectDebitInfo?: {
-    ibanFirstFour: string;
-    ibanLastFour: string;
-    mandateId: string;
-    mandateDate: string;
+    sepaDirectDebit: { ibanFirstFour: string; ibanLastFour: string; mandateId: string; mandateDate: string };
   };
 }
 
@@ -485,7 +492,8 @@ export interface ChargePage {
   charges: SubscriptionChargeBody[];
 }
 
+/** The original's price object: what a switch would charge now, in `value` (see docs/recurring.md). */
 export interface SwitchChargeAmount {
-  amount: number;
+  value: number;
   currency: string;
 }

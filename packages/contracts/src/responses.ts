@@ -11,6 +11,7 @@ import type { CatalogProduct } from './catalog.ts';
 import { type Chargeback, type ChargebackList, chargebackStatuses } from './chargebacks.ts';
 import type { SandboxClock } from './clock.ts';
 import { type ErrorBody, type ErrorName, errorCatalogue } from './errors.ts';
+import type { FraudSettings } from './fraud.ts';
 import {
   deliveryStates,
   ipnEvents,
@@ -97,6 +98,20 @@ const amount = z
   .number()
   .meta({ description: 'In the currency, e.g. 10.5; XML writes its decimals (10.50).' });
 
+const fraudResultInfo = z.object({ deviceDataCollector: z.enum(['Y', 'N']) });
+
+/** The merchant's fraud rules (docs/fraud.md): a limit that is off is absent. */
+export const fraudSettingsBody = describes<FraudSettings>()(
+  z.object({
+    cardHourlyLimit: z.number().optional(),
+    ipAddressHourlyLimit: z.number().optional(),
+    amountLimits: z.array(
+      z.object({ currency: z.string(), minAmount: z.number().optional(), maxAmount: z.number().optional() }),
+    ),
+    countryMismatchDecline: z.boolean(),
+  }),
+);
+
 export const cardTransactionBody = describes<CardTransaction>()(
   z.object({
     cardTransactionType: z.enum(['AUTH_CAPTURE', 'AUTH_ONLY', 'CAPTURE', 'AUTH_REVERSAL']),
@@ -136,6 +151,9 @@ export const cardTransactionBody = describes<CardTransaction>()(
     transactionMetaData: transactionMetaDataInput.optional(),
     level3Data: level3DataInput.optional(),
     transactionFraudInfo: transactionFraudInfoInput.optional(),
+    fraudResultInfo: fraudResultInfo
+      .optional()
+      .meta({ description: "Present when the merchant's fraud rules screened the sale" }),
   }),
 );
 
@@ -405,7 +423,7 @@ const subscriptionPaymentSource = z.object({
   creditCardInfo: z
     .object({ billingContactInfo: billingContact.optional(), creditCard: cardResponse })
     .optional(),
-  sepaDirectDebitInfo: z.object(mandate).optional(),
+  sepaDirectDebitInfo: z.object({ sepaDirectDebit: z.object(mandate) }).optional(),
 });
 
 export const subscriptionChargeBody = describes<SubscriptionChargeBody>()(
@@ -472,7 +490,7 @@ export const chargePageBody = describes<ChargePage>()(
 );
 
 export const switchChargeAmountBody = describes<SwitchChargeAmount>()(
-  z.object({ amount, currency: z.string() }),
+  z.object({ value: amount, currency: z.string() }),
 );
 
 export const errorBodySchema = describes<ErrorBody>()(
@@ -486,6 +504,19 @@ export const errorBodySchema = describes<ErrorBody>()(
           .object({ name: z.string(), messageValue: z.string().optional() })
           .optional()
           .meta({ description: 'The request property at fault (a path such as creditCard.cardNumber)' }),
+        fraudEvents: z
+          .object({
+            fraudReferenceId: z.string(),
+            fraudEvent: z.array(
+              z.object({
+                fraudEventCode: z.string(),
+                fraudEventDecision: z.literal('D'),
+                fraudEventExpression: z.string(),
+              }),
+            ),
+          })
+          .optional()
+          .meta({ description: "FRAUD_DETECTED (15011): the merchant's fraud rules the sale broke" }),
       }),
     ),
   }),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { creditCardInput } from './card-input.ts';
 import type { CardBrand } from './cards.ts';
 import { DomainError } from './errors.ts';
+import type { FraudResultInfo } from './fraud.ts';
 import {
   amountInput,
   booleanInput,
@@ -231,6 +232,8 @@ export interface CardTransaction {
   transactionMetaData?: TransactionMetaData;
   level3Data?: Level3Data;
   transactionFraudInfo?: TransactionFraudInfo;
+  /** Present when the merchant's fraud rules screened the sale (docs/fraud.md). */
+  fraudResultInfo?: FraudResultInfo;
 }
 
 /** The original's refund answer (its `date` is the merchant's day of the refund, MM/dd/yyyy), plus our transactionId. */

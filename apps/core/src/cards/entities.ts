@@ -2,6 +2,7 @@ import { defineEntity, type InferEntity, p } from '@mikro-orm/postgresql';
 import type {
   AuthenticationResult,
   CreateType,
+  FraudResultInfo,
   Level3Data,
   CardTransaction as PublicTransaction,
   TransactionFraudInfo,
@@ -45,6 +46,8 @@ export const CardTransaction = defineEntity({
     transactionMetaData: p.json<TransactionMetaData>().nullable(),
     level3Data: p.json<Level3Data>().fieldName('level3_data').nullable(),
     transactionFraudInfo: p.json<TransactionFraudInfo>().nullable(),
+    /** Set when the merchant's fraud rules screened the sale (fraud/screening.ts). */
+    fraudResultInfo: p.json<FraudResultInfo>().nullable(),
     /** When the authorization happened by the merchant's clock: the reversal window counts from here. */
     authorizedAt: p.datetime(),
     /** The processor account that authorized it (null: the built-in sandbox account); its modifications go there. */

@@ -71,6 +71,7 @@ export function present(transaction: TransactionState): PublicTransaction {
     ...(transaction.transactionMetaData ? { transactionMetaData: transaction.transactionMetaData } : {}),
     ...(transaction.level3Data ? { level3Data: transaction.level3Data } : {}),
     ...(transaction.transactionFraudInfo ? { transactionFraudInfo: transaction.transactionFraudInfo } : {}),
+    ...(transaction.fraudResultInfo ? { fraudResultInfo: transaction.fraudResultInfo } : {}),
   };
 }
 

@@ -20,12 +20,12 @@ export interface SaleShape {
 
 /**
  * Writes a sale with its new shopper and newly vaulted card in one statement: one round trip instead of one
- * per row, atomic on its own. $1 merchant, $2 merchantTransactionId (claimed with the sale), $3-$18 the
+ * per row, atomic on its own. $1 merchant, $2 merchantTransactionId (claimed with the sale), $3-$19 the
  * sale's columns in the order `insertSale` (sale-writer.ts) lists them, then the shopper's, then the card's
  * (`vaultCardParameters`). The text depends on the shape alone, so each shape is prepared once per connection.
  */
 export function saleStatement(shape: SaleShape): string {
-  let next = 19;
+  let next = 20;
   const bind = () => `$${next++}`;
   const shopper =
     shape.shopper === 'known'
@@ -44,10 +44,10 @@ export function saleStatement(shape: SaleShape): string {
     t as (insert into card_transaction (merchant_id, merchant_transaction_id, shopper_id, card_id, wallet, type, status,
         currency, amount_minor, captured_minor, soft_descriptor, card_holder, processing, three_d_secure,
         transaction_meta_data, level3_data, transaction_fraud_info, authorized_at, processor_account_id, processor_reference,
-        created_at, updated_at)
+        fraud_result_info, created_at, updated_at)
       select $1::integer, $2::varchar, s.id, c.id, $3::jsonb, $4::varchar, $5::varchar, $6::varchar, $7::bigint,
         $8::bigint, $9::varchar, $10::jsonb, $11::jsonb, $12::jsonb, $13::jsonb, $14::jsonb, $15::jsonb,
-        $16::timestamptz, $17::integer, $18::varchar, now(), now()
+        $16::timestamptz, $17::integer, $18::varchar, $19::jsonb, now(), now()
       from s, c returning id),
     r as (${claimMerchantTransactionId})
     select t.id as transaction_id, s.id as shopper_id from t, s`;

@@ -28,6 +28,7 @@ export type SaleColumns = Pick<
   | 'transactionMetaData'
   | 'level3Data'
   | 'transactionFraudInfo'
+  | 'fraudResultInfo'
   | 'authorizedAt'
   | 'processorAccountId'
   | 'processorReference'
@@ -61,6 +62,7 @@ export async function insertSale(
     sale.authorizedAt,
     sale.processorAccountId,
     sale.processorReference,
+    json(sale.fraudResultInfo),
   ];
   let shape: SaleShape['shopper'];
   if ('id' in shopper) {

@@ -5,6 +5,7 @@ import {
   type CardBrand,
   type createTransactionInput,
   DomainError,
+  type FraudResultInfo,
   type CardTransaction as PublicTransaction,
   toMinorUnits,
 } from '@paywire/contracts';
@@ -12,7 +13,10 @@ import type { z } from 'zod';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
+import type { FraudRules } from '../fraud/rules.ts';
+import { FraudDeclined, screenSale, screensInTransaction } from '../fraud/screening.ts';
 import { type EventParameters, recordEvent, recordReportedFailure } from '../ipn/events.ts';
+import { callFacts } from '../merchants/facts.ts';
 import { AttemptTakenOver, cancelApproval, openAttempt, settleAttempt } from '../payments/attempts.ts';
 import { type AuthorizationCall, type Authorized, authorizeWithFailover } from '../payments/authorize.ts';
 import { refuseTakenMerchantTransactionId } from '../payments/merchant-transaction-id.ts';
@@ -75,6 +79,11 @@ export interface SaleOptions {
   vaulted?: { shopper: Shopper; card: StoredCard };
   event?: 'Charge' | 'Recurring';
   eventParameters?: EventParameters;
+  /**
+   * Whether the merchant's fraud rules screen the sale (default true); a subscription's later charges, which
+   * the merchant's schedule makes with no shopper present, are not screened (docs/fraud.md).
+   */
+  screen?: boolean;
 }
 
 type PaymentSource = { known: Shopper | null; shopper: SaleShopper } & (
@@ -137,6 +146,8 @@ export interface PreparedSale {
   now: Date;
   source: PaymentSource;
   call: AuthorizationCall;
+  /** Set when the merchant's fraud rules screened the sale. */
+  fraudResultInfo: FraudResultInfo | null;
 }
 
 /** What a sale's record phase made: the sale, or a decline (nothing written but the attempt's outcome). */
@@ -165,12 +176,45 @@ export function saleOperation(
     firstName: cardHolder?.firstName ?? source.known?.firstName ?? '',
     lastName: cardHolder?.lastName ?? source.known?.lastName ?? '',
   });
-  const prepare = async (em: EntityManager): Promise<PreparedSale> => {
+  /** A sale that failed before it was written (a decline, a fraud rule): what its event reports. */
+  const failureParameters = (
+    source: PaymentSource,
+    now: Date,
+    cardHolder: PreparedSale['call']['request']['cardHolder'],
+  ) => ({
+    ...cardEventParameters(source.shown, source.known ?? undefined, money, now),
+    merchantTransactionId: input.merchantTransactionId ?? '',
+    ...payerOf(source, cardHolder),
+  });
+  const ipAddress = input.transactionFraudInfo?.shopperIpAddress;
+  const screen = (
+    em: EntityManager,
+    rules: FraudRules,
+    { now, source, brand }: { now: Date; source: PaymentSource; brand: CardBrand },
+  ) =>
+    screenSale(
+      ctx,
+      em,
+      rules,
+      {
+        amountMinor,
+        currency,
+        ...(source.wallet ? {} : { cardFingerprint: ctx.vault.fingerprint(source.material.number) }),
+        cardCountry: ctx.cardProfile(source.wallet ? { brand } : { number: source.material.number, brand })
+          .issuingCountry,
+        ...(ipAddress ? { ipAddress } : {}),
+        deviceData: input.transactionFraudInfo?.fraudSessionId !== undefined,
+        now,
+      },
+      () => failureParameters(source, now, input.cardHolderInfo),
+    );
+  const prepare = async (em: EntityManager, rules: FraudRules | null): Promise<PreparedSale> => {
     await refuseTakenMerchantTransactionId(em, ctx.merchantId, input.merchantTransactionId);
     const now = await callNow(ctx, em);
     const source = await paymentSource(ctx, em, input, now, options);
     const reference = options.reference ?? randomUUID();
     const brand = source.wallet ? source.wallet.brand : (brandOf(source.material.number) as CardBrand);
+    const fraudResultInfo = rules && (await screen(em, rules, { now, source, brand }));
     const accounts = await ctx.processors.route(
       em,
       ctx.merchantId,
@@ -213,25 +257,31 @@ export function saleOperation(
       ...(input.threeDSecure ? { threeDSecure: input.threeDSecure } : {}),
       now,
     };
-    return { now, source, call: { request, accounts } };
+    return { now, source, call: { request, accounts }, fraudResultInfo };
   };
   return {
-    // Only a token to spend needs a transaction around the attempt (its row is locked while it is spent);
-    // otherwise each statement is atomic on its own.
-    prepare: () => (input.pfToken === undefined ? prepare(ctx.em) : inTransaction(ctx.em, prepare)),
+    // Only a token to spend (its row is locked while it is spent) or a sale the fraud rules count (under a
+    // lock, recorded with its attempt) needs a transaction around the attempt; otherwise each statement is
+    // atomic on its own.
+    async prepare() {
+      const rules = options.screen === false ? null : (await callFacts(ctx, ctx.em)).fraudRules;
+      return input.pfToken === undefined && !screensInTransaction(rules, ipAddress)
+        ? prepare(ctx.em, rules)
+        : inTransaction(ctx.em, (em) => prepare(em, rules));
+    },
     call: (ctx, { call }) => authorizeWithFailover(ctx.em, ctx.processors, call),
-    async record(em, { now, source, call }, { account, answer }) {
+    async record(em, { now, source, call, fraudResultInfo }, { account, answer }) {
       const { reference, cardHolder } = call.request;
       const payer = payerOf(source, cardHolder);
-      const { known, wallet } = source;
+      const { wallet } = source;
       if (!answer.approved) {
         await settleAttempt(em, reference, 'DECLINED');
         return {
-          declined: new CardDeclined(answer.reason, declineDescriptions[answer.reason], {
-            ...cardEventParameters(source.shown, known ?? undefined, money, now),
-            merchantTransactionId: input.merchantTransactionId ?? '',
-            ...payer,
-          }),
+          declined: new CardDeclined(
+            answer.reason,
+            declineDescriptions[answer.reason],
+            failureParameters(source, now, cardHolder),
+          ),
         };
       }
       const { approved: _, tokenizedCard, threeDSecure, processorReference, ...processing } = answer;
@@ -250,6 +300,7 @@ export function saleOperation(
         transactionMetaData: input.transactionMetaData ?? null,
         level3Data: input.level3Data ?? null,
         transactionFraudInfo: input.transactionFraudInfo ?? null,
+        fraudResultInfo,
         authorizedAt: now,
         processorAccountId: account.id,
         processorReference,
@@ -308,6 +359,10 @@ export async function runSale<T>(
       await ctx.keyed?.record(em, value);
       return { declined: undefined, value };
     },
+  }).catch(async (error: unknown) => {
+    // A sale the fraud rules declined in prepare is reported as a processor's decline is.
+    if (error instanceof FraudDeclined) await recordReportedFailure(ctx, error);
+    throw error;
   });
   if (recorded.declined === undefined) return recorded.value;
   await recordReportedFailure(ctx, recorded.declined);

@@ -1,14 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executePrepared } from '../db/wire.ts';
+import type { FraudRules } from '../fraud/rules.ts';
 import type { StoredDestination } from '../ipn/entities.ts';
 import { merchantFacts } from './queries.ts';
 
-/** What a call needs to know about its merchant: the clock's offset and where its IPNs go. */
+/** What a call needs to know about its merchant: the clock's offset, where its IPNs go, its fraud rules. */
 export interface MerchantFacts {
   offsetSeconds: number;
   ipn: { destinations: StoredDestination[]; ensureReceipt: boolean } | null;
   /** The current IPN secret, sealed (ipn/secret.ts opens it); null until the first event or read makes one. */
   ipnSecret: { id: string; sealed: string } | null;
+  fraudRules: FraudRules | null;
 }
 
 /** Read once per call, in one query, then kept: one call, one notion of now, one round trip. */
@@ -21,6 +23,7 @@ export interface FactsRow {
   destinations: StoredDestination[] | null;
   ensure_receipt: boolean | null;
   ipn_secret: { id: string; sealed: string } | null;
+  fraud_rules: FraudRules | null;
 }
 
 export function factsOf(row: FactsRow | undefined): MerchantFacts {
@@ -30,6 +33,7 @@ export function factsOf(row: FactsRow | undefined): MerchantFacts {
       ? { destinations: row.destinations, ensureReceipt: row.ensure_receipt === true }
       : null,
     ipnSecret: row?.ipn_secret ?? null,
+    fraudRules: row?.fraud_rules ?? null,
   };
 }
 

@@ -205,6 +205,7 @@ function chargeOperation(ctx: MerchantContext, request: SubscriptionChargeReques
       },
       {
         reference: chargeReference(claim.id, claim.attempt),
+        screen: false, // made by the schedule or the merchant, with no shopper present
         ...(payer.card ? { vaulted: { shopper: payer.shopper, card: payer.card } } : {}),
         ...(request.event ? { event: request.event } : {}),
         ...(request.eventParameters ? { eventParameters: request.eventParameters } : {}),

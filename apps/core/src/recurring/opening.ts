@@ -171,7 +171,10 @@ export async function openSubscription<T>(
   });
   const { id } = route;
 
-  if (!route.byCard || opening.firstChargeMinor === 0) {
+  // A card subscription's trial starts with an authorization of zero (the card is checked, nothing is held);
+  // a card subscription without a trial whose first period is free asks the acquirer nothing.
+  const verifyOnly = opening.firstChargeMinor === 0 && opening.trialDays > 0;
+  if (!route.byCard || (opening.firstChargeMinor === 0 && !verifyOnly)) {
     return inTransaction(ctx.em, async (em) => {
       const now = await callNow(ctx, em);
       const shopper = opening.vaultedShopperId
@@ -220,7 +223,7 @@ export async function openSubscription<T>(
   return runSale(
     ctx,
     {
-      cardTransactionType: 'AUTH_CAPTURE',
+      cardTransactionType: verifyOnly ? 'AUTH_ONLY' : 'AUTH_CAPTURE',
       amount: minorToDecimal(opening.firstChargeMinor, opening.currency),
       currency: opening.currency,
       ...(cardInfo?.creditCard ? { creditCard: cardInfo.creditCard } : {}),
@@ -246,13 +249,15 @@ export async function openSubscription<T>(
       const card = await em.findOneOrFail(StoredCard, { id: Number(row?.card_id), shopper });
       if (cardInfo?.billingContactInfo) card.billingContact = cardInfo.billingContactInfo;
       const subscription = newSubscription(em, ctx, id, opening, shopper, { card }, now);
-      const charge = initialCharge(
-        em,
-        subscription,
-        opening.firstChargeMinor,
-        { cardTransactionId: sale.transactionId },
-        now,
-      );
+      const charge = verifyOnly
+        ? null
+        : initialCharge(
+            em,
+            subscription,
+            opening.firstChargeMinor,
+            { cardTransactionId: sale.transactionId },
+            now,
+          );
       await em.flush();
       return answer(em, subscription, charge);
     },

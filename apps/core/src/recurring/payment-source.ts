@@ -100,10 +100,12 @@ export function presentPaymentSource(payer: {
   const mandate = payer.sepaMandate as SepaMandate;
   return {
     sepaDirectDebitInfo: {
-      ibanFirstFour: mandate.ibanFirstFour,
-      ibanLastFour: mandate.ibanLastFour,
-      mandateId: mandate.reference,
-      mandateDate: shortDate(mandate.acceptedAt),
+      sepaDirectDebit: {
+        ibanFirstFour: mandate.ibanFirstFour,
+        ibanLastFour: mandate.ibanLastFour,
+        mandateId: mandate.reference,
+        mandateDate: shortDate(mandate.acceptedAt),
+      },
     },
   };
 }

@@ -83,8 +83,8 @@ const unchangeable = (name: string, value: unknown, why: string) =>
   new DomainError('NON_UPDATABLE_FIELD', `${name}: ${why}`, { name, messageValue: String(value) });
 
 /**
- * The reference's update rules: the currency and charge frequency are fixed once subscriptions may use
- * the plan; a trial or an initial charge cannot be added to a plan created without one, nor removed from
+ * The reference's update rules: the recurring amount, currency and charge frequency are fixed (sent, they must
+ * be the plan's own); a trial or an initial charge cannot be added to a plan created without one, nor removed from
  * one created with it (a trial of 0 would remove it). Changes apply to the plan's future charges.
  */
 export async function updatePlan(ctx: MerchantContext, input: UpdatePlan): Promise<PublicPlan> {
@@ -98,6 +98,17 @@ export async function updatePlan(ctx: MerchantContext, input: UpdatePlan): Promi
         'chargeFrequency',
         input.chargeFrequency,
         'the charge frequency of a plan cannot change',
+      );
+    }
+    if (
+      input.recurringChargeAmount !== undefined &&
+      amountInMinorUnits(input.recurringChargeAmount, plan.currency, 'recurringChargeAmount') !==
+        plan.recurringChargeMinor
+    ) {
+      throw unchangeable(
+        'recurringChargeAmount',
+        input.recurringChargeAmount,
+        'the recurring charge amount of a plan cannot change (a subscription may override it)',
       );
     }
     if (input.trialPeriodDays !== undefined) {
@@ -135,13 +146,6 @@ export async function updatePlan(ctx: MerchantContext, input: UpdatePlan): Promi
         input.initialChargeAmount,
         plan.currency,
         'initialChargeAmount',
-      );
-    }
-    if (input.recurringChargeAmount !== undefined) {
-      plan.recurringChargeMinor = amountInMinorUnits(
-        input.recurringChargeAmount,
-        plan.currency,
-        'recurringChargeAmount',
       );
     }
     if (input.name !== undefined) plan.name = input.name;

@@ -147,3 +147,10 @@ export const claimRenewalCharges = `insert into subscription_charge (merchant_id
          updated_at = now()
        where subscription_charge.status = 'DECLINED'
      returning subscription_id, period, id, attempt`;
+
+/**
+ * When subscription $1 of merchant $2 is next due to the renewal worker (its retry, else its charge date's
+ * start), and its status: the sandbox's run-specific moves the merchant's clock there.
+ */
+export const subscriptionDueAt = `select status, coalesce(retry_at, next_charge_date::timestamp at time zone 'UTC') as due_at
+  from subscription where id = $1 and merchant_id = $2`;

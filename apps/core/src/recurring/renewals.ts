@@ -296,7 +296,8 @@ async function chargeStep(
       kind: 'RECURRING',
       amountMinor: renewalAmountMinor(row),
       dueDate: row.next_charge_date as string,
-      event: 'Recurring',
+      // The first payment (after a trial, or a free first period) is a Charge; Recurring the later ones.
+      event: row.charges_made === 0 ? 'Charge' : 'Recurring',
       eventParameters: recurringParameters(afterCharge(row, nextPeriod, finished), at),
       onCharged: async (em) => {
         // Canceled, moved or switched meanwhile: the commit fails, the sale rolls back (its authorization is

@@ -26,6 +26,7 @@ import {
   listCharges,
   listSubscriptions,
   resolveCharge,
+  runSpecific,
   switchChargeAmount,
   updateSubscription,
 } from './subscriptions.ts';
@@ -58,6 +59,9 @@ export const recurringRouter = router({
   switchChargeAmount: merchantProcedure
     .input(switchChargeAmountInput)
     .query(({ ctx, input }) => switchChargeAmount(ctx, input)),
+  runSpecific: merchantProcedure
+    .input(subscriptionIdInput)
+    .mutation(({ ctx, input }) => runSpecific(ctx, input.subscriptionId)),
   preNotification: merchantProcedure
     .input(subscriptionPreNotificationInput)
     .query(({ ctx, input }) => subscriptionPreNotification(ctx, input)),

@@ -19,8 +19,10 @@ import {
 } from '@paywire/contracts';
 import type { z } from 'zod';
 import { callNow } from '../clock/clock.ts';
+import { advanceClock } from '../clock/service.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
+import { executeParameterized } from '../db/wire.ts';
 import { kickRenewals } from '../jobs/queues.ts';
 import { chargeSubscription } from './charge.ts';
 import { type RecurringPlan, Subscription, SubscriptionCharge } from './entities.ts';
@@ -36,6 +38,7 @@ import { pageOf } from './paging.ts';
 import { requireSepaTerms, resolvePayer } from './payment-source.ts';
 import { findPlan } from './plans.ts';
 import { presentCharge, presentCharges, presentSubscription, termsOf } from './present.ts';
+import { subscriptionDueAt } from './queries.ts';
 import { addFrequency, calendarDate, daysBetween, periodDueDate } from './schedule.ts';
 import { periodAmountMinor } from './terms.ts';
 
@@ -43,6 +46,12 @@ type CreateSubscription = z.output<typeof createSubscriptionInput>;
 type UpdateSubscription = z.output<typeof updateSubscriptionInput>;
 
 const populate = ['plan', 'shopper', 'card', 'sepaMandate'] as const;
+
+const subscriptionNotFound = (subscriptionId: number) =>
+  new DomainError('SUBSCRIPTION_NOT_FOUND', `subscription ${subscriptionId} was not found`, {
+    name: 'subscriptionId',
+    messageValue: String(subscriptionId),
+  });
 
 export async function findSubscription(
   em: EntityManager,
@@ -56,10 +65,7 @@ export async function findSubscription(
     { populate, ...(lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {}) },
   );
   if (!subscription) {
-    throw new DomainError('SUBSCRIPTION_NOT_FOUND', `subscription ${subscriptionId} was not found`, {
-      name: 'subscriptionId',
-      messageValue: String(subscriptionId),
-    });
+    throw subscriptionNotFound(subscriptionId);
   }
   return subscription;
 }
@@ -250,7 +256,7 @@ export async function switchChargeAmount(
     input.newquantity ?? subscription.quantity,
     today,
   );
-  return { amount: minorToAmount(amountMinor, subscription.currency), currency: subscription.currency };
+  return { value: minorToAmount(amountMinor, subscription.currency), currency: subscription.currency };
 }
 
 async function switchTarget(
@@ -517,4 +523,34 @@ export async function extendedSubscriptionCharge(
   });
   if (outcome.outcome === 'DECLINED') throw outcome.error;
   return { chargeId: outcome.chargeId };
+}
+
+/**
+ * The sandbox's run-specific (docs/recurring.md): where the original charges a subscription at once without
+ * touching its dates, Paywire moves the merchant's clock to the subscription's next charge (or retry) and wakes
+ * the renewal worker, so the charge, its IPNs and every date after it are what that day brings.
+ */
+export async function runSpecific(ctx: MerchantContext, subscriptionId: number): Promise<void> {
+  if (ctx.mode !== 'sandbox')
+    throw new DomainError('RESOURCE_NOT_FOUND', 'run-specific exists in sandbox mode only');
+  const [due] = await executeParameterized<{ status: string; due_at: string | null }>(
+    ctx.em,
+    subscriptionDueAt,
+    [subscriptionId, ctx.merchantId],
+  );
+  if (!due) throw subscriptionNotFound(subscriptionId);
+  if (due.status !== 'ACTIVE' || due.due_at === null) {
+    throw new DomainError(
+      'INVALID_STATUS',
+      `subscription ${subscriptionId} is ${due.status}: no charge is due`,
+      {
+        name: 'subscriptionId',
+        messageValue: String(subscriptionId),
+      },
+    );
+  }
+  const now = await callNow(ctx, ctx.em);
+  // the driver hands timestamps over as text
+  const dueMs = new Date(due.due_at).getTime();
+  await advanceClock(ctx, Math.max(0, Math.ceil((dueMs - now.getTime()) / 1000)));
 }

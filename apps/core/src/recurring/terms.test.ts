@@ -22,10 +22,10 @@ describe("a subscription's terms", () => {
     expect(periodAmountMinor(termsOfRow(row))).toBe(3998);
   });
 
-  it('end after the only charge of a ONCE plan, or at maxNumberOfCharges', () => {
+  it('end after the only charge of a ONCE plan, or at maxNumberOfCharges after the initial one', () => {
     expect(isLastCharge({ chargeFrequency: 'ONCE', maxNumberOfCharges: null }, 1)).toBe(true);
-    expect(isLastCharge({ chargeFrequency: 'MONTHLY', maxNumberOfCharges: 3 }, 2)).toBe(false);
-    expect(isLastCharge({ chargeFrequency: 'MONTHLY', maxNumberOfCharges: 3 }, 3)).toBe(true);
+    expect(isLastCharge({ chargeFrequency: 'MONTHLY', maxNumberOfCharges: 3 }, 3)).toBe(false);
+    expect(isLastCharge({ chargeFrequency: 'MONTHLY', maxNumberOfCharges: 3 }, 4)).toBe(true);
     expect(isLastCharge({ chargeFrequency: 'MONTHLY', maxNumberOfCharges: null }, 500)).toBe(false);
   });
 });

@@ -17,11 +17,15 @@ export const unitAmountMinor = (terms: Omit<TermsInput, 'quantity'>): number =>
 /** What one period (a renewal) charges: the unit amount times the quantity. */
 export const periodAmountMinor = (terms: TermsInput): number => unitAmountMinor(terms) * terms.quantity;
 
-/** How many charges a plan makes at most: ONCE one, otherwise its maxNumberOfCharges (null: no limit). */
+/**
+ * How many charges a plan makes at most: ONCE one; otherwise the initial charge (the first payment, after a
+ * trial too) and maxNumberOfCharges after it, as the reference counts them (null: no limit).
+ */
 export const chargeLimit = (plan: {
   chargeFrequency: string;
   maxNumberOfCharges: number | null | undefined;
-}) => (plan.chargeFrequency === 'ONCE' ? 1 : (plan.maxNumberOfCharges ?? null));
+}) =>
+  plan.chargeFrequency === 'ONCE' ? 1 : plan.maxNumberOfCharges == null ? null : plan.maxNumberOfCharges + 1;
 
 /** Whether the charge that brings the count to `chargesMadeAfter` is the plan's last: then FINISHED. */
 export function isLastCharge(

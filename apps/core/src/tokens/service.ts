@@ -8,6 +8,7 @@ import {
   DomainError,
   type formOpeningInput,
   isExpired,
+  type PrefillTokenInput,
   type TokenState,
   tokenLifetimeMinutes,
 } from '@paywire/contracts';
@@ -32,16 +33,47 @@ const unusable = (property: string) =>
     { name: property },
   );
 
-export async function createToken(ctx: MerchantContext): Promise<string> {
-  const now = await callNow(ctx, ctx.em);
-  const token = randomBytes(24).toString('base64url'); // 192 bits, URL-safe
-  ctx.em.create(PaymentFieldsToken, {
-    token,
+function newToken(ctx: MerchantContext, now: Date): PaymentFieldsToken {
+  return ctx.em.create(PaymentFieldsToken, {
+    token: randomBytes(24).toString('base64url'), // 192 bits, URL-safe
     merchantId: ctx.merchantId,
     expiresAt: addSeconds(now, tokenLifetimeMinutes * 60),
   });
+}
+
+export async function createToken(ctx: MerchantContext): Promise<string> {
+  const token = newToken(ctx, await callNow(ctx, ctx.em));
   await ctx.em.flush();
-  return token;
+  return token.token;
+}
+
+/**
+ * A card's expiry (MM/YYYY) as card material, refused when it has passed by `now`: the hosted fields page shows
+ * this inline, and a sale would only be declined later.
+ */
+function unexpiredCard(number: string, expDate: string, now: Date, securityCode?: string): CardMaterial {
+  const [month, year] = expDate.split('/') as [string, string];
+  if (isExpired(Number(month), Number(year), now)) {
+    throw new DomainError('VALIDATION_GENERAL_FAILURE', 'expDate: the card has expired', {
+      name: 'expDate',
+      messageValue: expDate,
+    });
+  }
+  return { number, ...(securityCode ? { securityCode } : {}), expirationMonth: month, expirationYear: year };
+}
+
+function sealOnto(ctx: CallContext, token: PaymentFieldsToken, card: CardMaterial): void {
+  token.sealedCard = ctx.vault.seal(JSON.stringify(card), bindings.token(token.merchantId, token.token));
+}
+
+/** A new token carrying a card the merchant holds (docs/conformance.md, Hosted payment fields tokens). */
+export async function prefillToken(ctx: MerchantContext, input: PrefillTokenInput): Promise<string> {
+  const now = await callNow(ctx, ctx.em);
+  const card = unexpiredCard(input.ccNumber, input.expDate, now);
+  const token = newToken(ctx, now);
+  sealOnto(ctx, token, card);
+  await ctx.em.flush();
+  return token.token;
 }
 
 /**
@@ -90,21 +122,7 @@ export async function bindToken(
     const usable = await lockUsable(ctx, em, { token: input.token });
     if (!usable) throw unusable('token');
     const { token, now } = usable;
-    const [month, year] = input.expDate.split('/') as [string, string];
-    // The hosted fields page shows this inline; a sale would only be declined later.
-    if (isExpired(Number(month), Number(year), now)) {
-      throw new DomainError('VALIDATION_GENERAL_FAILURE', 'expDate: the card has expired', {
-        name: 'expDate',
-        messageValue: input.expDate,
-      });
-    }
-    const card: CardMaterial = {
-      number: input.ccNumber,
-      securityCode: input.cvv,
-      expirationMonth: month,
-      expirationYear: year,
-    };
-    token.sealedCard = ctx.vault.seal(JSON.stringify(card), bindings.token(token.merchantId, token.token));
+    sealOnto(ctx, token, unexpiredCard(input.ccNumber, input.expDate, now, input.cvv));
     const brand = brandOf(input.ccNumber) as CardBrand;
     return {
       ccType: brand,

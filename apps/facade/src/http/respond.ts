@@ -10,6 +10,9 @@ const moneyKeys = new Set([
   'initialChargeAmount',
   'overrideRecurringChargeAmount',
   'overrideInitialChargeAmount',
+  'value', // the switch charge amount's price
+  'minAmount', // fraud settings' amount limits
+  'maxAmount',
 ]);
 
 /** XML amounts carry the currency's decimals ("10.50", "1000" for JPY); JSON numbers cannot. */

@@ -28,6 +28,8 @@ import {
   deliveryLogQuery,
   extendedSubscriptionChargeInput,
   formOpeningInput,
+  fraudSettingsBody,
+  fraudSettingsInput,
   listPlansInput,
   listSubscriptionsInput,
   mandateTextInput,
@@ -43,6 +45,7 @@ import {
   planBody,
   planIdInput,
   planPageBody,
+  prefillTokenInput,
   preNotificationInput,
   productBody,
   productIdInput,
@@ -124,6 +127,7 @@ const altTransaction = body('AltTransaction', altTransactionBody, xmlShapes.altT
 const product = body('Product', productBody, xmlShapes.product);
 const sandboxClock = body('SandboxClock', sandboxClockBody, xmlShapes.sandboxClock);
 const notificationConfig = body('NotificationConfig', notificationConfigBody, xmlShapes.notificationConfig);
+const fraudSettings = body('FraudSettings', fraudSettingsBody, xmlShapes.fraudSettings);
 const refund = body('Refund', refundBody, xmlShapes.refund);
 const chargeback = body('Chargeback', chargebackBody, xmlShapes.chargeback);
 const plan = body('Plan', planBody, xmlShapes.plan);
@@ -244,6 +248,18 @@ export const operations: Record<Route, Operation> = {
       },
     ],
   },
+  'POST /payment-fields-tokens/prefill': {
+    tag: 'Hosted payment fields',
+    summary: 'Create a token carrying a card the merchant holds (no security code)',
+    request: body('PrefillPaymentFieldsToken', prefillTokenInput, xmlShapes.paymentFieldsToken),
+    answers: [
+      {
+        status: 201,
+        description: 'Created; no body',
+        headers: { Location: 'The token URL; its last segment is the token' },
+      },
+    ],
+  },
   'PUT /payment-fields-tokens/:token': {
     tag: 'Hosted payment fields',
     public: true,
@@ -339,6 +355,17 @@ export const operations: Record<Route, Operation> = {
     tag: 'Notifications',
     summary: 'Delete the IPN configuration',
     answers: [noContent('Deleted')],
+  },
+  'GET /fraud-settings': {
+    tag: 'Fraud screening',
+    summary: "Read the merchant's fraud rules",
+    answers: [ok('The rules', fraudSettings)],
+  },
+  'PUT /fraud-settings': {
+    tag: 'Fraud screening',
+    summary: "Replace the merchant's fraud rules (a rule left out is off)",
+    request: body('FraudSettingsRequest', fraudSettingsInput, xmlShapes.fraudSettings),
+    answers: [ok('The rules', fraudSettings)],
   },
   'GET /notification-deliveries': {
     tag: 'Notifications',
@@ -467,7 +494,7 @@ export const operations: Record<Route, Operation> = {
     tag: 'Recurring billing',
     summary: 'Create a plan',
     request: body('CreatePlan', createPlanInput, xmlShapes.plan),
-    answers: [ok('The plan', plan)],
+    answers: [{ status: 200, description: 'The plan', body: plan, headers: { Location: 'The plan URL' } }],
   },
   'GET /recurring/plans': {
     tag: 'Recurring billing',
@@ -544,6 +571,13 @@ export const operations: Record<Route, Operation> = {
     answers: [
       ok('The amount', body('SwitchChargeAmount', switchChargeAmountBody, xmlShapes.switchChargeAmount)),
     ],
+  },
+  'GET /subscriptions/:subscriptionId/run-specific': {
+    tag: 'Recurring billing',
+    summary:
+      "Sandbox: move the merchant's clock to the subscription's next charge (or retry) and run renewals",
+    params: { subscriptionId },
+    answers: [noContent('The clock is at the charge; the renewal worker runs it')],
   },
   'POST /subscriptions/:subscriptionId/subscription-charges': {
     tag: 'Recurring billing',

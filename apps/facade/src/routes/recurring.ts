@@ -30,9 +30,12 @@ export function recurringRoutes(router: Router<MerchantState>, core: CoreClient)
   const { plan, plans, subscription, subscriptions, charge, charges } = xmlShapes;
   const recurring = core.recurring;
 
+  // As the original: 200 with the plan, and its URL in Location.
   router.post('/recurring/plans', async (ctx) => {
     const input = validate(createPlanInput, readBody(ctx, plan));
-    respond(ctx, 200, await recurring.createPlan.mutate(input, asMerchant(ctx.state)), plan);
+    const created = await recurring.createPlan.mutate(input, asMerchant(ctx.state));
+    ctx.set('Location', publicUrl(ctx, `/services/2/recurring/plans/${created.planId}`));
+    respond(ctx, 200, created, plan);
   });
 
   router.get('/recurring/plans', async (ctx) => {
@@ -103,6 +106,13 @@ export function recurringRoutes(router: Router<MerchantState>, core: CoreClient)
   });
 
   // The Extended API: 201, the charge's URL in Location, no body (see docs/conformance.md, Status codes).
+  // The sandbox's subscription simulator, a GET in the original: 204 once the merchant's clock is at the charge.
+  router.get('/subscriptions/:subscriptionId/run-specific', async (ctx) => {
+    const input = validate(subscriptionIdInput, { subscriptionId: ctx.params.subscriptionId });
+    await recurring.runSpecific.mutate(input, asMerchant(ctx.state));
+    ctx.status = 204;
+  });
+
   router.post('/subscriptions/:subscriptionId/subscription-charges', async (ctx) => {
     const input = validate(extendedSubscriptionChargeInput, {
       ...readBody(ctx, xmlShapes.subscriptionCharge),
