@@ -51,6 +51,8 @@ export const schemaOfRoot: Readonly<Record<string, string>> = {
   charge: 'recurring-subscription.xsd',
   charges: 'recurring-subscription.xsd',
   'alt-transaction': 'alternative-transaction.xsd',
+  vendor: 'vendor.xsd',
+  vendors: 'vendor.xsd',
 };
 
 /**
@@ -164,6 +166,18 @@ export const amendments: ReadonlyArray<{ file: string; find: string; replace: st
     find: '<xs:include schemaLocation="price.xsd" />',
     replace:
       '<xs:include schemaLocation="price.xsd" /><xs:include schemaLocation="transaction-meta-data.xsd"/>',
+  },
+  // The reference creates a vendor from its email and country alone (it may sell before it can be paid out):
+  // its principal and payout method come later.
+  {
+    file: 'vendor.xsd',
+    find: '<xs:element ref="vendor-principal" minOccurs="1"',
+    replace: '<xs:element ref="vendor-principal" minOccurs="0"',
+  },
+  {
+    file: 'vendor.xsd',
+    find: '<xs:element ref="payout-info" minOccurs="1" maxOccurs="unbounded"/>',
+    replace: '<xs:element ref="payout-info" minOccurs="0" maxOccurs="unbounded"/>',
   },
 ];
 

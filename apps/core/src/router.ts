@@ -3,6 +3,7 @@ import { cardsRouter } from './cards/router.ts';
 import { catalogRouter } from './catalog/router.ts';
 import { clockRouter } from './clock/router.ts';
 import { ipnRouter } from './ipn/router.ts';
+import { marketplaceRouter } from './marketplace/router.ts';
 import { merchantsRouter } from './merchants/router.ts';
 import { ordersRouter } from './orders/router.ts';
 import { processorsRouter } from './processors/accounts/router.ts';
@@ -35,6 +36,7 @@ export const appRouter = router({
   processors: processorsRouter,
   audit: auditRouter,
   wallets: walletsRouter,
+  marketplace: marketplaceRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -18,6 +18,8 @@ export const auditActions = [
   'capture',
   'reversal',
   'refund',
+  'vendor.create',
+  'vendor.update',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

@@ -10,6 +10,7 @@ export * from './errors.ts';
 export * from './idempotency.ts';
 export * from './internal-headers.ts';
 export * from './ipn.ts';
+export * from './marketplace.ts';
 export * from './merchants.ts';
 export * from './money.ts';
 export * from './orders.ts';

@@ -19,6 +19,13 @@ import {
   type SendFlag,
   sendFlags,
 } from './ipn.ts';
+import {
+  payoutFrequencies,
+  payoutTypes,
+  type Vendor,
+  type VendorPage,
+  vendorAccountStatuses,
+} from './marketplace.ts';
 import type { BatchOrder, BatchShopper, Order } from './orders.ts';
 import {
   type ChargePage,
@@ -482,3 +489,82 @@ export const errorBodySchema = describes<ErrorBody>()(
     ),
   }),
 );
+
+const optionalText = z.string().optional();
+const lastFourMeta = { description: 'Only its last four characters, behind ****' };
+
+export const vendorBody = describes<Vendor>()(
+  z.object({
+    vendorId: z.number(),
+    email: z.string(),
+    name: optionalText,
+    vendorUrl: optionalText,
+    ipnUrl: optionalText,
+    firstName: optionalText,
+    lastName: optionalText,
+    address: optionalText,
+    address2: optionalText,
+    city: optionalText,
+    zip: optionalText,
+    country: z.string(),
+    phone: optionalText,
+    state: optionalText,
+    taxId: optionalText,
+    vatId: optionalText,
+    defaultPayoutCurrency: optionalText,
+    frequency: z.enum(payoutFrequencies),
+    delay: z.number(),
+    vendorPrincipal: z
+      .object({
+        firstName: optionalText,
+        lastName: optionalText,
+        address: optionalText,
+        address2: optionalText,
+        city: optionalText,
+        zip: optionalText,
+        state: optionalText,
+        country: optionalText,
+        dob: optionalText,
+        personalIdentificationNumber: optionalText.meta(lastFourMeta),
+        passportNumber: optionalText.meta(lastFourMeta),
+        driverLicenseNumber: optionalText.meta(lastFourMeta),
+        email: optionalText,
+      })
+      .optional(),
+    payoutInfo: z
+      .array(
+        z.object({
+          payoutType: z.enum(payoutTypes),
+          baseCurrency: optionalText,
+          minimalPayoutAmount: z.number().optional(),
+          nameOnAccount: optionalText,
+          bankAccountClass: optionalText,
+          bankAccountType: optionalText,
+          swiftBic: optionalText,
+          bankName: optionalText,
+          bankId: optionalText,
+          country: optionalText,
+          city: optionalText,
+          address: optionalText,
+          state: optionalText,
+          zip: optionalText,
+          iban: optionalText.meta(lastFourMeta),
+          bankAccountId: optionalText.meta(lastFourMeta),
+          paymentReference: optionalText,
+        }),
+      )
+      .optional(),
+    vendorAgreement: z.object({
+      commissionPercent: z.number().optional(),
+      accountStatus: z.enum(vendorAccountStatuses),
+      recurringCommission: optionalText,
+    }),
+    verification: z.object({
+      payoutStatus: z.enum(['Incomplete', 'Pending', 'Approved', 'Declined']),
+      processingStatus: z.enum(['Active', 'Inactive']),
+      missingItems: z.array(z.string()).optional(),
+    }),
+  }),
+);
+
+export const vendorPageBody = describes<VendorPage>()(z.object({ ...page, vendor: z.array(vendorBody) }));

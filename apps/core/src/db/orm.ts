@@ -7,6 +7,7 @@ import { CatalogProduct, CatalogSku } from '../catalog/entities.ts';
 import { IdempotencyRecord } from '../idempotency/entities.ts';
 import { IpnConfig, IpnDelivery } from '../ipn/entities.ts';
 import { migrateJobSchema } from '../jobs/boss.ts';
+import { Vendor } from '../marketplace/entities.ts';
 import { Merchant } from '../merchants/entities.ts';
 import { Invoice, OrderItem, ShopperOrder } from '../orders/entities.ts';
 import { ProcessorAccount, ProcessorRoute } from '../processors/accounts/entities.ts';
@@ -39,6 +40,7 @@ import { DataKeys } from './migrations/0022-data-keys.ts';
 import { Reports } from './migrations/0023-reports.ts';
 import { TechnicalCancelLookup } from './migrations/0024-technical-cancel-lookup.ts';
 import { WalletKeys } from './migrations/0025-wallet-keys.ts';
+import { Marketplace } from './migrations/0026-marketplace.ts';
 import { wireDialect } from './wire.ts';
 
 export const entities = [
@@ -65,6 +67,7 @@ export const entities = [
   SubscriptionCharge,
   ProcessorAccount,
   ProcessorRoute,
+  Vendor,
 ];
 
 /** Committed migrations, in order. The schema only ever changes through these, never by sync at boot. */
@@ -94,6 +97,7 @@ const migrationsList = [
   { name: '0023-reports', class: Reports },
   { name: '0024-technical-cancel-lookup', class: TechnicalCancelLookup },
   { name: '0025-wallet-keys', class: WalletKeys },
+  { name: '0026-marketplace', class: Marketplace },
 ];
 
 /** Each open database's pool (wire.ts), for what needs a connection of its own (tests). */

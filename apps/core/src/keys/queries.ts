@@ -48,6 +48,9 @@ export const sealedBatches = {
   wallet_keys: `select merchant_id::text as cursor, merchant_id, merchant_id::text as row, sealed_keys as sealed
     from wallet_keys where merchant_id > coalesce($1::integer, 0) and sealed_keys not like $2
     order by merchant_id limit $3`,
+  vendor: `select id::text as cursor, merchant_id, id::text as row, sealed_secrets as sealed from vendor
+    where id > coalesce($1::integer, 0) and sealed_secrets is not null and sealed_secrets not like $2
+    order by id limit $3`,
 } as const;
 
 /** Replaces one sealed value only if it is still the one read ($3): a concurrent write wins. $1 cursor, $2 new. */
@@ -59,6 +62,7 @@ export const resealed = {
   processor_account:
     'update processor_account set sealed_credentials = $2 where id = $1::integer and sealed_credentials = $3',
   wallet_keys: 'update wallet_keys set sealed_keys = $2 where merchant_id = $1::integer and sealed_keys = $3',
+  vendor: 'update vendor set sealed_secrets = $2 where id = $1::integer and sealed_secrets = $3',
 } as const;
 
 /** $1 key, $2 table: the rotation's progress there (made on first use). */
@@ -76,7 +80,8 @@ export const referencesByKey = `with sealed(value) as (
     union all select sealed_card from payment_fields_token where sealed_card is not null
     union all select sealed_iban from sepa_mandate
     union all select sealed_credentials from processor_account where sealed_credentials is not null
-    union all select sealed_keys from wallet_keys)
+    union all select sealed_keys from wallet_keys
+    union all select sealed_secrets from vendor where sealed_secrets is not null)
   select case when value like 'v1:%' then 'v1' else split_part(value, ':', 2) end as key, count(*)::integer as count
   from sealed group by 1`;
 
@@ -91,6 +96,7 @@ export const retireKey = `update data_key set retired_at = now(), wrapped = null
     and not exists (select 1 from sepa_mandate where sealed_iban like $2)
     and not exists (select 1 from processor_account where sealed_credentials like $2)
     and not exists (select 1 from wallet_keys where sealed_keys like $2)
+    and not exists (select 1 from vendor where sealed_secrets like $2)
   returning id`;
 
 /** Each rotation's progress per table, newest first. */
@@ -102,4 +108,5 @@ export const holdsV1Data = `select exists (select 1 from stored_card) or exists 
     or exists (select 1 from payment_fields_token where sealed_card is not null)
     or exists (select 1 from processor_account where sealed_credentials is not null)
     or exists (select 1 from wallet_keys)
+    or exists (select 1 from vendor where sealed_secrets is not null)
     or exists (select 1 from idempotency_record where fingerprint is not null) as holds`;

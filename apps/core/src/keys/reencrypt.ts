@@ -25,6 +25,7 @@ const tables: SealedTable[] = [
   'sepa_mandate',
   'processor_account',
   'wallet_keys',
+  'vendor',
 ];
 
 export interface KeyServices {

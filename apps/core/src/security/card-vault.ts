@@ -34,11 +34,13 @@ export type SealedTable =
   | 'payment_fields_token'
   | 'sepa_mandate'
   | 'processor_account'
-  | 'wallet_keys';
+  | 'wallet_keys'
+  | 'vendor';
 
 /**
  * Where a sealed value lives: its merchant, table and the row's stable identity as known when it is written
- * (a stored card's and a mandate's fingerprint, unique per shopper; a token's value; an account's name).
+ * (a stored card's and a mandate's fingerprint, unique per shopper; a token's value; an account's name; a
+ * vendor's id).
  */
 export interface Binding {
   merchantId: number;
@@ -71,6 +73,11 @@ export const bindings = {
     merchantId,
     table: 'wallet_keys',
     row: String(merchantId),
+  }),
+  vendor: (merchantId: number, vendorId: number): Binding => ({
+    merchantId,
+    table: 'vendor',
+    row: String(vendorId),
   }),
 };
 
