@@ -1426,7 +1426,6 @@ describe('the published Node SDK (bluesnap 0.3.4) request shapes', () => {
       storeCard: true,
       walletId: 7,
       descriptorPhoneNumber: '555-0100',
-      vendorsInfo: { vendorInfo: [{ vendorId: 1 }] },
       creditCard: { ...card(), encryptedSecurityCode: 'x' },
     });
     const reply = expectStatus(

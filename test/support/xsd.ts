@@ -167,6 +167,19 @@ export const amendments: ReadonlyArray<{ file: string; find: string; replace: st
     replace:
       '<xs:include schemaLocation="price.xsd" /><xs:include schemaLocation="transaction-meta-data.xsd"/>',
   },
+  // The reference's JSON splits a sale between several vendors (vendorsInfo); 2.3.12's card-transaction has
+  // one vendor-info. Paywire writes vendors-info after it, without the processing status it has none of.
+  {
+    file: 'transaction.xsd',
+    find: '<xs:element ref="vendor-info" minOccurs="0" maxOccurs="1"/>',
+    replace:
+      '<xs:element ref="vendor-info" minOccurs="0" maxOccurs="1"/><xs:element ref="vendors-info" minOccurs="0"/>',
+  },
+  {
+    file: 'vendor-info.xsd',
+    find: '<xs:element ref="vendors-info-processing-status" minOccurs="1" maxOccurs="1"/>',
+    replace: '<xs:element ref="vendors-info-processing-status" minOccurs="0" maxOccurs="1"/>',
+  },
   // The reference creates a vendor from its email and country alone (it may sell before it can be paid out):
   // its principal and payout method come later.
   {

@@ -369,6 +369,7 @@ export const xmlShapes = {
     sequences: sequenced([
       'cardTransactionType',
       'vendorInfo',
+      'vendorsInfo',
       'merchantTransactionId',
       'transactionId',
       'recurringTransaction',

@@ -26,4 +26,5 @@ export * from './tokens.ts';
 export * from './transaction-details.ts';
 export * from './transactions.ts';
 export * from './validation.ts';
+export * from './vendor-split.ts';
 export * from './wallets.ts';

@@ -98,6 +98,12 @@ const amount = z
   .number()
   .meta({ description: 'In the currency, e.g. 10.5; XML writes its decimals (10.50).' });
 
+const vendorInfoBody = z.object({
+  vendorId: z.number(),
+  commissionPercent: z.number().optional(),
+  commissionAmount: z.number().optional(),
+});
+
 export const cardTransactionBody = describes<CardTransaction>()(
   z.object({
     cardTransactionType: z.enum(['AUTH_CAPTURE', 'AUTH_ONLY', 'CAPTURE', 'AUTH_REVERSAL']),
@@ -137,6 +143,11 @@ export const cardTransactionBody = describes<CardTransaction>()(
     transactionMetaData: transactionMetaDataInput.optional(),
     level3Data: level3DataInput.optional(),
     transactionFraudInfo: transactionFraudInfoInput.optional(),
+    vendorInfo: vendorInfoBody.optional().meta({ description: 'The split, when the sale sent vendorInfo' }),
+    vendorsInfo: z
+      .object({ vendorInfo: z.array(vendorInfoBody) })
+      .optional()
+      .meta({ description: 'The split, when the sale sent vendorsInfo' }),
   }),
 );
 

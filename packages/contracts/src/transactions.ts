@@ -21,6 +21,7 @@ import {
   transactionFraudInfoInput,
   transactionMetaDataInput,
 } from './transaction-details.ts';
+import { type VendorInfo, type VendorsInfo, vendorInfoInput, vendorsInfoInput } from './vendor-split.ts';
 import { type WalletResponse, walletInput } from './wallets.ts';
 
 /** POST /transactions creates payments; PUT /transactions changes them. Clients send the same body shape to
@@ -80,9 +81,18 @@ export const createTransactionInput = z
     transactionMetaData: transactionMetaDataInput.optional(),
     level3Data: level3DataInput.optional(),
     transactionFraudInfo: transactionFraudInfoInput.optional(),
+    vendorInfo: vendorInfoInput.optional(),
+    vendorsInfo: vendorsInfoInput.optional(),
   })
   .superRefine((request, ctx) => {
     checkAmountFitsCurrency(request.amount, request.currency, ctx);
+    if (request.vendorInfo && request.vendorsInfo) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['vendorsInfo'],
+        message: 'send either vendorInfo or vendorsInfo, not both',
+      });
+    }
     if (request.creditCard && request.pfToken) {
       ctx.addIssue({
         code: 'custom',
@@ -231,6 +241,9 @@ export interface CardTransaction {
   transactionMetaData?: TransactionMetaData;
   level3Data?: Level3Data;
   transactionFraudInfo?: TransactionFraudInfo;
+  /** The split between the merchant and its vendors, in the form the request sent it. */
+  vendorInfo?: VendorInfo;
+  vendorsInfo?: VendorsInfo;
 }
 
 /** The original's refund answer (its `date` is the merchant's day of the refund, MM/dd/yyyy), plus our transactionId. */

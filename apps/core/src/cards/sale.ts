@@ -13,6 +13,7 @@ import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { type EventParameters, recordEvent, recordReportedFailure } from '../ipn/events.ts';
+import { presentSplit, recordSplit, resolveSplit } from '../marketplace/splits.ts';
 import { AttemptTakenOver, cancelApproval, openAttempt, settleAttempt } from '../payments/attempts.ts';
 import { type AuthorizationCall, type Authorized, authorizeWithFailover } from '../payments/authorize.ts';
 import { refuseTakenMerchantTransactionId } from '../payments/merchant-transaction-id.ts';
@@ -312,9 +313,15 @@ export async function runSale<T>(
 }
 
 /** A merchant's sale or authorization (POST /transactions): the answer is the sale. */
-export function createTransaction(
+export async function createTransaction(
   ctx: MerchantContext,
   input: CreateTransaction,
 ): Promise<PublicTransaction> {
-  return runSale(ctx, input, {}, async (_em, sale) => sale.answer);
+  const amountMinor = toMinorUnits(input.amount, input.currency);
+  const split = await resolveSplit(ctx.em, ctx.merchantId, input, { amountMinor, currency: input.currency });
+  return runSale(ctx, input, {}, async (em, sale) => {
+    if (!split) return sale.answer;
+    await recordSplit(em, ctx.merchantId, sale.transactionId, split);
+    return { ...sale.answer, ...presentSplit(split, input.currency) };
+  });
 }
