@@ -159,7 +159,9 @@ export const amendments: ReadonlyArray<{ file: string; find: string; replace: st
       '<xs:element name="reason" form="qualified" type="xs:string" minOccurs="0"/>' +
       '<xs:element name="cancel-subscriptions" form="qualified" type="xs:boolean" minOccurs="0"/>' +
       '<xs:element ref="transaction-meta-data" minOccurs="0"/>' +
-      '<xs:element name="refund-status" form="qualified" type="xs:string" minOccurs="0"/>',
+      '<xs:element name="refund-status" form="qualified" type="xs:string" minOccurs="0"/>' +
+      // each vendor's part of a refund of a split transaction (the reference's JSON; no published type)
+      '<xs:element name="vendors-refund-info" form="qualified" type="xs:anyType" minOccurs="0"/>',
   },
   {
     file: 'refund.xsd',

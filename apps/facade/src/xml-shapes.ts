@@ -335,6 +335,7 @@ const types = {
   verification: ['payoutStatus', 'processingStatus', 'declineReason', 'missingItems'],
   vendorInfo: ['vendorId', 'commissionAmount', 'commissionPercent'],
   vendorsInfo: ['vendorsInfoProcessingStatus', 'vendorInfo'],
+  vendorRefundInfo: ['vendorId', 'vendorAmount'],
   message: ['errorName', 'code', 'description', 'invalidProperty'],
   invalidProperty: ['name', 'messageValue'],
 } as const satisfies Record<string, readonly string[]>;
@@ -405,6 +406,7 @@ export const xmlShapes = {
       'cancelSubscriptions',
       'transactionMetaData',
       'refundStatus',
+      'vendorsRefundInfo',
     ]),
     omitted: ['transactionId'],
   },

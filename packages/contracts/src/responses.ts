@@ -163,6 +163,10 @@ export const refundBody = describes<Refund>()(
     cancelSubscriptions: z.boolean().optional(),
     transactionMetaData: transactionMetaDataInput.optional(),
     refundStatus: z.literal('SUCCESS'),
+    vendorsRefundInfo: z
+      .object({ vendorRefundInfo: z.array(z.object({ vendorId: z.number(), vendorAmount: amount })) })
+      .optional()
+      .meta({ description: "Each vendor's part of the refund, when the transaction was split" }),
   }),
 );
 

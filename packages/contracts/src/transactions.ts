@@ -21,7 +21,14 @@ import {
   transactionFraudInfoInput,
   transactionMetaDataInput,
 } from './transaction-details.ts';
-import { type VendorInfo, type VendorsInfo, vendorInfoInput, vendorsInfoInput } from './vendor-split.ts';
+import {
+  type VendorInfo,
+  type VendorsInfo,
+  vendorAmountInput,
+  vendorInfoInput,
+  vendorsInfoInput,
+  vendorsRefundInfoInput,
+} from './vendor-split.ts';
 import { type WalletResponse, walletInput } from './wallets.ts';
 
 /** POST /transactions creates payments; PUT /transactions changes them. Clients send the same body shape to
@@ -174,9 +181,19 @@ export const refundInput = z
     reason: optionalText(4000),
     cancelSubscriptions: booleanInput.optional(),
     transactionMetaData: transactionMetaDataInput.optional(),
+    /** The transaction's one vendor's part of the refund; its amount is checked by core (14031, 14043). */
+    vendorAmount: vendorAmountInput.optional(),
+    vendorsRefundInfo: vendorsRefundInfoInput.optional(),
   })
   .superRefine((request, ctx) => {
     requireOneId(request, ctx);
+    if (request.vendorAmount !== undefined && request.vendorsRefundInfo !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['vendorsRefundInfo'],
+        message: 'send either vendorAmount or vendorsRefundInfo, not both',
+      });
+    }
     if (request.taxAmount !== undefined && request.amount === undefined) {
       ctx.addIssue({
         code: 'custom',
@@ -258,6 +275,8 @@ export interface Refund {
   cancelSubscriptions?: boolean;
   transactionMetaData?: TransactionMetaData;
   refundStatus: 'SUCCESS';
+  /** Each vendor's part of the refund, when the transaction was split (docs/marketplace.md, Refunds). */
+  vendorsRefundInfo?: { vendorRefundInfo: { vendorId: number; vendorAmount: number }[] };
 }
 
 /**

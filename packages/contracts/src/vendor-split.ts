@@ -77,10 +77,12 @@ export interface VendorsInfo {
   vendorInfo: VendorInfo[];
 }
 
-/** A refund's vendor amounts: `vendorAmount` (the transaction's one vendor) or per vendor. */
+/** A vendor's refund amount as sent; core reads it (a bad one is 14043, zero or less 14031, not 10001). */
+export const vendorAmountInput = z.union([z.number(), z.string()]).transform((value) => String(value).trim());
+
+/** A refund's vendor amounts: `vendorAmount` (the transaction's one vendor) or one per vendor. */
 export const vendorRefundInfoInput = z.object({
   vendorId: positiveIntegerInput,
-  vendorAmount: z.union([z.number(), z.string()]).transform((value) => String(value).trim()),
+  vendorAmount: vendorAmountInput,
 });
 export const vendorsRefundInfoInput = z.object({ vendorRefundInfo: listOf(vendorRefundInfoInput) });
-export type VendorRefundRequest = { vendorId?: number; vendorAmount: string }[];

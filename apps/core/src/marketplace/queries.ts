@@ -32,7 +32,3 @@ export const addVendorRefunded = `update vendor_split set refunded_minor = refun
 /** $1 refund, $2 vendor ids, $3 amounts: the vendors' parts of one refund. */
 export const insertVendorRefunds = `insert into vendor_refund (refund_id, vendor_id, amount_minor)
   select $1::bigint, v, a from unnest($2::integer[], $3::bigint[]) as r(v, a)`;
-
-/** $1 refund ids: their vendors' parts. */
-export const vendorRefundsOf = `select refund_id::text as refund_id, vendor_id, amount_minor::float8 as amount_minor
-  from vendor_refund where refund_id = any($1::bigint[]) order by refund_id, vendor_id`;
