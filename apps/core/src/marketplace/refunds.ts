@@ -57,8 +57,8 @@ interface SplitBalance {
  * split rows' locks, in the refund's prepare transaction: never more to a vendor than what is left of its
  * share (14032, or 14046 once nothing is), never more to the merchant than what is left of its part (14033).
  * Amounts the request names go to their vendors, and the rest to the merchant; with none named, each vendor
- * gives back the refund's proportion of its share (rounded down), and a refund of the whole balance gives
- * back everything left. Returns the vendors' parts, or null for a transaction with no split.
+ * gives back the refund's proportion of its share (rounded down), plus what the merchant's part no longer
+ * holds, so a refund of the whole balance gives back everything left. Returns the vendors' parts, or null for a transaction with no split.
  */
 export async function takeVendorRefunds(
   em: EntityManager,
@@ -107,16 +107,27 @@ export async function takeVendorRefunds(
       };
     });
   } else {
-    const whole = refund.amountMinor === refund.balanceMinor;
     parts = splits.map((split) => ({
       vendorId: split.vendor_id,
-      amountMinor: whole
-        ? (left.get(split.vendor_id) ?? 0)
-        : Math.min(
-            left.get(split.vendor_id) ?? 0,
-            Math.floor((split.share_minor * refund.amountMinor) / transaction.capturedMinor),
-          ),
+      amountMinor: Math.min(
+        left.get(split.vendor_id) ?? 0,
+        Math.floor((split.share_minor * refund.amountMinor) / transaction.capturedMinor),
+      ),
     }));
+    // Rounding down leaves the merchant's part to absorb the cents; what it no longer holds comes from the
+    // vendors' rest, in the split's order, so any refund within the balance divides (the whole balance
+    // gives back every share).
+    const vendorsLeft = splits.reduce((sum, split) => sum + split.share_minor - split.refunded_minor, 0);
+    let excess =
+      refund.amountMinor -
+      parts.reduce((sum, part) => sum + part.amountMinor, 0) -
+      (refund.balanceMinor - vendorsLeft);
+    for (const part of parts) {
+      if (excess <= 0) break;
+      const more = Math.min(excess, (left.get(part.vendorId) ?? 0) - part.amountMinor);
+      part.amountMinor += more;
+      excess -= more;
+    }
   }
   for (const part of parts) {
     const remaining = left.get(part.vendorId) ?? 0;
@@ -136,8 +147,8 @@ export async function takeVendorRefunds(
       'the vendor amounts exceed the refund: the merchant part would be negative',
     );
   }
-  const vendorsLeft = splits.reduce((sum, split) => sum + split.share_minor - split.refunded_minor, 0);
-  if (merchantPart > refund.balanceMinor - vendorsLeft) {
+  const vendorsLeftBefore = splits.reduce((sum, split) => sum + split.share_minor - split.refunded_minor, 0);
+  if (merchantPart > refund.balanceMinor - vendorsLeftBefore) {
     throw new DomainError(
       'REFUND_MAX_MERCHANT_AMOUNT_FAILURE',
       "the refund takes more than is left of the merchant's part: name the vendors' amounts",
