@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
+  amountInMinorUnits,
   type createVendorInput,
   DomainError,
   type listVendorsInput,
@@ -8,7 +9,6 @@ import {
   type PayoutInfoInput,
   type Vendor as PublicVendor,
   percentHundredths,
-  toMinorUnits,
   type updateVendorInput,
   type VendorPage,
   type VendorPayoutStatus,
@@ -66,7 +66,12 @@ function shownPayout(payout: PayoutInfoInput, currency: string): PayoutInfo {
   return defined({
     ...plain,
     ...(minimalPayoutAmount !== undefined
-      ? { minimalPayoutAmount: minorToAmount(toMinorUnits(minimalPayoutAmount, currency), currency) }
+      ? {
+          minimalPayoutAmount: minorToAmount(
+            amountInMinorUnits(minimalPayoutAmount, currency, 'payoutInfo.minimalPayoutAmount'),
+            currency,
+          ),
+        }
       : {}),
     ...(iban ? { iban: lastFour(iban) } : {}),
     ...(bankAccountId ? { bankAccountId: lastFour(bankAccountId) } : {}),
@@ -136,7 +141,7 @@ function apply(
   vendor: Vendor,
   input: Partial<CreateVendor>,
   secrets: VendorSecrets,
-): VendorSecrets {
+): void {
   if (input.email !== undefined) vendor.email = input.email;
   if (input.country !== undefined) vendor.country = input.country;
   const contact: VendorContact = { ...vendor.contact };
@@ -172,7 +177,6 @@ function apply(
   vendor.sealedSecrets = sealedAny
     ? ctx.vault.seal(JSON.stringify(defined(next)), bindings.vendor(vendor.merchantId, vendor.id))
     : null;
-  return next;
 }
 
 /** A vendor's IPN parameters: the reference names vendorId and vendorName; the statuses say what changed. */
