@@ -208,8 +208,9 @@ describe.skipIf(!hsm)('keys in an HSM (SoftHSM2 through PKCS#11)', () => {
     expect(status.code, status.output).toBe(0);
     const shown = JSON.parse(status.output.trim().split('\n').pop() ?? '{}');
     expect(shown.keys.find((key: { id: number }) => key.id === newest)).toMatchObject({ state: 'sealing' });
-    // one progress row per sealed table: cards, tokens, IBANs, processor credentials, wallet keys, IPN secrets
-    expect(shown.rotations.filter((rotation: { keyId: number }) => rotation.keyId === newest).length).toBe(6);
+    // one progress row per sealed table: cards, tokens, IBANs, processor credentials, wallet keys, IPN secrets,
+    // vendors' bank accounts
+    expect(shown.rotations.filter((rotation: { keyId: number }) => rotation.keyId === newest).length).toBe(7);
 
     // the card sealed as v1 before the rotation is still charged, now under the new key
     const charge = await api.post('/transactions', {

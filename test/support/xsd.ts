@@ -52,6 +52,8 @@ export const schemaOfRoot: Readonly<Record<string, string>> = {
   charges: 'recurring-subscription.xsd',
   'alt-transaction': 'alternative-transaction.xsd',
   price: 'price.xsd', // the switch charge amount
+  vendor: 'vendor.xsd',
+  vendors: 'vendor.xsd',
 };
 
 /**
@@ -167,13 +169,40 @@ export const amendments: ReadonlyArray<{ file: string; find: string; replace: st
       '<xs:element name="reason" form="qualified" type="xs:string" minOccurs="0"/>' +
       '<xs:element name="cancel-subscriptions" form="qualified" type="xs:boolean" minOccurs="0"/>' +
       '<xs:element ref="transaction-meta-data" minOccurs="0"/>' +
-      '<xs:element name="refund-status" form="qualified" type="xs:string" minOccurs="0"/>',
+      '<xs:element name="refund-status" form="qualified" type="xs:string" minOccurs="0"/>' +
+      // each vendor's part of a refund of a split transaction (the reference's JSON; no published type)
+      '<xs:element name="vendors-refund-info" form="qualified" type="xs:anyType" minOccurs="0"/>',
   },
   {
     file: 'refund.xsd',
     find: '<xs:include schemaLocation="price.xsd" />',
     replace:
       '<xs:include schemaLocation="price.xsd" /><xs:include schemaLocation="transaction-meta-data.xsd"/>',
+  },
+  // The reference's JSON splits a sale between several vendors (vendorsInfo); 2.3.12's card-transaction has
+  // one vendor-info. Paywire writes vendors-info after it, without the processing status it has none of.
+  {
+    file: 'transaction.xsd',
+    find: '<xs:element ref="vendor-info" minOccurs="0" maxOccurs="1"/>',
+    replace:
+      '<xs:element ref="vendor-info" minOccurs="0" maxOccurs="1"/><xs:element ref="vendors-info" minOccurs="0"/>',
+  },
+  {
+    file: 'vendor-info.xsd',
+    find: '<xs:element ref="vendors-info-processing-status" minOccurs="1" maxOccurs="1"/>',
+    replace: '<xs:element ref="vendors-info-processing-status" minOccurs="0" maxOccurs="1"/>',
+  },
+  // The reference creates a vendor from its email and country alone (it may sell before it can be paid out):
+  // its principal and payout method come later.
+  {
+    file: 'vendor.xsd',
+    find: '<xs:element ref="vendor-principal" minOccurs="1"',
+    replace: '<xs:element ref="vendor-principal" minOccurs="0"',
+  },
+  {
+    file: 'vendor.xsd',
+    find: '<xs:element ref="payout-info" minOccurs="1" maxOccurs="unbounded"/>',
+    replace: '<xs:element ref="payout-info" minOccurs="0" maxOccurs="unbounded"/>',
   },
 ];
 

@@ -5,6 +5,7 @@ import { chargebacksRouter } from './chargebacks/router.ts';
 import { clockRouter } from './clock/router.ts';
 import { fraudRouter } from './fraud/router.ts';
 import { ipnRouter } from './ipn/router.ts';
+import { marketplaceRouter } from './marketplace/router.ts';
 import { merchantsRouter } from './merchants/router.ts';
 import { ordersRouter } from './orders/router.ts';
 import { processorsRouter } from './processors/accounts/router.ts';
@@ -39,6 +40,7 @@ export const appRouter = router({
   wallets: walletsRouter,
   chargebacks: chargebacksRouter,
   fraud: fraudRouter,
+  marketplace: marketplaceRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -30,6 +30,7 @@ import { shopperRoutes } from './routes/shoppers.ts';
 import type { MerchantState } from './routes/state.ts';
 import { publicTokenRoutes, tokenRoutes } from './routes/tokens.ts';
 import { transactionRoutes } from './routes/transactions.ts';
+import { vendorRoutes } from './routes/vendors.ts';
 
 export interface FacadeOptions {
   core: CoreClient;
@@ -86,6 +87,7 @@ export function createFacade({
   recurringRoutes(merchantRoutes, core);
   reportRoutes(merchantRoutes, core);
   chargebackRoutes(merchantRoutes, core);
+  vendorRoutes(merchantRoutes, core);
 
   app.use(healthRoutes(readiness)); // before the request log: probes every few seconds are not traffic
   app.use(observeRequests(log, logRequests));

@@ -24,6 +24,8 @@ export const auditActions = [
   'shopper-card.remove',
   'key.rotate',
   'key.retire',
+  'vendor.create',
+  'vendor.update',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

@@ -72,4 +72,10 @@ export const sensitiveProperties = new Set([
   'sepaDirectDebitsInfo',
   // A processor account's secrets (processors.ts).
   'credentials',
+  // A vendor's bank account and identity numbers (marketplace.ts).
+  'payoutInfo',
+  'bankAccountId',
+  'personalIdentificationNumber',
+  'driverLicenseNumber',
+  'passportNumber',
 ]);

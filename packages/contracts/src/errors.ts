@@ -54,6 +54,23 @@ export const errorCatalogue = {
   MAX_PAGE_SIZE_EXCEEDED: { code: 20051, status: 400 },
   NEGATIVE_PAGE_SIZE: { code: 20052, status: 400 },
   INVALID_INPUT: { code: 21001, status: 400 }, // the original's Reporting API: bad report code, dates or period
+  // Marketplaces: the original's Marketplace and Refund errors (docs/marketplace.md, Errors)
+  VENDOR_NOT_FOUND: { code: 20054, status: 404 }, // ours: GET or PUT of a vendor that is not the merchant's
+  UNAUTHORIZED_USE_OF_VENDOR: { code: 20050, status: 400 },
+  INACTIVE_VENDOR: { code: 20052, status: 400 },
+  DECLINED_VENDOR: { code: 20053, status: 400 },
+  DUPLICATE_VENDOR: { code: 14035, status: 400 },
+  VENDOR_LIMIT_MAX: { code: 14036, status: 400 },
+  VENDOR_COMMISSION_EXCEEDED: { code: 14037, status: 400 },
+  REFUND_VENDOR_AMOUNT_NOT_SUPPORTED: { code: 14030, status: 400 },
+  REFUND_NEGATIVE_VENDOR_AMOUNT: { code: 14031, status: 400 },
+  REFUND_MAX_VENDOR_AMOUNT_FAILURE: { code: 14032, status: 400 }, // code inferred: the reference names it without one
+  REFUND_MAX_MERCHANT_AMOUNT_FAILURE: { code: 14033, status: 400 }, // code inferred, as above
+  REFUND_INVALID_VENDOR_REFUND_AMOUNT: { code: 14043, status: 400 },
+  REFUND_VENDOR_ERROR: { code: 14044, status: 400 },
+  REFUND_INVALID_VENDOR: { code: 14045, status: 400 },
+  VENDOR_ALREADY_FULLY_REFUNDED: { code: 14046, status: 400 }, // code inferred, as above
+  REFUND_NEGATIVE_MERCHANT_AMOUNT: { code: 14047, status: 400 },
   PROCESSOR_ACCOUNT_NOT_FOUND: { code: 20060, status: 404 }, // ours: an admin call names an unknown account
   CHARGEBACK_NOT_FOUND: { code: 20070, status: 404 }, // ours: an unknown chargeback or another merchant's
   SAME_IDEMPOTENCY_KEY_WAS_ALREADY_IN_USE_WITH_PREVIOUS_DIFFERENT_REQUEST: { code: 60101, status: 422 },

@@ -159,7 +159,7 @@ const pageSizeInput = numberInput.superRefine((size, ctx) => {
   }
 });
 
-const pagingFields = {
+export const pagingFields = {
   pagesize: pageSizeInput.default(10),
   after: positiveIntegerInput.optional(),
   before: positiveIntegerInput.optional(),
@@ -167,7 +167,7 @@ const pagingFields = {
   fulldescription: booleanInput.default(true),
 };
 
-function checkPaging(
+export function checkPaging(
   page: { after?: number | undefined; before?: number | undefined },
   ctx: z.RefinementCtx,
 ) {

@@ -21,6 +21,13 @@ import {
   type SendFlag,
   sendFlags,
 } from './ipn.ts';
+import {
+  payoutFrequencies,
+  payoutTypes,
+  type Vendor,
+  type VendorPage,
+  vendorAccountStatuses,
+} from './marketplace.ts';
 import type { BatchOrder, BatchShopper, Order } from './orders.ts';
 import {
   type ChargePage,
@@ -111,6 +118,11 @@ export const fraudSettingsBody = describes<FraudSettings>()(
     countryMismatchDecline: z.boolean(),
   }),
 );
+const vendorInfoBody = z.object({
+  vendorId: z.number(),
+  commissionPercent: z.number().optional(),
+  commissionAmount: z.number().optional(),
+});
 
 export const cardTransactionBody = describes<CardTransaction>()(
   z.object({
@@ -154,6 +166,11 @@ export const cardTransactionBody = describes<CardTransaction>()(
     fraudResultInfo: fraudResultInfo
       .optional()
       .meta({ description: "Present when the merchant's fraud rules screened the sale" }),
+    vendorInfo: vendorInfoBody.optional().meta({ description: 'The split, when the sale sent vendorInfo' }),
+    vendorsInfo: z
+      .object({ vendorInfo: z.array(vendorInfoBody) })
+      .optional()
+      .meta({ description: 'The split, when the sale sent vendorsInfo' }),
   }),
 );
 
@@ -169,6 +186,10 @@ export const refundBody = describes<Refund>()(
     cancelSubscriptions: z.boolean().optional(),
     transactionMetaData: transactionMetaDataInput.optional(),
     refundStatus: z.literal('SUCCESS'),
+    vendorsRefundInfo: z
+      .object({ vendorRefundInfo: z.array(z.object({ vendorId: z.number(), vendorAmount: amount })) })
+      .optional()
+      .meta({ description: "Each vendor's part of the refund, when the transaction was split" }),
   }),
 );
 
@@ -550,3 +571,81 @@ export const chargebackBody = describes<Chargeback>()(
 export const chargebackListBody = describes<ChargebackList>()(
   z.object({ chargebacks: z.array(chargebackBody) }),
 );
+const optionalText = z.string().optional();
+const lastFourMeta = { description: 'Only its last four characters, behind ****' };
+
+export const vendorBody = describes<Vendor>()(
+  z.object({
+    vendorId: z.number(),
+    email: z.string(),
+    name: optionalText,
+    vendorUrl: optionalText,
+    ipnUrl: optionalText,
+    firstName: optionalText,
+    lastName: optionalText,
+    address: optionalText,
+    address2: optionalText,
+    city: optionalText,
+    zip: optionalText,
+    country: z.string(),
+    phone: optionalText,
+    state: optionalText,
+    taxId: optionalText,
+    vatId: optionalText,
+    defaultPayoutCurrency: optionalText,
+    frequency: z.enum(payoutFrequencies),
+    delay: z.number(),
+    vendorPrincipal: z
+      .object({
+        firstName: optionalText,
+        lastName: optionalText,
+        address: optionalText,
+        address2: optionalText,
+        city: optionalText,
+        zip: optionalText,
+        state: optionalText,
+        country: optionalText,
+        dob: optionalText,
+        personalIdentificationNumber: optionalText.meta(lastFourMeta),
+        passportNumber: optionalText.meta(lastFourMeta),
+        driverLicenseNumber: optionalText.meta(lastFourMeta),
+        email: optionalText,
+      })
+      .optional(),
+    payoutInfo: z
+      .array(
+        z.object({
+          payoutType: z.enum(payoutTypes),
+          baseCurrency: optionalText,
+          minimalPayoutAmount: z.number().optional(),
+          nameOnAccount: optionalText,
+          bankAccountClass: optionalText,
+          bankAccountType: optionalText,
+          swiftBic: optionalText,
+          bankName: optionalText,
+          bankId: optionalText,
+          country: optionalText,
+          city: optionalText,
+          address: optionalText,
+          state: optionalText,
+          zip: optionalText,
+          iban: optionalText.meta(lastFourMeta),
+          bankAccountId: optionalText.meta(lastFourMeta),
+          paymentReference: optionalText,
+        }),
+      )
+      .optional(),
+    vendorAgreement: z.object({
+      commissionPercent: z.number().optional(),
+      accountStatus: z.enum(vendorAccountStatuses),
+      recurringCommission: optionalText,
+    }),
+    verification: z.object({
+      payoutStatus: z.enum(['Incomplete', 'Pending', 'Approved', 'Declined']),
+      processingStatus: z.enum(['Active', 'Inactive']),
+      missingItems: z.array(z.string()).optional(),
+    }),
+  }),
+);
+
+export const vendorPageBody = describes<VendorPage>()(z.object({ ...page, vendor: z.array(vendorBody) }));

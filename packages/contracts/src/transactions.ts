@@ -22,6 +22,14 @@ import {
   transactionFraudInfoInput,
   transactionMetaDataInput,
 } from './transaction-details.ts';
+import {
+  type VendorInfo,
+  type VendorsInfo,
+  vendorAmountInput,
+  vendorInfoInput,
+  vendorsInfoInput,
+  vendorsRefundInfoInput,
+} from './vendor-split.ts';
 import { type WalletResponse, walletInput } from './wallets.ts';
 
 /** POST /transactions creates payments; PUT /transactions changes them. Clients send the same body shape to
@@ -81,9 +89,18 @@ export const createTransactionInput = z
     transactionMetaData: transactionMetaDataInput.optional(),
     level3Data: level3DataInput.optional(),
     transactionFraudInfo: transactionFraudInfoInput.optional(),
+    vendorInfo: vendorInfoInput.optional(),
+    vendorsInfo: vendorsInfoInput.optional(),
   })
   .superRefine((request, ctx) => {
     checkAmountFitsCurrency(request.amount, request.currency, ctx);
+    if (request.vendorInfo && request.vendorsInfo) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['vendorsInfo'],
+        message: 'send either vendorInfo or vendorsInfo, not both',
+      });
+    }
     if (request.creditCard && request.pfToken) {
       ctx.addIssue({
         code: 'custom',
@@ -165,9 +182,19 @@ export const refundInput = z
     reason: optionalText(4000),
     cancelSubscriptions: booleanInput.optional(),
     transactionMetaData: transactionMetaDataInput.optional(),
+    /** The transaction's one vendor's part of the refund; its amount is checked by core (14031, 14043). */
+    vendorAmount: vendorAmountInput.optional(),
+    vendorsRefundInfo: vendorsRefundInfoInput.optional(),
   })
   .superRefine((request, ctx) => {
     requireOneId(request, ctx);
+    if (request.vendorAmount !== undefined && request.vendorsRefundInfo !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['vendorsRefundInfo'],
+        message: 'send either vendorAmount or vendorsRefundInfo, not both',
+      });
+    }
     if (request.taxAmount !== undefined && request.amount === undefined) {
       ctx.addIssue({
         code: 'custom',
@@ -234,6 +261,9 @@ export interface CardTransaction {
   transactionFraudInfo?: TransactionFraudInfo;
   /** Present when the merchant's fraud rules screened the sale (docs/fraud.md). */
   fraudResultInfo?: FraudResultInfo;
+  /** The split between the merchant and its vendors, in the form the request sent it. */
+  vendorInfo?: VendorInfo;
+  vendorsInfo?: VendorsInfo;
 }
 
 /** The original's refund answer (its `date` is the merchant's day of the refund, MM/dd/yyyy), plus our transactionId. */
@@ -248,6 +278,8 @@ export interface Refund {
   cancelSubscriptions?: boolean;
   transactionMetaData?: TransactionMetaData;
   refundStatus: 'SUCCESS';
+  /** Each vendor's part of the refund, when the transaction was split (docs/marketplace.md, Refunds). */
+  vendorsRefundInfo?: { vendorRefundInfo: { vendorId: number; vendorAmount: number }[] };
 }
 
 /**

@@ -18,6 +18,12 @@ import { inTransaction } from '../db/transaction.ts';
 import { executePrepared } from '../db/wire.ts';
 import { transactionNotFound } from '../errors.ts';
 import { recordEvent } from '../ipn/events.ts';
+import {
+  presentVendorRefunds,
+  recordVendorRefunds,
+  takeVendorRefunds,
+  type VendorPart,
+} from '../marketplace/refunds.ts';
 import { openAttempt, settleAttempt } from '../payments/attempts.ts';
 import { type ModificationKind, modify } from '../payments/modify.ts';
 import { type PaymentOperation, runPayment } from '../payments/pipeline.ts';
@@ -137,7 +143,7 @@ function changeOperation<T>(
   ctx: MerchantContext,
   by: TransactionIds,
   notFound: () => Error,
-  reserve: (em: EntityManager, transaction: CardTransaction, now: Date) => Reservation,
+  reserve: (em: EntityManager, transaction: CardTransaction, now: Date) => Reservation | Promise<Reservation>,
   answer: (transaction: CardTransaction, now: Date) => T,
   followUp?: RefundFollowUp,
 ): PaymentOperation<PreparedChange, ModificationOutcome, T> {
@@ -147,7 +153,7 @@ function changeOperation<T>(
         const transaction = await lockTransaction(em, ctx.merchantId, by);
         if (!transaction) throw notFound();
         const now = await callNow(ctx, em);
-        const reservation = reserve(em, transaction, now);
+        const reservation = await reserve(em, transaction, now);
         const account = await ctx.processors.account(
           em,
           ctx.merchantId,
@@ -239,13 +245,14 @@ export async function refundTransaction(
   followUp?: RefundFollowUp,
 ): Promise<PublicRefund> {
   let refund: Refund | undefined;
+  let vendorParts: VendorPart[] | null = null;
   return runPayment(
     ctx,
     changeOperation(
       ctx,
       input,
       () => transactionNotFound(input),
-      (em, transaction, now) => {
+      async (em, transaction, now) => {
         const { currency } = transaction;
         let reservation: Reservation;
         if (transaction.status === 'AUTHORIZED') {
@@ -278,6 +285,13 @@ export async function refundTransaction(
               },
             );
           }
+          vendorParts = await takeVendorRefunds(
+            em,
+            ctx.merchantId,
+            transaction,
+            { amountMinor, balanceMinor: balance },
+            input,
+          );
           transaction.refundedMinor += amountMinor;
           reservation = { kind: 'REFUND', amountMinor, event: 'Refund' };
         }
@@ -289,9 +303,16 @@ export async function refundTransaction(
           ...refundColumns(input, currency),
           attemptReference: reference,
         });
+        if (vendorParts) {
+          await em.flush();
+          await recordVendorRefunds(em, refund.id, vendorParts);
+        }
         return { ...reservation, reference };
       },
-      (transaction, now) => refundAnswer(refund as Refund, transaction.id, transaction.currency, now),
+      (transaction, now) => ({
+        ...refundAnswer(refund as Refund, transaction.id, transaction.currency, now),
+        ...(vendorParts ? presentVendorRefunds(vendorParts, transaction.currency) : {}),
+      }),
       followUp,
     ),
   );

@@ -16,6 +16,7 @@ import { inTransaction } from '../db/transaction.ts';
 import type { FraudRules } from '../fraud/rules.ts';
 import { FraudDeclined, screenSale, screensInTransaction } from '../fraud/screening.ts';
 import { type EventParameters, recordEvent, recordReportedFailure } from '../ipn/events.ts';
+import { presentSplit, recordSplit, resolveSplit } from '../marketplace/splits.ts';
 import { callFacts } from '../merchants/facts.ts';
 import { AttemptTakenOver, cancelApproval, openAttempt, settleAttempt } from '../payments/attempts.ts';
 import { type AuthorizationCall, type Authorized, authorizeWithFailover } from '../payments/authorize.ts';
@@ -370,12 +371,16 @@ export async function runSale<T>(
 }
 
 /** A merchant's sale or authorization (POST /transactions): the answer is the sale. */
-export function createTransaction(
+export async function createTransaction(
   ctx: MerchantContext,
   input: CreateTransaction,
 ): Promise<PublicTransaction> {
+  const amountMinor = toMinorUnits(input.amount, input.currency);
+  const split = await resolveSplit(ctx.em, ctx.merchantId, input, { amountMinor, currency: input.currency });
   return runSale(ctx, input, {}, async (em, sale) => {
     await ctx.afterCardSale?.(ctx, em, sale.transactionId);
-    return sale.answer;
+    if (!split) return sale.answer;
+    await recordSplit(em, ctx.merchantId, sale.transactionId, split);
+    return { ...sale.answer, ...presentSplit(split, input.currency) };
   });
 }

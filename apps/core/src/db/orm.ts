@@ -7,6 +7,7 @@ import { CatalogProduct, CatalogSku } from '../catalog/entities.ts';
 import { IdempotencyRecord } from '../idempotency/entities.ts';
 import { IpnConfig, IpnDelivery } from '../ipn/entities.ts';
 import { migrateJobSchema } from '../jobs/boss.ts';
+import { Vendor } from '../marketplace/entities.ts';
 import { Merchant } from '../merchants/entities.ts';
 import { Invoice, OrderItem, ShopperOrder } from '../orders/entities.ts';
 import { ProcessorAccount, ProcessorRoute } from '../processors/accounts/entities.ts';
@@ -39,6 +40,7 @@ import { DataKeys } from './migrations/0022-data-keys.ts';
 import { Reports } from './migrations/0023-reports.ts';
 import { TechnicalCancelLookup } from './migrations/0024-technical-cancel-lookup.ts';
 import { WalletKeys } from './migrations/0025-wallet-keys.ts';
+import { Marketplace } from './migrations/0026-marketplace.ts';
 import { Chargebacks } from './migrations/0027-chargebacks.ts';
 import { Retention } from './migrations/0029-retention.ts';
 import { FraudScreening } from './migrations/0030-fraud-screening.ts';
@@ -70,6 +72,7 @@ export const entities = [
   SubscriptionCharge,
   ProcessorAccount,
   ProcessorRoute,
+  Vendor,
 ];
 
 /** Committed migrations, in order. The schema only ever changes through these, never by sync at boot. */
@@ -99,6 +102,7 @@ const migrationsList = [
   { name: '0023-reports', class: Reports },
   { name: '0024-technical-cancel-lookup', class: TechnicalCancelLookup },
   { name: '0025-wallet-keys', class: WalletKeys },
+  { name: '0026-marketplace', class: Marketplace },
   { name: '0027-chargebacks', class: Chargebacks },
   { name: '0029-retention', class: Retention },
   { name: '0030-fraud-screening', class: FraudScreening },

@@ -50,6 +50,9 @@ export const sealedBatches = {
     order by merchant_id limit $3`,
   ipn_secret: `select id::text as cursor, merchant_id, id::text as row, sealed_secret as sealed from ipn_secret
     where id > coalesce($1::bigint, 0) and sealed_secret not like $2 order by id limit $3`,
+  vendor: `select id::text as cursor, merchant_id, id::text as row, sealed_secrets as sealed from vendor
+    where id > coalesce($1::integer, 0) and sealed_secrets is not null and sealed_secrets not like $2
+    order by id limit $3`,
 } as const;
 
 /** Replaces one sealed value only if it is still the one read ($3): a concurrent write wins. $1 cursor, $2 new. */
@@ -62,6 +65,7 @@ export const resealed = {
     'update processor_account set sealed_credentials = $2 where id = $1::integer and sealed_credentials = $3',
   wallet_keys: 'update wallet_keys set sealed_keys = $2 where merchant_id = $1::integer and sealed_keys = $3',
   ipn_secret: 'update ipn_secret set sealed_secret = $2 where id = $1::bigint and sealed_secret = $3',
+  vendor: 'update vendor set sealed_secrets = $2 where id = $1::integer and sealed_secrets = $3',
 } as const;
 
 /** $1 key, $2 table: the rotation's progress there (made on first use). */
@@ -80,7 +84,8 @@ export const referencesByKey = `with sealed(value) as (
     union all select sealed_iban from sepa_mandate
     union all select sealed_credentials from processor_account where sealed_credentials is not null
     union all select sealed_keys from wallet_keys
-    union all select sealed_secret from ipn_secret)
+    union all select sealed_secret from ipn_secret
+    union all select sealed_secrets from vendor where sealed_secrets is not null)
   select case when value like 'v1:%' then 'v1' else split_part(value, ':', 2) end as key, count(*)::integer as count
   from sealed group by 1`;
 
@@ -96,6 +101,7 @@ export const retireKey = `update data_key set retired_at = now(), wrapped = null
     and not exists (select 1 from processor_account where sealed_credentials like $2)
     and not exists (select 1 from wallet_keys where sealed_keys like $2)
     and not exists (select 1 from ipn_secret where sealed_secret like $2)
+    and not exists (select 1 from vendor where sealed_secrets like $2)
   returning id`;
 
 /** Each rotation's progress per table, newest first. */
@@ -107,4 +113,5 @@ export const holdsV1Data = `select exists (select 1 from stored_card where seale
     or exists (select 1 from payment_fields_token where sealed_card is not null)
     or exists (select 1 from processor_account where sealed_credentials is not null)
     or exists (select 1 from wallet_keys)
+    or exists (select 1 from vendor where sealed_secrets is not null)
     or exists (select 1 from idempotency_record where fingerprint is not null) as holds`;

@@ -27,6 +27,7 @@ const tables: SealedTable[] = [
   'processor_account',
   'wallet_keys',
   'ipn_secret',
+  'vendor',
 ];
 
 export interface KeyServices {

@@ -35,11 +35,13 @@ export type SealedTable =
   | 'sepa_mandate'
   | 'processor_account'
   | 'wallet_keys'
-  | 'ipn_secret';
+  | 'ipn_secret'
+  | 'vendor';
 
 /**
  * Where a sealed value lives: its merchant, table and the row's stable identity as known when it is written
- * (a stored card's and a mandate's fingerprint, unique per shopper; a token's value; an account's name).
+ * (a stored card's and a mandate's fingerprint, unique per shopper; a token's value; an account's name; a
+ * vendor's id).
  */
 export interface Binding {
   merchantId: number;
@@ -77,6 +79,11 @@ export const bindings = {
     merchantId,
     table: 'ipn_secret',
     row: String(id),
+  }),
+  vendor: (merchantId: number, vendorId: number): Binding => ({
+    merchantId,
+    table: 'vendor',
+    row: String(vendorId),
   }),
 };
 

@@ -24,6 +24,7 @@ import {
   createShopperInput,
   createSubscriptionInput,
   createTransactionInput,
+  createVendorInput,
   deliveryIdInput,
   deliveryLogQuery,
   extendedSubscriptionChargeInput,
@@ -32,6 +33,7 @@ import {
   fraudSettingsInput,
   listPlansInput,
   listSubscriptionsInput,
+  listVendorsInput,
   mandateTextInput,
   merchantShopperIdInput,
   moveSandboxChargebackInput,
@@ -68,7 +70,11 @@ import {
   updateShopperInput,
   updateSubscriptionInput,
   updateTransactionInput,
+  updateVendorInput,
   vaultedShopperBody,
+  vendorBody,
+  vendorIdInput,
+  vendorPageBody,
 } from '@paywire/contracts';
 import type { XmlShape } from '@paywire/xml';
 import type { z } from 'zod';
@@ -134,7 +140,9 @@ const plan = body('Plan', planBody, xmlShapes.plan);
 const subscription = body('Subscription', subscriptionBody, xmlShapes.subscription);
 const subscriptionCharge = body('SubscriptionCharge', subscriptionChargeBody, xmlShapes.charge);
 const subscriptionPage = body('SubscriptionPage', subscriptionPageBody, xmlShapes.subscriptions);
+const vendor = body('Vendor', vendorBody, xmlShapes.vendor);
 const { planId } = planIdInput.shape;
+const { vendorId } = vendorIdInput.shape;
 const { subscriptionId } = subscriptionIdInput.shape;
 const paging = (() => {
   const { pagesize, after, before, gettotal, fulldescription } = listPlansInput.shape;
@@ -489,6 +497,41 @@ export const operations: Record<Route, Operation> = {
     summary: 'Retrieve a shopper created by an order',
     params: { shopperId: batchShopperIdInput.shape.shopperId },
     answers: [ok('The shopper', body('Shopper', batchShopperBody, xmlShapes.shopper))],
+  },
+  'POST /vendors': {
+    tag: 'Marketplace',
+    summary:
+      'Create a vendor (its bank account and identity numbers are kept sealed, shown by their last four)',
+    request: body('CreateVendor', createVendorInput, xmlShapes.vendor),
+    answers: [
+      {
+        status: 201,
+        description: 'Created; no body',
+        headers: { Location: 'The vendor URL, ending in its id' },
+      },
+    ],
+  },
+  'GET /vendors': {
+    tag: 'Marketplace',
+    summary: "The merchant's vendors, newest first, a page at a time",
+    query: (({ pagesize, after, before, gettotal }) => ({ pagesize, after, before, gettotal }))(
+      listVendorsInput.shape,
+    ),
+    answers: [ok('A page of vendors', body('VendorPage', vendorPageBody, xmlShapes.vendors))],
+  },
+  'GET /vendors/:vendorId': {
+    tag: 'Marketplace',
+    summary: 'Retrieve a vendor with its onboarding status (verification)',
+    params: { vendorId },
+    answers: [ok('The vendor', vendor)],
+  },
+  'PUT /vendors/:vendorId': {
+    tag: 'Marketplace',
+    summary:
+      'Update a vendor: the fields sent replace the stored ones; a payout method sent replaces the old',
+    params: { vendorId },
+    request: body('UpdateVendor', updateVendorInput, xmlShapes.vendor),
+    answers: [noContent('Updated; no body')],
   },
   'POST /recurring/plans': {
     tag: 'Recurring billing',

@@ -33,14 +33,23 @@ function transactionIds(segment: string, merchantId: number): TransactionIds {
   return { merchantTransactionId };
 }
 
-/** The PUT refund's query parameters as the original's clients write them (its Node SDK: `cancelsubscriptions`). */
+/**
+ * The PUT refund's query parameters as the original's clients write them (its Node SDK: `cancelsubscriptions`,
+ * and a vendor's amount as `vendor.{vendorId}.amount`).
+ */
 function refundQuery(query: Record<string, unknown>): Record<string, unknown> {
   const { amount, reason, cancelsubscriptions, cancelSubscriptions, taxamount, taxAmount } = query;
+  const vendorRefundInfo = Object.entries(query).flatMap(([name, vendorAmount]) => {
+    const vendorId = /^vendor\.(\d{1,15})\.amount$/.exec(name)?.[1];
+    return vendorId === undefined ? [] : [{ vendorId, vendorAmount }];
+  });
   return {
     amount,
     reason,
     cancelSubscriptions: cancelSubscriptions ?? cancelsubscriptions,
     taxAmount: taxAmount ?? taxamount,
+    vendorAmount: query.vendorAmount ?? query.vendoramount,
+    ...(vendorRefundInfo.length > 0 ? { vendorsRefundInfo: { vendorRefundInfo } } : {}),
   };
 }
 
