@@ -2,6 +2,7 @@ import { callersRouter } from './callers/router.ts';
 import { cardsRouter } from './cards/router.ts';
 import { catalogRouter } from './catalog/router.ts';
 import { clockRouter } from './clock/router.ts';
+import { consoleRouter } from './console/router.ts';
 import { ipnRouter } from './ipn/router.ts';
 import { merchantsRouter } from './merchants/router.ts';
 import { ordersRouter } from './orders/router.ts';
@@ -35,6 +36,7 @@ export const appRouter = router({
   processors: processorsRouter,
   audit: auditRouter,
   wallets: walletsRouter,
+  console: consoleRouter,
 });
 
 export type AppRouter = typeof appRouter;

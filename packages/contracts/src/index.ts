@@ -4,6 +4,7 @@ export * from './card-input.ts';
 export * from './cards.ts';
 export * from './catalog.ts';
 export * from './clock.ts';
+export * from './console.ts';
 export * from './drain.ts';
 export * from './env.ts';
 export * from './errors.ts';

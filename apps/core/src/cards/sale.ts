@@ -222,7 +222,7 @@ export function saleOperation(
       const payer = payerOf(source, cardHolder);
       const { known, wallet } = source;
       if (!answer.approved) {
-        await settleAttempt(em, reference, 'DECLINED');
+        await settleAttempt(em, reference, 'DECLINED', { declineReason: answer.reason });
         return {
           declined: new CardDeclined(answer.reason, declineDescriptions[answer.reason], {
             ...cardEventParameters(source.shown, known ?? undefined, money, now),

@@ -39,6 +39,7 @@ import { DataKeys } from './migrations/0022-data-keys.ts';
 import { Reports } from './migrations/0023-reports.ts';
 import { TechnicalCancelLookup } from './migrations/0024-technical-cancel-lookup.ts';
 import { WalletKeys } from './migrations/0025-wallet-keys.ts';
+import { MerchantConsole } from './migrations/0028-console.ts';
 import { wireDialect } from './wire.ts';
 
 export const entities = [
@@ -94,6 +95,7 @@ const migrationsList = [
   { name: '0023-reports', class: Reports },
   { name: '0024-technical-cancel-lookup', class: TechnicalCancelLookup },
   { name: '0025-wallet-keys', class: WalletKeys },
+  { name: '0028-console', class: MerchantConsole },
 ];
 
 /** Each open database's pool (wire.ts), for what needs a connection of its own (tests). */
