@@ -17,8 +17,8 @@ use([
 
 /**
  * An Apache ECharts chart. Its aria component describes the data to screen readers; the tooltip is drawn on
- * the canvas (richText), since ECharts' HTML tooltip writes innerHTML, which the page's Trusted Types
- * policy refuses.
+ * the canvas (richText), since ECharts' HTML tooltip writes markup, which the page's Trusted Types policy
+ * (trusted-types.ts) refuses.
  */
 export function Chart({ option, label }: { option: EChartsCoreOption; label: string }) {
   const element = useRef<HTMLDivElement>(null);

@@ -1,3 +1,4 @@
+import './trusted-types.ts'; // first: before any module may write to an HTML sink
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { RouterProvider } from '@tanstack/react-router';
 import { StrictMode } from 'react';

@@ -42,9 +42,8 @@ export function Reports() {
             <a
               href={withQuery(`${publicApi}/report/${code}`, { period, format: 'json' })}
               download={`${code}.json`}
-              aria-label={`${title} (JSON)`}
             >
-              JSON
+              {title} (JSON)
             </a>
           </li>
         ))}
