@@ -75,7 +75,7 @@ export function SignIn({ ended }: { ended: boolean }) {
               : signIn.error.message}
           </p>
         )}
-        <Button type="submit" isPending={signIn.isPending}>
+        <Button type="submit" isDisabled={signIn.isPending}>
           Sign in
         </Button>
       </Form>

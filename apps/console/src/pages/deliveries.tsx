@@ -83,7 +83,7 @@ export function Deliveries() {
                     <Button
                       onPress={() => redeliver.mutate(delivery.deliveryId)}
                       aria-label={`Redeliver ${delivery.deliveryId}`}
-                      isPending={redeliver.isPending && redeliver.variables === delivery.deliveryId}
+                      isDisabled={redeliver.isPending && redeliver.variables === delivery.deliveryId}
                     >
                       Redeliver
                     </Button>

@@ -106,7 +106,7 @@ export function IpnSettings() {
         <Checkbox isSelected={ensureReceipt} onChange={setEnsureReceipt}>
           Retry until acknowledged (ensure notification receipt)
         </Checkbox>
-        <Button type="submit" isPending={save.isPending} isDisabled={destinations.length === 0}>
+        <Button type="submit" isDisabled={save.isPending || destinations.length === 0}>
           Save
         </Button>
       </Form>

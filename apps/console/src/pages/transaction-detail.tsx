@@ -100,10 +100,10 @@ export function TransactionDetail() {
         <section aria-labelledby="authorization">
           <h2 id="authorization">Authorization</h2>
           <div className="actions">
-            <Button onPress={() => change.mutate('CAPTURE')} isPending={change.isPending}>
+            <Button onPress={() => change.mutate('CAPTURE')} isDisabled={change.isPending}>
               Capture
             </Button>
-            <Button onPress={() => change.mutate('AUTH_REVERSAL')} isPending={change.isPending}>
+            <Button onPress={() => change.mutate('AUTH_REVERSAL')} isDisabled={change.isPending}>
               Reverse
             </Button>
           </div>
@@ -123,7 +123,7 @@ export function TransactionDetail() {
               <Label>Reason</Label>
               <Input />
             </TextField>
-            <Button type="submit" isPending={refund.isPending}>
+            <Button type="submit" isDisabled={refund.isPending}>
               Refund
             </Button>
           </Form>
