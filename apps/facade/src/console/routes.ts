@@ -43,12 +43,15 @@ function sessionToken(ctx: Context): string | undefined {
 }
 
 function setSessionCookie(ctx: Context, token: string | null): void {
-  // Secure wherever the browser reached us over TLS (a proxy in front says so with app.proxy).
+  // Secure wherever the browser used TLS: this connection, or a proxy in front that ended it, which an https
+  // PUBLIC_BASE_URL says (the cookies module refuses a Secure cookie on a plain connection unless told so).
+  const secure = ctx.secure || (ctx.publicBaseUrl ?? '').startsWith('https:');
+  ctx.cookies.secure = secure;
   ctx.cookies.set(cookieName, token ?? '', {
     path: consolePath,
     httpOnly: true,
     sameSite: 'strict',
-    secure: ctx.secure,
+    secure,
     overwrite: true,
     ...(token === null ? { expires: new Date(0) } : {}),
   });
