@@ -3,6 +3,7 @@ import { cardsRouter } from './cards/router.ts';
 import { catalogRouter } from './catalog/router.ts';
 import { chargebacksRouter } from './chargebacks/router.ts';
 import { clockRouter } from './clock/router.ts';
+import { consoleRouter } from './console/router.ts';
 import { fraudRouter } from './fraud/router.ts';
 import { ipnRouter } from './ipn/router.ts';
 import { marketplaceRouter } from './marketplace/router.ts';
@@ -41,6 +42,7 @@ export const appRouter = router({
   chargebacks: chargebacksRouter,
   fraud: fraudRouter,
   marketplace: marketplaceRouter,
+  console: consoleRouter,
 });
 
 export type AppRouter = typeof appRouter;

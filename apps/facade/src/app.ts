@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Logger } from '@paywire/observability';
 import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
+import { consoleRoutes } from './console/routes.ts';
 import type { CoreClient } from './core-client.ts';
 import { basicAuth, type CredentialChecks } from './http/auth.ts';
 import { renderErrors } from './http/errors.ts';
@@ -122,9 +123,12 @@ export function createFacade({
     } as bodyParser.Options),
   );
   app.use(refuseUnsafeInput);
+  app.use(consoleRoutes({ core, trustedProxyHops }));
   app.use(processorRoutes.routes());
   app.use(publicRoutes.routes());
-  app.use(basicAuth(credentialChecks(core), { ttlSeconds: authCacheSeconds, trustedProxyHops }));
+  const merchantAuth = basicAuth(credentialChecks(core), { ttlSeconds: authCacheSeconds, trustedProxyHops });
+  // A console request that gets this far has a live session, which named the merchant.
+  app.use((ctx, next) => (ctx.state.viaConsole ? next() : merchantAuth(ctx, next)));
   app.use(idempotencyKey);
   app.use(merchantRoutes.routes());
   app.use(merchantRoutes.allowedMethods());

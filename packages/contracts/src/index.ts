@@ -5,6 +5,7 @@ export * from './cards.ts';
 export * from './catalog.ts';
 export * from './chargebacks.ts';
 export * from './clock.ts';
+export * from './console.ts';
 export * from './drain.ts';
 export * from './env.ts';
 export * from './errors.ts';

@@ -1,42 +1,8 @@
 import { z } from 'zod';
+import { type IpnEvent, ipnEvents, type SendFlag, sendFlags } from './ipn-events.ts';
 import { booleanInput, pageSize, positiveId } from './primitives.ts';
 
-/** Instant payment notification events, in the interface's order (docs/conformance.md, IPN configuration); each has a send flag `send<Event>`. */
-export const ipnEvents = [
-  'AuthOnly',
-  'Cancellation',
-  'CancelOnRenewal',
-  'Charge',
-  'Chargeback',
-  'ChargebackStatusChanged',
-  'ContractChange',
-  'CancellationRefund',
-  'FailedPayoutTransfer',
-  'SubscriptionReminder',
-  'Decline',
-  'Refund',
-  'Recurring',
-  'CcFailure',
-  'SubCcFailure',
-  'UnderVendorReview',
-  'PaymentUpdate',
-  'PaymentUpdateFailure',
-  'AccountUpdater',
-  'Payout',
-  'VendorStatusChanged',
-  'FraudDecline',
-  'ChargePending',
-  'ShopperDeleted',
-  'VendorReportAvailable',
-  'MerchantOnboarded',
-  'OfflineOrder',
-  'CcStatusChanged',
-] as const;
-export type IpnEvent = (typeof ipnEvents)[number];
-export type SendFlag = `send${IpnEvent}`;
-
-export const sendFlagOf = (event: IpnEvent): SendFlag => `send${event}`;
-export const sendFlags: readonly SendFlag[] = ipnEvents.map(sendFlagOf);
+export * from './ipn-events.ts';
 
 /** The IPN's transactionType: the event in upper snake case (ChargePending -> CHARGE_PENDING). */
 export const transactionTypeOf = (event: IpnEvent): string =>

@@ -276,7 +276,7 @@ export function saleOperation(
       const payer = payerOf(source, cardHolder);
       const { wallet } = source;
       if (!answer.approved) {
-        await settleAttempt(em, reference, 'DECLINED');
+        await settleAttempt(em, reference, 'DECLINED', { declineReason: answer.reason });
         return {
           declined: new CardDeclined(
             answer.reason,

@@ -42,6 +42,7 @@ import { TechnicalCancelLookup } from './migrations/0024-technical-cancel-lookup
 import { WalletKeys } from './migrations/0025-wallet-keys.ts';
 import { Marketplace } from './migrations/0026-marketplace.ts';
 import { Chargebacks } from './migrations/0027-chargebacks.ts';
+import { MerchantConsole } from './migrations/0028-console.ts';
 import { Retention } from './migrations/0029-retention.ts';
 import { FraudScreening } from './migrations/0030-fraud-screening.ts';
 import { SepaPresentation } from './migrations/0031-sepa-presentation.ts';
@@ -104,6 +105,7 @@ const migrationsList = [
   { name: '0025-wallet-keys', class: WalletKeys },
   { name: '0026-marketplace', class: Marketplace },
   { name: '0027-chargebacks', class: Chargebacks },
+  { name: '0028-console', class: MerchantConsole },
   { name: '0029-retention', class: Retention },
   { name: '0030-fraud-screening', class: FraudScreening },
   { name: '0031-sepa-presentation', class: SepaPresentation },

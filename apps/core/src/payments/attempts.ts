@@ -68,13 +68,14 @@ export async function settleAttempt(
   em: EntityManager,
   reference: string,
   state: 'DONE' | 'AWAITING' | 'DECLINED',
-  made: { transactionId?: number; processorReference?: string | undefined } = {},
+  made: { transactionId?: number; processorReference?: string | undefined; declineReason?: string } = {},
 ): Promise<boolean> {
   const rows = await executePrepared<{ id: string }>(em, settlePendingAttempt, [
     reference,
     state,
     made.transactionId ?? null,
     made.processorReference ?? null,
+    made.declineReason ?? null,
   ]);
   return rows.length === 1;
 }

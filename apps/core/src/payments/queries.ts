@@ -45,11 +45,12 @@ export const moveAttempt = `update payment_attempt set processor_account_id = $2
      where reference = $1 and state = 'PENDING' returning id`;
 
 /**
- * Settles a pending attempt ($1) as $2, with the transaction ($3) it made and the processor's reference of
- * a modification ($4, what its confirmation names); no row when it is no longer pending.
+ * Settles a pending attempt ($1) as $2, with the transaction ($3) it made, the processor's reference of
+ * a modification ($4, what its confirmation names) and a decline's reason ($5); no row when it is no longer
+ * pending.
  */
 export const settlePendingAttempt = `update payment_attempt set state = $2, transaction_id = coalesce($3, transaction_id),
-       processor_reference = $4, resolved_at = now()
+       processor_reference = $4, decline_reason = $5, resolved_at = now()
      where reference = $1 and state = 'PENDING' returning id`;
 
 /** Takes a pending (or already voiding) attempt to VOIDING; no row when it was settled. */

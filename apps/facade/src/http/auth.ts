@@ -32,7 +32,7 @@ const confirmAfterMs = 500;
 const trustForMs = 1000;
 
 /** The client's address: the socket's, or the one the outermost trusted proxy appended to X-Forwarded-For. */
-function clientAddress(ctx: Context, trustedProxyHops: number): string {
+export function clientAddress(ctx: Context, trustedProxyHops: number): string {
   const socket = (ctx.req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
   if (trustedProxyHops === 0) return socket;
   const forwarded = ctx

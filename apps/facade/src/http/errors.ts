@@ -107,7 +107,8 @@ export function renderErrors(log: Logger): Middleware<RequestState> {
         body = single('INTERNAL_ERROR', 'an unexpected error occurred; it has been logged');
       }
       const status = statusOf(body);
-      if (status === 401) ctx.set('WWW-Authenticate', 'Basic realm="Paywire", charset="UTF-8"');
+      if (status === 401 && !ctx.state.viaConsole)
+        ctx.set('WWW-Authenticate', 'Basic realm="Paywire", charset="UTF-8"');
       if (status === 503) ctx.set('Retry-After', String(retryAfterSeconds));
       respond(ctx, status, body, xmlShapes.messages);
     }

@@ -17,6 +17,11 @@ export interface RequestState {
   /** Set by Basic auth: the client's address (whatever the verdict) and the merchant it proved to be. */
   clientAddress?: string;
   merchantId?: number;
+  /**
+   * A request to the merchant console (/console): its page, or its API, whose session, not Basic, names the
+   * merchant (console/routes.ts). Its 401 asks for no Basic credentials, which would open the browser's dialog.
+   */
+  viaConsole?: boolean;
 }
 
 /** A payment fields token in a path is a credential for the card bound to it: it stays out of the log. */

@@ -1,0 +1,172 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import {
+  type ConsoleSession,
+  consoleSignInInput,
+  DomainError,
+  dashboardInput,
+  transactionSearchInput,
+  validate,
+} from '@paywire/contracts';
+import type { Context, Middleware } from 'koa';
+import { asMerchant, type CoreClient, forRequest } from '../core-client.ts';
+import { clientAddress } from '../http/auth.ts';
+import type { RequestState } from '../http/observe.ts';
+import type { MerchantState } from '../routes/state.ts';
+import { consoleAssets } from './assets.ts';
+
+export const consolePath = '/console';
+const apiPath = `${consolePath}/api`;
+/** The public interface, for a signed-in console: /console/api/services/2/... is /services/2/... */
+const publicApiPath = `${apiPath}/services/2/`;
+const cookieName = 'paywire_console';
+export const csrfHeader = 'x-csrf-token';
+
+export interface ConsoleOptions {
+  core: CoreClient;
+  trustedProxyHops: number;
+}
+
+/**
+ * The CSRF token of a session: derived from its secret token, so no facade needs to store it. Only the page
+ * learns it (GET /console/api/session, same origin); a page of another site can neither read the HttpOnly
+ * cookie nor this answer.
+ */
+const csrfTokenOf = (sessionToken: string) =>
+  createHash('sha256').update(`paywire-console-csrf:${sessionToken}`).digest('base64url');
+
+const signInRequired = () =>
+  new DomainError('UNAUTHORIZED', 'sign in to the console: no session, or it ended or timed out');
+
+function sessionToken(ctx: Context): string | undefined {
+  const token = ctx.cookies.get(cookieName);
+  return token && /^[A-Za-z0-9_-]{43}$/.test(token) ? token : undefined;
+}
+
+function setSessionCookie(ctx: Context, token: string | null): void {
+  // Secure wherever the browser used TLS: this connection, or a proxy in front that ended it, which an https
+  // PUBLIC_BASE_URL says (the cookies module refuses a Secure cookie on a plain connection unless told so).
+  const secure = ctx.secure || (ctx.publicBaseUrl ?? '').startsWith('https:');
+  ctx.cookies.secure = secure;
+  ctx.cookies.set(cookieName, token ?? '', {
+    path: consolePath,
+    httpOnly: true,
+    sameSite: 'strict',
+    secure,
+    overwrite: true,
+    ...(token === null ? { expires: new Date(0) } : {}),
+  });
+}
+
+const readsOnly = (method: string) => method === 'GET' || method === 'HEAD';
+
+function checkCsrf(ctx: Context, token: string): void {
+  if (readsOnly(ctx.method)) return;
+  const sent = Buffer.from(ctx.get(csrfHeader));
+  const expected = Buffer.from(csrfTokenOf(token));
+  if (sent.length !== expected.length || !timingSafeEqual(sent, expected)) {
+    throw new DomainError('FORBIDDEN', `${csrfHeader}: missing or not this session's CSRF token`, {
+      name: csrfHeader,
+    });
+  }
+}
+
+function json(ctx: Context, status: number, body: object | null): void {
+  ctx.status = status;
+  if (body === null) return;
+  ctx.type = 'application/json';
+  ctx.body = JSON.stringify(body);
+}
+
+/**
+ * The merchant console under /console: its built pages, and its API under /console/api. Sign-in takes the
+ * merchant's credentials through core's login (the same limits and audit as HTTP Basic) and sets an
+ * HttpOnly, SameSite=Strict session cookie for /console only; every other API call needs a live session, and
+ * a change also the session's CSRF token in X-CSRF-Token. The public interface is reached through
+ * /console/api/services/2/..., which runs the /services/2 routes as the session's merchant. See
+ * docs/console.md.
+ */
+export function consoleRoutes({ core, trustedProxyHops }: ConsoleOptions): Middleware<MerchantState> {
+  const serveAsset = consoleAssets();
+
+  /** The session's merchant, or 401; every use restarts its idle time in core. */
+  const signedIn = async (
+    ctx: Context & { state: RequestState },
+  ): Promise<{ token: string; session: ConsoleSession }> => {
+    const token = sessionToken(ctx);
+    if (!token) throw signInRequired();
+    const session = await core.console.resume.mutate({ token }, forRequest(ctx.state));
+    if (!session) {
+      setSessionCookie(ctx, null);
+      throw signInRequired();
+    }
+    return { token, session };
+  };
+
+  const actAs = (ctx: Context & { state: MerchantState }, session: ConsoleSession) => {
+    ctx.state.merchantId = session.merchantId;
+    ctx.state.clientAddress = clientAddress(ctx, trustedProxyHops);
+  };
+
+  return async (ctx, next) => {
+    if (ctx.path !== consolePath && !ctx.path.startsWith(`${consolePath}/`)) return next();
+    ctx.state.viaConsole = true;
+    if (!ctx.path.startsWith(`${apiPath}/`)) {
+      if (!readsOnly(ctx.method))
+        throw new DomainError('INVALID_HTTP_METHOD', `${ctx.method} is not allowed on ${ctx.path}`);
+      serveAsset(ctx, ctx.path.slice(consolePath.length + 1));
+      return;
+    }
+    const route = `${ctx.method} ${ctx.path.slice(apiPath.length)}`;
+    if (route === 'POST /session') {
+      const body = validate(consoleSignInInput, ctx.request.body ?? {});
+      const address = clientAddress(ctx, trustedProxyHops);
+      ctx.state.clientAddress = address;
+      const verdict = await core.console.signIn.mutate(
+        { username: body.username, password: body.password, clientAddress: address },
+        forRequest(ctx.state),
+      );
+      if (verdict.outcome === 'limited') {
+        ctx.set('Retry-After', String(verdict.retryAfterSeconds));
+        throw new DomainError(
+          'TOO_MANY_REQUESTS',
+          `too many failed logins; retry in ${verdict.retryAfterSeconds} seconds`,
+        );
+      }
+      if (verdict.outcome === 'refused') throw new DomainError('UNAUTHORIZED', 'wrong username or password');
+      setSessionCookie(ctx, verdict.token);
+      ctx.state.merchantId = verdict.merchantId;
+      json(ctx, 201, { merchantId: verdict.merchantId, csrfToken: csrfTokenOf(verdict.token) });
+      return;
+    }
+    const { token, session } = await signedIn(ctx);
+    checkCsrf(ctx, token);
+    actAs(ctx, session);
+    switch (route) {
+      case 'GET /session':
+        return json(ctx, 200, { ...session, csrfToken: csrfTokenOf(token) });
+      case 'DELETE /session':
+        await core.console.signOut.mutate({ token }, forRequest(ctx.state));
+        setSessionCookie(ctx, null);
+        return json(ctx, 204, null);
+      case 'GET /transactions':
+        return json(
+          ctx,
+          200,
+          await core.console.searchTransactions.query(
+            validate(transactionSearchInput, ctx.query),
+            asMerchant(ctx.state),
+          ),
+        );
+      case 'GET /dashboard':
+        return json(
+          ctx,
+          200,
+          await core.console.dashboard.query(validate(dashboardInput, ctx.query), asMerchant(ctx.state)),
+        );
+    }
+    if (!ctx.path.startsWith(publicApiPath))
+      throw new DomainError('RESOURCE_NOT_FOUND', `no resource at ${ctx.method} ${ctx.path}`);
+    ctx.path = `/services/2/${ctx.path.slice(publicApiPath.length)}`;
+    await next();
+  };
+}
