@@ -48,7 +48,11 @@ export interface CoreServices {
    * paid with the dispute test card (chargebacks/sandbox-card.ts). Given at the composition root, so cards
    * need not know chargebacks.
    */
-  afterCardSale?: (ctx: MerchantContext, em: EntityManager, transactionId: number) => Promise<void>;
+  afterCardSale?: (
+    ctx: MerchantContext,
+    em: EntityManager,
+    sale: { transactionId: number; cardLastFour: string | undefined },
+  ) => Promise<void>;
   /** How long operational data lives before the retention sweep erases it (retention/sweep.ts). */
   retention: RetentionSettings;
 }

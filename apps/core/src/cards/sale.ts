@@ -378,7 +378,10 @@ export async function createTransaction(
   const amountMinor = toMinorUnits(input.amount, input.currency);
   const split = await resolveSplit(ctx.em, ctx.merchantId, input, { amountMinor, currency: input.currency });
   return runSale(ctx, input, {}, async (em, sale) => {
-    await ctx.afterCardSale?.(ctx, em, sale.transactionId);
+    await ctx.afterCardSale?.(ctx, em, {
+      transactionId: sale.transactionId,
+      cardLastFour: sale.answer.creditCard?.cardLastFourDigits,
+    });
     if (!split) return sale.answer;
     await recordSplit(em, ctx.merchantId, sale.transactionId, split);
     return { ...sale.answer, ...presentSplit(split, input.currency) };

@@ -12,13 +12,16 @@ export const disputeTestCard = '4000000000000259';
 
 export const disputeTestReasonCode = '10.4';
 
-/** Opens the rehearsal chargeback of a sandbox sale paid with the dispute test card, in the sale's transaction. */
+/**
+ * Opens the rehearsal chargeback of a sandbox sale paid with the dispute test card, in the sale's transaction.
+ * Every sandbox sale passes here: only one whose card ends as the test card's is looked up.
+ */
 export async function disputeTestCardSale(
   ctx: MerchantContext,
   em: EntityManager,
-  transactionId: number,
+  { transactionId, cardLastFour }: { transactionId: number; cardLastFour: string | undefined },
 ): Promise<void> {
-  if (ctx.mode !== 'sandbox') return;
+  if (ctx.mode !== 'sandbox' || cardLastFour !== disputeTestCard.slice(-4)) return;
   const [sale] = await executeParameterized<{ captured_minor: string; currency: string }>(em, captureOfCard, [
     transactionId,
     ctx.vault.fingerprint(disputeTestCard),
