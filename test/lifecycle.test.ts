@@ -332,7 +332,10 @@ describe('rolling restart', () => {
   it('restarts one of two cores and one of two facades under load without a failed request', {
     timeout: 90_000,
   }, async () => {
-    const drainEnv = { SHUTDOWN_DELAY_SECONDS: '1' }; // Kubernetes: the preStop pause
+    // Kubernetes: the preStop pause. Long enough for the balancer's probe (every 100 ms, itself slowed by a
+    // loaded machine) to stop sending new connections before idle ones close: a request that reached a
+    // socket just as it closed would be lost at the socket, as it would be behind a real Service.
+    const drainEnv = { SHUTDOWN_DELAY_SECONDS: '3' };
     const cores = [
       await launch('core', { ...coreEnv, ...drainEnv }),
       await launch('core', { ...coreEnv, ...drainEnv }),
