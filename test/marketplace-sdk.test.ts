@@ -1,6 +1,7 @@
-import { BlueSnapConfig, BlueSnapGateway } from 'bluesnap';
+import type { BlueSnapGateway } from 'bluesnap';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completeVendor } from './support/marketplace.ts';
+import { publishedSdk } from './support/published-sdk.ts';
 import { type Stack, startStack } from './support/stack.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -8,24 +9,12 @@ import { type Stack, startStack } from './support/stack.ts';
 // (create, update, get, getAll) and a refund of a split sale in its PUT form with vendor.{id}.amount.
 // ---------------------------------------------------------------------------------------------------------
 
-class PaywireConfig extends BlueSnapConfig {
-  readonly origin: string;
-  constructor(origin: string, username: string, password: string) {
-    super('Sandbox', username, password, '3.0');
-    this.origin = origin;
-  }
-  override getBaseUrl(): string {
-    return this.origin;
-  }
-}
-
 let stack: Stack;
 let sdk: BlueSnapGateway;
 
 beforeAll(async () => {
   stack = await startStack();
-  const { username, password } = stack.merchant;
-  sdk = new BlueSnapGateway(new PaywireConfig(new URL(stack.baseUrl).origin, username, password));
+  sdk = publishedSdk(stack);
 });
 
 afterAll(async () => {

@@ -1,5 +1,6 @@
-import { BlueSnapConfig, BlueSnapGateway } from 'bluesnap';
+import type { BlueSnapGateway } from 'bluesnap';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { publishedSdk } from './support/published-sdk.ts';
 import { type Stack, startStack } from './support/stack.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -7,24 +8,12 @@ import { type Stack, startStack } from './support/stack.ts';
 // methods. The SDK only knows the original's two hosts; a config whose base URL is ours is all it takes.
 // ---------------------------------------------------------------------------------------------------------
 
-class PaywireConfig extends BlueSnapConfig {
-  readonly origin: string;
-  constructor(origin: string, username: string, password: string) {
-    super('Sandbox', username, password, '3.0');
-    this.origin = origin;
-  }
-  override getBaseUrl(): string {
-    return this.origin;
-  }
-}
-
 let stack: Stack;
 let sdk: BlueSnapGateway;
 
 beforeAll(async () => {
   stack = await startStack();
-  const { username, password } = stack.merchant;
-  sdk = new BlueSnapGateway(new PaywireConfig(new URL(stack.baseUrl).origin, username, password));
+  sdk = publishedSdk(stack);
 });
 
 afterAll(async () => {
