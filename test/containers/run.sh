@@ -180,7 +180,7 @@ rendering=$(kubectl kustomize "$root/infra/k8s/overlays/sandbox")
 for deployment in paywire-core-api paywire-core-worker paywire-facade; do
   spec=$work/$deployment.yaml
   echo "$rendering" | "$root/node_modules/node/bin/node" "$here/kube-play-spec.ts" "$deployment" "$image" \
-    "paywire-db-app/uri=$database_url" "paywire-core/card-encryption-key=$card_key" \
+    "paywire-db-app/uri=$database_url" "paywire-db-core/uri=$database_url" "paywire-core/card-encryption-key=$card_key" \
     "paywire-facade/core-credential=$credential" >"$spec"
   if ! out=$(podman kube play --network "$run-db-net" "$spec" 2>&1); then fail "kube play $deployment: $out"; continue; fi
   container=$(podman ps -a --filter "pod=$deployment-pod-0" --format '{{.Names}} {{.IsInfra}}' | awk '$2 == "false" { print $1 }')
