@@ -23,16 +23,17 @@ export interface Account {
   returnUrl: string;
 }
 
+/** A card's expiry as Adyen takes it: a two-digit month, a four-digit year. */
+const expiry = (card: { expirationMonth: string; expirationYear: string }) => ({
+  expiryMonth: card.expirationMonth.padStart(2, '0'),
+  expiryYear: card.expirationYear,
+});
+
 function paymentMethod(request: AuthorizationRequest): PaymentRequest['paymentMethod'] {
   const { card, wallet } = request;
   if (card) {
     const holder = [request.cardHolder?.firstName, request.cardHolder?.lastName].filter(Boolean).join(' ');
-    const details: CardDetails = {
-      type: 'scheme',
-      number: card.number,
-      expiryMonth: card.expirationMonth.padStart(2, '0'),
-      expiryYear: card.expirationYear,
-    };
+    const details: CardDetails = { type: 'scheme', number: card.number, ...expiry(card) };
     if (card.securityCode) details.cvc = card.securityCode;
     if (holder) details.holderName = holder;
     return details;
@@ -52,12 +53,7 @@ function paymentMethod(request: AuthorizationRequest): PaymentRequest['paymentMe
  * network token; a card without a cryptogram (Google Pay's PAN_ONLY) is charged as a plain card number.
  */
 function decryptedWallet(card: WalletCardData): CardDetails {
-  return {
-    type: card.cryptogram ? 'networkToken' : 'scheme',
-    number: card.number,
-    expiryMonth: card.expirationMonth.padStart(2, '0'),
-    expiryYear: card.expirationYear,
-  };
+  return { type: card.cryptogram ? 'networkToken' : 'scheme', number: card.number, ...expiry(card) };
 }
 
 /** A network token's cryptogram (TAVV) and ECI, as Adyen takes them for a token Paywire decrypted. */
