@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type IpnEvent, type SendFlag, type SepaStatus, sendFlagOf } from '@paywire/contracts';
 import type { CoreServices, MerchantContext } from '../context.ts';
+import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
 import type { StoredDestination } from '../ipn/entities.ts';
 import { type EventParameters, recordEvent } from '../ipn/events.ts';
@@ -172,7 +173,7 @@ interface SettlementContext extends CoreServices {
 /**
  * Settlement as a payment operation (payments/pipeline.ts), one batch of due debits across merchants:
  * - prepare: claim up to `limit` due debits (each merchant's due ones through the partial index on
- *   (merchant_id, next_action_at)) by leasing them, in one autocommitted statement;
+ *   (merchant_id, next_action_at)) by leasing them, committed;
  * - call: present to the bank those it has not answered yet, outside any transaction;
  * - record: lock the debits still leased to this run, apply each one's answer (collected, failed, returned),
  *   insert the returns and send the events, in one transaction.
@@ -185,16 +186,20 @@ function settlementOperation(
   recurringDebits: RecurringDebits,
 ): PaymentOperation<ClaimedRow[], Map<string, BankOutcome>, Transition[], SettlementContext> {
   return {
-    // One statement locks, leases and returns the batch: atomic and committed on its own.
+    // One statement, yet in a transaction of its own: its COMMIT is sent only once the claim's answer has
+    // reached core, so a core killed while the claim waits (on a lock, say) leaves no lease behind. Autocommitted,
+    // the orphaned statement would commit the lease when it ran, and the debits would wait out the lease.
     prepare: ({ em }) =>
-      executeParameterized<ClaimedRow>(em, claimDueDebits, [
-        // Core's clock, as everywhere in the domain (due times were written from it), not the database's.
-        new Date(),
-        services.mode === 'live',
-        limit,
-        limit,
-        presentationLeaseSeconds,
-      ]),
+      inTransaction(em, (tx) =>
+        executeParameterized<ClaimedRow>(tx, claimDueDebits, [
+          // Core's clock, as everywhere in the domain (due times were written from it), not the database's.
+          new Date(),
+          services.mode === 'live',
+          limit,
+          limit,
+          presentationLeaseSeconds,
+        ]),
+      ),
     async call(_ctx, claimed) {
       const unanswered = claimed.filter((row) => row.status === 'PENDING' && row.outcome === null);
       if (unanswered.length === 0) return new Map();
