@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { createSandboxProcessor, sendFollower } from '@paywire/core';
+import { setTimeout as delay } from 'node:timers/promises';
+import { coreRegistry, createSandboxProcessor, sendFollower } from '@paywire/core';
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type SepaBank, sandboxSepaBank } from '../apps/core/src/sepa/bank.ts';
 import { startBalancer } from './support/balancer.ts';
 import { saleBody } from './support/http.ts';
 import { type IpnReceiver, startIpnReceiver } from './support/ipn-receiver.ts';
@@ -24,6 +26,19 @@ import { waitFor } from './support/wait.ts';
 const clients = 6;
 const keysPerRound = 40;
 const sandbox = createSandboxProcessor({ latencyMs: 50 });
+/** A bank that takes a second to answer, so the primary can be lost while a settlement run holds its lease. */
+const slowBank: SepaBank = {
+  async collect(debits) {
+    await delay(1000);
+    return sandboxSepaBank.collect(debits);
+  },
+};
+
+/** Settlement runs that failed so far (core runs in this process). */
+async function settlementFailures(): Promise<number> {
+  const metric = await coreRegistry.getSingleMetric('paywire_sepa_settlement_run_failures_total')?.get();
+  return metric?.values.reduce((sum, { value }) => sum + value, 0) ?? 0;
+}
 
 let cluster: ReplicatedPostgres;
 let stack: Stack;
@@ -34,6 +49,7 @@ beforeAll(async () => {
   stack = await startStack({
     postgresAdminUrl: cluster.adminUrl,
     sandbox,
+    sepaBank: slowBank,
     paymentRecoveryAfterSeconds: 2,
     // what a statement sent to a primary cut off by the network costs before its connection is given up
     databaseAnswerTimeoutMs: 3000,
@@ -139,6 +155,7 @@ async function merchantWithDueWork(): Promise<TestMerchant> {
  * settled.
  */
 async function expectDueWorkDone(merchant: TestMerchant): Promise<void> {
+  let last: unknown;
   await waitFor(
     'every subscription renewed and every debit settled on the new primary',
     async () => {
@@ -148,10 +165,18 @@ async function expectDueWorkDone(merchant: TestMerchant): Promise<void> {
                 (select count(*) from sepa_debit where merchant_id = $1 and status = 'SUCCESS')::int as settled`,
         [merchant.id],
       );
+      last = rows[0];
       return rows[0]?.renewed === subscriptions && rows[0]?.settled === debits;
     },
     90_000,
-  );
+  ).catch(async (error: Error) => {
+    // what was left undone, and the runs' jobs, so a failure says which worker did not carry on
+    const { rows: jobs } = await books.query(
+      `select name, state, count(*)::int as count from pgboss.job
+        where name in ('sepa-settlement', 'recurring-renewal') group by name, state order by name, state`,
+    );
+    throw new Error(`${error.message}: ${JSON.stringify({ last, jobs })}`);
+  });
   const { rows } = await books.query<{ charged: number; transactions: number }>(
     `select (select count(*) from subscription_charge where merchant_id = $1 and status = 'CHARGED')::int as charged,
             (select count(*) from card_transaction where merchant_id = $1)::int as transactions`,
@@ -328,10 +353,25 @@ it('the primary lost under keyed sales: the synchronous standby promoted has eve
   const figures = await round(async (seen) => {
     // the renewals and settlements fall due, and their runs start, as the primary is lost
     await call(due, 'PUT', '/sandbox/clock', { advanceBy: 'P32D' });
+    // Lost while a settlement run has leased its debits and waits for the bank; promoted only once the run has
+    // failed to record the bank's answers, so its lease is left on the new primary for a later run to outlast.
+    const failuresBefore = await settlementFailures();
+    await waitFor('a settlement run at the bank', async () => {
+      const { rows } = await books.query<{ leased: number }>(
+        'select count(*)::int as leased from sepa_debit where merchant_id = $1 and presenting_until is not null',
+        [due.id],
+      );
+      return (rows[0]?.leased ?? 0) > 0;
+    });
     const lostAt = Date.now();
     cluster.killPrimary();
     await waitFor('the outage answered as 503', () => (seen.statuses.get(503) ?? 0) > 0, 30_000);
     readyWhileLost = await coreReady();
+    await waitFor(
+      'the settlement run failed',
+      async () => (await settlementFailures()) > failuresBefore,
+      30_000,
+    );
     await cluster.promoteStandby();
     return lostAt;
   });

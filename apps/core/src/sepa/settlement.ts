@@ -163,9 +163,6 @@ function workerContext(services: CoreServices, em: EntityManager, merchantId: nu
   return { ...services, em, merchantId, idempotency: null, memo: {} };
 }
 
-/** How long a run holds the debits it claimed while it asks the bank; a run that died loses them after it. */
-const presentationLeaseSeconds = 120;
-
 interface SettlementContext extends CoreServices {
   em: EntityManager;
 }
@@ -197,7 +194,10 @@ function settlementOperation(
           services.mode === 'live',
           limit,
           limit,
-          presentationLeaseSeconds,
+          // How long the run holds its debits while it asks the bank: the payments' recovery delay, as for
+          // renewal leases (a bank answers within it). A run that died, or lost its database, loses them after
+          // it, and the next run presents them again: a longer lease would hold them past the next run.
+          services.payments.recoveryAfterSeconds,
         ]),
       ),
     async call(_ctx, claimed) {
