@@ -2,6 +2,7 @@ import { sweepRetention } from '@paywire/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, client, expectStatus, type Reply, saleBody, xmlDocument } from './support/http.ts';
 import { type IpnReceiver, startIpnReceiver } from './support/ipn-receiver.ts';
+import { createPlan } from './support/recurring.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
 import { waitFor } from './support/wait.ts';
 
@@ -296,20 +297,9 @@ describe('deleting a vaulted shopper', () => {
   it("is refused while a subscription may charge the shopper, and another merchant's shopper is not found", async () => {
     const merchant = await stack.newMerchant();
     const shopperId = await newShopper(merchant, [visa]);
-    const plan = expectStatus(
-      await api.post(
-        '/recurring/plans',
-        { name: 'Gold', currency: 'USD', recurringChargeAmount: 9.99, chargeFrequency: 'MONTHLY' },
-        as(merchant),
-      ),
-      200,
-    );
+    const planId = await createPlan(api, merchant);
     expectStatus(
-      await api.post(
-        '/recurring/subscriptions',
-        { planId: plan.body.planId, vaultedShopperId: shopperId },
-        as(merchant),
-      ),
+      await api.post('/recurring/subscriptions', { planId, vaultedShopperId: shopperId }, as(merchant)),
       200,
     );
     const refused = await api.delete(`/vaulted-shoppers/${shopperId}`, as(merchant));
