@@ -128,6 +128,17 @@ describe('the account updater, in JSON', () => {
       contact: await vault(merchant, CONTACT_CARDHOLDER, 'au-contact'),
       unchanged: await vault(merchant, UNCHANGED, 'au-unchanged'),
     };
+    const plan = await api.post(
+      '/recurring/plans',
+      { name: 'Gold', currency: 'USD', recurringChargeAmount: 9.99, chargeFrequency: 'MONTHLY' },
+      as(merchant),
+    );
+    const subscription = await api.post(
+      '/recurring/subscriptions',
+      { planId: expectStatus(plan, 200).body.planId, vaultedShopperId: shoppers.numberChanged },
+      as(merchant),
+    );
+    const subscriptionId = String(expectStatus(subscription, 200).body.subscriptionId);
     const [before] = (
       await stack.db.query<{ fingerprint: string; sealed_number: string }>(
         `select c.fingerprint, c.sealed_number from stored_card c where c.shopper_id = $1`,
@@ -273,6 +284,7 @@ describe('the account updater, in JSON', () => {
       );
     expect(Object.fromEntries(updater(shoppers.numberChanged) ?? [])).toMatchObject({
       sellerShopperId: 'au-number',
+      linkedSubscriptions: subscriptionId,
       creditCardType: 'VISA',
       originalCreditCardLast4Digits: '0507',
       originalCreditCardExpirationMonth: '04',
@@ -286,6 +298,7 @@ describe('the account updater, in JSON', () => {
     });
     expect(updater(shoppers.numberChanged)?.get('accountUpdaterLineId')).toMatch(/^\d+$/);
     expect(updater(shoppers.expiryChanged)?.get('updatedCreditCardExpirationYear')).toBe('2034');
+    expect(updater(shoppers.expiryChanged)?.get('linkedSubscriptions')).toBe('');
     expect(updater(shoppers.closed)?.get('responseMessage')).toBe('The account was closed.');
     expect(updater(shoppers.contact)?.get('updatedCreditCardLast4Digits')).toBe('');
     expect(updater(shoppers.unchanged)).toBeUndefined();
@@ -358,6 +371,13 @@ describe('the account updater, in XML', () => {
     const event = await waitFor('the AccountUpdater IPN', () => receiver.at(hook)[0]?.params);
     expect(event.get('transactionType')).toBe('ACCOUNT_UPDATER');
     expect(event.get('updatedCreditCardExpirationYear')).toBe('2034');
+
+    // Answers are kept 45 days after they were ready, then deleted with their batch.
+    await advance(merchant, 'P46D');
+    await waitFor('the batch deleted after 45 days', async () => {
+      const reply = await api.get(`/account-updater/${batchId}`, asXml(merchant));
+      return reply.status === 404 && reply.text.includes('<code>20080</code>');
+    });
   });
 });
 
