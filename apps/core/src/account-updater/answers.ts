@@ -4,7 +4,7 @@ import type { CoreServices, MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
 import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
-import { accountUpdaterQueue, accountUpdaterRun, kickAccountUpdater } from '../jobs/queues.ts';
+import { accountUpdaterQueue, accountUpdaterRun, workDueRuns } from '../jobs/queues.ts';
 import { recordChange } from '../security/audit/trail.ts';
 import { bindings } from '../security/card-vault.ts';
 import {
@@ -172,16 +172,12 @@ export async function startAccountUpdaterWorkers(
   services: CoreServices,
   onError: (error: unknown) => void,
 ): Promise<void> {
-  const { jobs } = services;
-  await jobs.createQueue(accountUpdaterQueue, { policy: 'stately', expireInSeconds: 600, retryLimit: 0 });
-  await jobs.schedule(accountUpdaterQueue, '* * * * *', {}, accountUpdaterRun);
-  await kickAccountUpdater(jobs); // at once: catches up what a stopped core left due
-  await jobs.work(accountUpdaterQueue, { pollingIntervalSeconds: 1 }, async () => {
-    try {
-      await answerDue(services);
-    } catch (error) {
-      onError(error);
-      throw error;
-    }
-  });
+  await workDueRuns(
+    services.jobs,
+    accountUpdaterQueue,
+    accountUpdaterRun,
+    600,
+    () => answerDue(services),
+    onError,
+  );
 }

@@ -48,3 +48,29 @@ export const kickRenewals = (jobs: PgBoss, em?: EntityManager) => kick(jobs, ren
 
 export const kickAccountUpdater = (jobs: PgBoss, em?: EntityManager) =>
   kick(jobs, accountUpdaterQueue, accountUpdaterRun, em);
+
+/**
+ * Works a queue of runs that drain what is due by the merchants' clocks: one run at a time (a `stately`
+ * queue: one active, at most one queued), every minute and whenever kicked, and one at once, which catches
+ * up what a stopped core left due. A failed run is reported; the next one tries again.
+ */
+export async function workDueRuns(
+  jobs: PgBoss,
+  queue: string,
+  run: { heartbeatSeconds: number },
+  expireInSeconds: number,
+  drain: () => Promise<unknown>,
+  onError: (error: unknown) => void,
+): Promise<void> {
+  await jobs.createQueue(queue, { policy: 'stately', expireInSeconds, retryLimit: 0 });
+  await jobs.schedule(queue, '* * * * *', {}, run);
+  await kick(jobs, queue, run);
+  await jobs.work(queue, { pollingIntervalSeconds: 1 }, async () => {
+    try {
+      await drain();
+    } catch (error) {
+      onError(error);
+      throw error;
+    }
+  });
+}
