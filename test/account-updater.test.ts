@@ -381,6 +381,19 @@ describe('the account updater, in XML', () => {
   });
 });
 
+describe('the API description', () => {
+  it('documents both operations with their JSON and XML bodies', async () => {
+    const { paths, components } = expectStatus(await api.get('/openapi.json', { merchant: null }), 200).body;
+    const create = paths['/account-updater'].post;
+    expect(Object.keys(create.requestBody.content)).toEqual(['application/json', 'application/xml']);
+    expect(create.responses['200'].content['application/xml'].schema.$ref).toBe(
+      '#/components/schemas/AccountUpdateBatch',
+    );
+    expect(paths['/account-updater/{accountUpdateBatchId}'].get.responses['404']).toBeDefined();
+    expect(components.schemas.AccountUpdateBatch.xml).toMatchObject({ name: 'batch-account-update' });
+  });
+});
+
 describe('bad input', () => {
   const batchRows = async (merchant: TestMerchant) =>
     (
