@@ -153,6 +153,7 @@ describe('the account updater, in JSON', () => {
         accountUpdateBatchId: batchId,
         accountUpdate: [
           cardEntry('number', NUMBER_CHANGED),
+          cardEntry('number-again', NUMBER_CHANGED),
           cardEntry('closed', CLOSED),
           cardEntry('expiry', EXPIRY_CHANGED),
           cardEntry('contact', CONTACT_CARDHOLDER),
@@ -217,6 +218,7 @@ describe('the account updater, in JSON', () => {
         expirationYear: '2034',
       },
     ]);
+    expect(answer('number-again')).toEqual(answer('number'));
     expect(answer('closed')[0]).toBe('501');
     expect(answer('expiry')).toEqual([
       '502',
@@ -276,6 +278,7 @@ describe('the account updater, in JSON', () => {
       const got = receiver.at(hook);
       return got.length >= 5 ? got.map((request) => request.params) : undefined;
     });
+    expect(events).toHaveLength(5); // the number sent twice changed its card, and reported it, once
     const updater = (shopperId: number) =>
       events.find(
         (params) =>

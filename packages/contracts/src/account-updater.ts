@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { expirationMonthInput, expirationYearInput } from './card-input.ts';
 import type { CardBrand } from './cards.ts';
+import { text } from './primitives.ts';
 
 /**
  * The account updater (see docs/account-updater.md): the original's Create and Retrieve Account Updater, a
@@ -11,7 +12,7 @@ import type { CardBrand } from './cards.ts';
 export const ACCOUNT_UPDATE_BATCH_LIMIT = 2000;
 
 /** The original's limit on a batch id. */
-const batchIdInput = z.string().trim().min(1, 'is required').max(25, 'must be at most 25 characters');
+const batchIdInput = text(25);
 
 export const accountUpdateBatchIdInput = z.object({ accountUpdateBatchId: batchIdInput });
 

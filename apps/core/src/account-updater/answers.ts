@@ -143,7 +143,9 @@ export async function answerDueBatch(services: CoreServices): Promise<boolean> {
       idempotency: null,
       memo: {},
     };
-    const cards = await executeParameterized<CardRow>(em, cardsToUpdate, [batch.id]);
+    const rows = await executeParameterized<CardRow>(em, cardsToUpdate, [batch.id]);
+    // A number sent twice in the batch is answered twice, and changes its vaulted cards once.
+    const cards = [...new Map(rows.map((row) => [row.card_id, row])).values()];
     for (const card of cards) {
       const updated = await applyToVault(ctx, em, card, now);
       if (updated || card.outcome === 'CLOSED')

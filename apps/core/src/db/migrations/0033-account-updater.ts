@@ -17,6 +17,8 @@ export class AccountUpdater extends Migration {
       constraint "account_update_batch_merchant_batch_id" unique ("merchant_id", "batch_id"))`);
     this.addSql(`create index "account_update_batch_due" on "account_update_batch" ("due_at")
       where "answered_at" is null`);
+    this.addSql(`create index "account_update_batch_answered" on "account_update_batch" ("answered_at")
+      where "answered_at" is not null`);
     this.addSql(`create table "account_update" (
       "id" bigint generated always as identity primary key,
       "batch_id" bigint not null references "account_update_batch" ("id") on delete cascade,
