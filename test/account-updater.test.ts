@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, type CallOptions, client, expectStatus, type Reply } from './support/http.ts';
 import { type IpnReceiver, startIpnReceiver } from './support/ipn-receiver.ts';
+import { createPlan, subscribe } from './support/recurring.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
 import { waitFor } from './support/wait.ts';
 
@@ -128,17 +129,12 @@ describe('the account updater, in JSON', () => {
       contact: await vault(merchant, CONTACT_CARDHOLDER, 'au-contact'),
       unchanged: await vault(merchant, UNCHANGED, 'au-unchanged'),
     };
-    const plan = await api.post(
-      '/recurring/plans',
-      { name: 'Gold', currency: 'USD', recurringChargeAmount: 9.99, chargeFrequency: 'MONTHLY' },
-      as(merchant),
-    );
-    const subscription = await api.post(
-      '/recurring/subscriptions',
-      { planId: expectStatus(plan, 200).body.planId, vaultedShopperId: shoppers.numberChanged },
-      as(merchant),
-    );
-    const subscriptionId = String(expectStatus(subscription, 200).body.subscriptionId);
+    const subscription = await subscribe(api, merchant, await createPlan(api, merchant), {
+      vaultedShopperId: shoppers.numberChanged,
+      payerInfo: undefined,
+      paymentSource: undefined,
+    });
+    const subscriptionId = String(subscription.subscriptionId);
     const [before] = (
       await stack.db.query<{ fingerprint: string; sealed_number: string }>(
         `select c.fingerprint, c.sealed_number from stored_card c where c.shopper_id = $1`,
