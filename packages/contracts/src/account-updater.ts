@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { expirationMonthInput, expirationYearInput } from './card-input.ts';
 import type { CardBrand } from './cards.ts';
-import { text } from './primitives.ts';
+import { refuseRepeats, text } from './primitives.ts';
 
 /**
  * The account updater (see docs/account-updater.md): the original's Create and Retrieve Account Updater, a
@@ -48,18 +48,15 @@ export const createAccountUpdateBatchInput = z
       .min(1, 'needs at least one card')
       .max(ACCOUNT_UPDATE_BATCH_LIMIT, `allows at most ${ACCOUNT_UPDATE_BATCH_LIMIT} cards`),
   })
-  .superRefine((batch, ctx) => {
-    const seen = new Set<string>();
-    batch.accountUpdate.forEach((update, index) => {
-      if (seen.has(update.merchantUpdaterId))
-        ctx.addIssue({
-          code: 'custom',
-          path: ['accountUpdate', index, 'merchantUpdaterId'],
-          message: 'is used twice in the batch',
-        });
-      seen.add(update.merchantUpdaterId);
-    });
-  });
+  .superRefine((batch, ctx) =>
+    refuseRepeats(
+      ctx,
+      batch.accountUpdate,
+      { list: 'accountUpdate', property: 'merchantUpdaterId' },
+      (update) => update.merchantUpdaterId,
+      'is used twice in the batch',
+    ),
+  );
 
 export type CreateAccountUpdateBatch = z.output<typeof createAccountUpdateBatchInput>;
 
