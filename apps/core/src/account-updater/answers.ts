@@ -160,14 +160,12 @@ export async function answerDueBatch(services: CoreServices): Promise<boolean> {
 }
 
 /** Answers every due batch, then forgets answers past the 45 days the original keeps them. */
-export async function answerDue(services: CoreServices): Promise<number> {
-  let answered = 0;
-  while (await answerDueBatch(services)) answered += 1;
+export async function answerDue(services: CoreServices): Promise<void> {
+  while (await answerDueBatch(services));
   await executeParameterized(services.orm.em.fork(), deleteExpiredBatches, [
     new Date(),
     services.mode === 'live',
   ]);
-  return answered;
 }
 
 export async function startAccountUpdaterWorkers(
