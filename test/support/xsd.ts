@@ -54,6 +54,7 @@ export const schemaOfRoot: Readonly<Record<string, string>> = {
   price: 'price.xsd', // the switch charge amount
   vendor: 'vendor.xsd',
   vendors: 'vendor.xsd',
+  'batch-account-update': 'batch-account-update.xsd',
 };
 
 /**
@@ -203,6 +204,13 @@ export const amendments: ReadonlyArray<{ file: string; find: string; replace: st
     file: 'vendor.xsd',
     find: '<xs:element ref="payout-info" minOccurs="1" maxOccurs="unbounded"/>',
     replace: '<xs:element ref="payout-info" minOccurs="0" maxOccurs="unbounded"/>',
+  },
+  // A card is answered before the network has (Create Account Updater's answer, a card refused as received):
+  // it has no updated card yet.
+  {
+    file: 'account-update.xsd',
+    find: '<xs:element ref="updated-card" minOccurs="1" maxOccurs="1"/>',
+    replace: '<xs:element ref="updated-card" minOccurs="0" maxOccurs="1"/>',
   },
 ];
 
