@@ -25,6 +25,12 @@ export const renewalQueue = 'recurring-renewal';
  */
 export const renewalRun = { heartbeatSeconds: 10 };
 
+/** Vendor payout runs (marketplace/payouts.ts works them). */
+export const payoutQueue = 'marketplace-payout';
+
+/** As settlement's: a run whose worker died is failed within about 20 s and the next one starts. */
+export const payoutRun = { heartbeatSeconds: 10 };
+
 /**
  * Asks for a run of a queue now (a sandbox clock moved, a subscription resumed). Sent through the caller's
  * transaction when there is one, so the run sees what that transaction wrote; a run already queued makes
@@ -39,3 +45,5 @@ export const kickSettlement = (jobs: PgBoss, em?: EntityManager) =>
   kick(jobs, settlementQueue, settlementRun, em);
 
 export const kickRenewals = (jobs: PgBoss, em?: EntityManager) => kick(jobs, renewalQueue, renewalRun, em);
+
+export const kickPayouts = (jobs: PgBoss, em?: EntityManager) => kick(jobs, payoutQueue, payoutRun, em);

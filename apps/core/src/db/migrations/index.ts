@@ -29,6 +29,7 @@ import { MerchantConsole } from './0028-console.ts';
 import { Retention } from './0029-retention.ts';
 import { FraudScreening } from './0030-fraud-screening.ts';
 import { SepaPresentation } from './0031-sepa-presentation.ts';
+import { Payouts } from './0032-payouts.ts';
 
 /** Committed migrations, in order. The schema only ever changes through these, never by sync at boot. */
 export const migrations = [
@@ -63,4 +64,5 @@ export const migrations = [
   { name: '0029-retention', class: Retention },
   { name: '0030-fraud-screening', class: FraudScreening },
   { name: '0031-sepa-presentation', class: SepaPresentation },
+  { name: '0032-payouts', class: Payouts },
 ];
