@@ -44,7 +44,7 @@ export function bankTransfers(dir: string): BankTransfer[] {
   try {
     return readFileSync(path.join(dir, 'transfers.jsonl'), 'utf8')
       .split('\n')
-      .filter(Boolean)
+      .filter((line) => line.endsWith('}')) // a line cut short by a crash was never a transfer received
       .map((line) => JSON.parse(line) as BankTransfer);
   } catch {
     return [];

@@ -1,4 +1,4 @@
-import { appendFile, mkdir, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { PayoutDebtor } from './pain001.ts';
 
@@ -44,16 +44,21 @@ export function sandboxPayoutBank(options: { fileDir?: string; latencyMs?: numbe
       ) ?? []) {
         if (match[2] === refusedIban) refused.add(match[1] as string);
       }
-      if (options.latencyMs) await new Promise((resolve) => setTimeout(resolve, options.latencyMs));
       const answers = new Map<string, TransferOutcome>(
         transfers.map((t) => [
           t.reference,
           refused.has(t.reference) ? { paid: false, reason: 'account refused the transfer' } : { paid: true },
         ]),
       );
+      // Kept as received, before answering: an answer lost on the way (core died) leaves the bank's book.
       if (options.fileDir) {
         await mkdir(options.fileDir, { recursive: true, mode: 0o700 });
-        if (file) await writeFile(path.join(options.fileDir, file.name), file.content, { mode: 0o600 });
+        if (file) {
+          // Whole or not at all: a file cut short by a crash is never taken for one received.
+          const kept = path.join(options.fileDir, file.name);
+          await writeFile(`${kept}.part`, file.content, { mode: 0o600 });
+          await rename(`${kept}.part`, kept);
+        }
         await appendFile(
           path.join(options.fileDir, 'transfers.jsonl'),
           transfers
@@ -62,6 +67,7 @@ export function sandboxPayoutBank(options: { fileDir?: string; latencyMs?: numbe
           { mode: 0o600 },
         );
       }
+      if (options.latencyMs) await new Promise((resolve) => setTimeout(resolve, options.latencyMs));
       return answers;
     },
   };
