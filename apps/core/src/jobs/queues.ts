@@ -41,6 +41,32 @@ async function kick(jobs: PgBoss, queue: string, run: object, em?: EntityManager
   await jobs.send(queue, {}, { ...run, ...(transaction ? { db: fromKysely(transaction) } : {}) });
 }
 
+/**
+ * Works a queue of clocked runs: one at a time (a `stately` queue: one active, at most one queued), every
+ * minute, at once (catching up what a stopped core left due) and whenever kicked. A failed run is reported
+ * and fails its job (no retry: the next minute's run takes over).
+ */
+export async function startRuns(
+  jobs: PgBoss,
+  queue: string,
+  run: object,
+  expireInSeconds: number,
+  work: () => Promise<unknown>,
+  onError: (error: unknown) => void,
+): Promise<void> {
+  await jobs.createQueue(queue, { policy: 'stately', expireInSeconds, retryLimit: 0 });
+  await jobs.schedule(queue, '* * * * *', {}, run);
+  await kick(jobs, queue, run);
+  await jobs.work(queue, { pollingIntervalSeconds: 1 }, async () => {
+    try {
+      await work();
+    } catch (error) {
+      onError(error);
+      throw error;
+    }
+  });
+}
+
 export const kickSettlement = (jobs: PgBoss, em?: EntityManager) =>
   kick(jobs, settlementQueue, settlementRun, em);
 

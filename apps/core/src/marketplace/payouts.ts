@@ -5,7 +5,7 @@ import type { CoreServices, MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
 import { ipnDate, recordEvent } from '../ipn/events.ts';
-import { kickPayouts, payoutQueue, payoutRun } from '../jobs/queues.ts';
+import { payoutQueue, payoutRun, startRuns } from '../jobs/queues.ts';
 import { type PaymentOperation, runPrepared } from '../payments/pipeline.ts';
 import { bindings } from '../security/card-vault.ts';
 import type { VendorContact, VendorSecrets } from './entities.ts';
@@ -320,16 +320,5 @@ export async function startPayoutWorkers(
   services: CoreServices,
   onError: (error: unknown) => void,
 ): Promise<void> {
-  const { jobs } = services;
-  await jobs.createQueue(payoutQueue, { policy: 'stately', expireInSeconds: 600, retryLimit: 0 });
-  await jobs.schedule(payoutQueue, '* * * * *', {}, payoutRun);
-  await kickPayouts(jobs); // at once: catches up what a stopped core left due
-  await jobs.work(payoutQueue, { pollingIntervalSeconds: 1 }, async () => {
-    try {
-      await payDue(services);
-    } catch (error) {
-      onError(error);
-      throw error;
-    }
-  });
+  await startRuns(services.jobs, payoutQueue, payoutRun, 600, () => payDue(services), onError);
 }
