@@ -43,11 +43,11 @@ let closeFacade: () => Promise<void>;
 async function startCoreProcess(): Promise<void> {
   core = spawn(process.execPath, [corePath], { env: { ...process.env, ...coreEnv }, stdio: 'ignore' });
   await waitFor(
-    'core to listen',
+    'core to be ready',
     async () => {
       if (core?.exitCode !== null) throw new Error(`core exited with ${core?.exitCode} before it listened`);
-      return fetch(`http://127.0.0.1:${coreEnv.CORE_PORT}/trpc/`).then(
-        () => true,
+      return fetch(`http://127.0.0.1:${coreEnv.CORE_PORT}/readyz`).then(
+        (response) => response.ok,
         () => false,
       );
     },
@@ -96,7 +96,7 @@ beforeAll(async () => {
     return { status: response.status, body: text ? JSON.parse(text) : undefined };
   };
   db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
-});
+}, 180_000); // a migrated database and a Node process, on a loaded machine
 
 afterAll(async () => {
   await killCore();
