@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, client, expectStatus, saleBody } from './support/http.ts';
 import { completeVendor } from './support/marketplace.ts';
+import { seededRandom } from './support/seeded-random.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
 import { waitFor } from './support/wait.ts';
 
@@ -37,17 +38,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.close();
 });
-
-/** A small seeded generator (mulberry32), so a failure can be replayed with its seed. */
-function random(seed: number) {
-  let state = seed;
-  return (below: number) => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * below);
-  };
-}
 
 /** The run's seed: a failure names it, and another value explores other sales. */
 const seed = 20261127;
@@ -94,7 +84,7 @@ async function paid() {
 
 describe('vendor payouts, property', () => {
   it(`random sales, refunds and chargebacks: each vendor is paid what it is owed, to the cent (seed ${seed})`, async () => {
-    const next = random(seed);
+    const next = seededRandom(seed);
     const disputes: string[] = [];
     for (let round = 0; round < 3; round++) {
       const sales: { id: string; amount: number }[] = [];
