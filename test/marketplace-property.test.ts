@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, expectStatus, saleBody } from './support/http.ts';
 import { completeVendor } from './support/marketplace.ts';
+import { seededRandom } from './support/seeded-random.ts';
 import { type Stack, startStack } from './support/stack.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -28,17 +29,6 @@ afterAll(async () => {
   await stack?.close();
 });
 
-/** A small seeded generator (mulberry32), so a failure can be replayed with its seed. */
-function random(seed: number) {
-  let state = seed;
-  return (below: number) => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * below);
-  };
-}
-
 /** The run's seed: a failure names it, and another value explores other sales. */
 const seed = 20261126;
 
@@ -58,7 +48,7 @@ async function ledger() {
 
 describe('split refunds, property', () => {
   it('random sales and refunds: parts add up, no vendor beyond its share, full refunds return every share', async () => {
-    const next = random(seed);
+    const next = seededRandom(seed);
     const sales: { id: string; amountMinor: number; vendors: number[] }[] = [];
     for (let n = 0; n < 12; n++) {
       const amountMinor = 1000 + next(100_000);

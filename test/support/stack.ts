@@ -166,6 +166,8 @@ export async function startStack(
     keyRetireAfterSeconds?: number;
     /** The bank SEPA settlement presents debits to (default: the sandbox's). */
     sepaBank?: CoreOptions['sepaBank'];
+    /** The bank vendor payouts are paid through (default: the sandbox's, keeping nothing). */
+    payoutBank?: CoreOptions['payoutBank'];
     /** Core connects as an app role with only its grants (the stack's `db` stays the owner's). */
     appRole?: boolean;
   } = {},
@@ -195,6 +197,7 @@ export async function startStack(
     ...(options.databaseAnswerTimeoutMs ? { databaseAnswerTimeoutMs: options.databaseAnswerTimeoutMs } : {}),
     ...(options.keyProvider ? { keyProvider: options.keyProvider } : {}),
     ...(options.sepaBank ? { sepaBank: options.sepaBank } : {}),
+    ...(options.payoutBank ? { payoutBank: options.payoutBank } : {}),
     ...(options.keyRefreshMs ? { keyRefreshMs: options.keyRefreshMs } : {}),
     ...(options.keyRetireAfterSeconds !== undefined
       ? { keyRetireAfterSeconds: options.keyRetireAfterSeconds }

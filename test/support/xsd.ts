@@ -285,7 +285,8 @@ function schemas(): string | undefined {
   return schemaDir;
 }
 
-function ensureXmllint(): void {
+/** Installs xmllint (libxml2-utils) when the machine lacks it. */
+export function ensureXmllint(): void {
   if (spawnSync('xmllint', ['--version']).status === 0) return;
   const install = spawnSync(
     'sh',

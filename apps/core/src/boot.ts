@@ -3,6 +3,7 @@ import { type Logger, serveMetrics } from '@paywire/observability';
 import type { CoreEnv } from './env.ts';
 import { keyProviderOf } from './keys/configured.ts';
 import { KeyConfigurationError } from './keys/provider.ts';
+import { sandboxPayoutBank, sandboxPayoutDebtor } from './marketplace/payout-bank.ts';
 import { coreRegistry } from './metrics.ts';
 import { createSandboxProcessor } from './processors/sandbox/processor.ts';
 import { type RunningCore, startCore } from './server.ts';
@@ -58,6 +59,15 @@ export async function bootCore(env: CoreEnv, log: Logger): Promise<RunningCore> 
         ...(env.SANDBOX_ACQUIRER_JOURNAL ? { journal: env.SANDBOX_ACQUIRER_JOURNAL } : {}),
       }),
       paymentRecoveryAfterSeconds: env.PAYMENT_RECOVERY_AFTER_SECONDS,
+      payoutBank: sandboxPayoutBank({
+        latencyMs: env.PAYOUT_SANDBOX_LATENCY_MS,
+        ...(env.PAYOUT_FILE_DIR ? { fileDir: env.PAYOUT_FILE_DIR } : {}),
+      }),
+      payoutDebtor: {
+        name: env.PAYOUT_DEBTOR_NAME ?? sandboxPayoutDebtor.name,
+        iban: env.PAYOUT_DEBTOR_IBAN ?? sandboxPayoutDebtor.iban,
+        ...(env.PAYOUT_DEBTOR_BIC ? { bic: env.PAYOUT_DEBTOR_BIC } : {}),
+      },
       adyenTimeoutMs: env.ADYEN_TIMEOUT_MS,
       ...(env.IPN_ALLOW_PRIVATE_TARGETS === undefined
         ? {}

@@ -6,6 +6,7 @@ import type { Caller } from './callers/service.ts';
 import type { IpCountryLocator } from './fraud/ip-country.ts';
 import type { DeliverySettings } from './ipn/delivery.ts';
 import type { KeyServices } from './keys/reencrypt.ts';
+import type { PayoutSettings } from './marketplace/payout-bank.ts';
 import type { CallMemo } from './merchants/facts.ts';
 import type { ProcessorDirectory } from './processors/directory.ts';
 import type { CardProfiler } from './processors/processor.ts';
@@ -41,6 +42,8 @@ export interface CoreServices {
   jobs: PgBoss;
   ipn: DeliverySettings;
   sepa: SepaSettings;
+  /** Who pays vendors, from which account (marketplace/payouts.ts). */
+  payouts: PayoutSettings;
   /** Attempts without an outcome older than this are resolved by the recovery worker (payments/recovery.ts). */
   payments: { recoveryAfterSeconds: number };
   /**

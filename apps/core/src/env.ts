@@ -66,6 +66,20 @@ const schema = z
     LOGIN_FAILURE_RETENTION_HOURS: z.coerce.number().int().min(1).max(8760).default(24),
     /** Sandbox SEPA debits: seconds from submission until the bank's answer (see docs/conformance.md, SEPA direct debit). */
     SEPA_SANDBOX_SETTLE_SECONDS: z.coerce.number().int().min(0).max(2_592_000).default(120),
+    /** Sandbox vendor payouts: a folder the bank keeps each run's pain.001 file in (unset: none is kept). */
+    PAYOUT_FILE_DIR: z.string().optional(),
+    /** The sandbox payout bank's answer time. */
+    PAYOUT_SANDBOX_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
+    /** The account vendor payouts are paid from, as pain.001 files name it (default: a sandbox account). */
+    PAYOUT_DEBTOR_NAME: z.string().min(1).max(140).optional(),
+    PAYOUT_DEBTOR_IBAN: z
+      .string()
+      .regex(/^[A-Z]{2}[0-9]{2}[A-Za-z0-9]{1,30}$/)
+      .optional(),
+    PAYOUT_DEBTOR_BIC: z
+      .string()
+      .regex(/^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}(?:[A-Z0-9]{3})?$/)
+      .optional(),
     /** The sandbox acquirer's answer time: a real processor takes hundreds of milliseconds. */
     SANDBOX_ACQUIRER_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
     /** A file the sandbox acquirer keeps its book in (appended), so it outlives core; unset: in memory. */

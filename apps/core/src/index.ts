@@ -23,6 +23,7 @@ export {
 } from './keys/reencrypt.ts';
 export { addDataKey, openVault } from './keys/ring.ts';
 export { type KeyView, keyStatus, type RotationView } from './keys/status.ts';
+export { refusedIban, sandboxPayoutBank } from './marketplace/payout-bank.ts';
 export { upsertMerchant } from './merchants/service.ts';
 export { coreRegistry } from './metrics.ts';
 export { recoverAttempts } from './payments/recovery.ts';

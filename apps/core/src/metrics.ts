@@ -65,6 +65,12 @@ export const sepaRunFailures = new Counter({
   registers,
 });
 
+export const payoutRunFailures = new Counter({
+  name: 'paywire_payout_run_failures_total',
+  help: 'Vendor payout runs that failed (retried by the job runner)',
+  registers,
+});
+
 export const renewalSteps = new Counter({
   name: 'paywire_renewals_total',
   help: 'Subscription renewal steps written by renewal runs, by outcome',

@@ -24,6 +24,8 @@ import { describeJobError, startJobs } from './jobs/boss.ts';
 import { fileKeyProvider, KeyConfigurationError, type KeyProvider } from './keys/provider.ts';
 import { keyServices } from './keys/reencrypt.ts';
 import { openKeyRing } from './keys/ring.ts';
+import type { PayoutDebtor } from './marketplace/pain001.ts';
+import { type PayoutBank, sandboxPayoutBank, sandboxPayoutDebtor } from './marketplace/payout-bank.ts';
 import { sampleQueues } from './metrics.ts';
 import { liveRefusal } from './processors/accounts/routing.ts';
 import { technicalCancelLookup } from './processors/adyen/confirmations.ts';
@@ -96,6 +98,9 @@ export interface CoreOptions {
   /** Sandbox SEPA debits: seconds until the bank answers (default 120); the bank (default: the sandbox's). */
   sepaSandboxSettleSeconds?: number;
   sepaBank?: SepaBank;
+  /** The bank that pays vendors (default: the sandbox's, keeping nothing), and the account it pays from. */
+  payoutBank?: PayoutBank;
+  payoutDebtor?: PayoutDebtor;
   /** Finished IPN deliveries are deleted after this many days (default 30). */
   ipnDeliveryRetentionDays?: number;
   /** Failed-login counts are deleted after this many hours without a failure (default 24). */
@@ -274,6 +279,10 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     sepa: {
       bank: options.sepaBank ?? sandboxSepaBank,
       sandboxSettleSeconds: options.sepaSandboxSettleSeconds ?? 120,
+    },
+    payouts: {
+      bank: options.payoutBank ?? sandboxPayoutBank(),
+      debtor: options.payoutDebtor ?? sandboxPayoutDebtor,
     },
     payments: { recoveryAfterSeconds },
     retention: {

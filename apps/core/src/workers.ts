@@ -6,7 +6,8 @@ import { scheduleSweep } from './idempotency/sweep.ts';
 import { startDeliveryWorkers } from './ipn/delivery.ts';
 import { sealPlainIpnSecrets } from './ipn/secret.ts';
 import { startReencryption } from './keys/reencrypt.ts';
-import { keyReencryptionFailures, renewalFailures, sepaRunFailures } from './metrics.ts';
+import { startPayoutWorkers } from './marketplace/payouts.ts';
+import { keyReencryptionFailures, payoutRunFailures, renewalFailures, sepaRunFailures } from './metrics.ts';
 import { scheduleRecovery } from './payments/recovery.ts';
 import { scheduleNotificationJanitor } from './processors/adyen/notifications.ts';
 import { renewalDebitParameters, startRenewalWorkers } from './recurring/renewals.ts';
@@ -68,6 +69,14 @@ export const workerStarters: WorkerStarter[] = [
     const logFailure = failureLogger(log, 'recurring-renewal', 'subscription renewal failed');
     await startRenewalWorkers(services, (error) => {
       renewalFailures.inc();
+      logFailure(error);
+    });
+    return undefined;
+  },
+  async (services, log) => {
+    const logFailure = failureLogger(log, 'marketplace-payout', 'vendor payout run failed');
+    await startPayoutWorkers(services, (error) => {
+      payoutRunFailures.inc();
       logFailure(error);
     });
     return undefined;

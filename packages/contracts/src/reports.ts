@@ -42,6 +42,7 @@ export const reportCodes = [
   'Chargebacks',
   'AccountBalance',
   'PayoutSummary',
+  'PayoutDetail',
 ] as const;
 export type ReportCode = (typeof reportCodes)[number];
 

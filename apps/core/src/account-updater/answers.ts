@@ -4,7 +4,7 @@ import type { CoreServices, MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
 import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
-import { accountUpdaterQueue, accountUpdaterRun, workDueRuns } from '../jobs/queues.ts';
+import { accountUpdaterQueue, accountUpdaterRun, startRuns } from '../jobs/queues.ts';
 import { recordChange } from '../security/audit/trail.ts';
 import { bindings } from '../security/card-vault.ts';
 import {
@@ -172,7 +172,7 @@ export async function startAccountUpdaterWorkers(
   services: CoreServices,
   onError: (error: unknown) => void,
 ): Promise<void> {
-  await workDueRuns(
+  await startRuns(
     services.jobs,
     accountUpdaterQueue,
     accountUpdaterRun,

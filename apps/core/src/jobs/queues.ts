@@ -31,6 +31,12 @@ export const accountUpdaterQueue = 'account-updater';
 /** As settlement's: a run whose worker died is failed within seconds and the next one starts. */
 export const accountUpdaterRun = { heartbeatSeconds: 10 };
 
+/** Vendor payout runs (marketplace/payouts.ts works them). */
+export const payoutQueue = 'marketplace-payout';
+
+/** As settlement's: a run whose worker died is failed within about 20 s and the next one starts. */
+export const payoutRun = { heartbeatSeconds: 10 };
+
 /**
  * Asks for a run of a queue now (a sandbox clock moved, a subscription resumed). Sent through the caller's
  * transaction when there is one, so the run sees what that transaction wrote; a run already queued makes
@@ -41,6 +47,32 @@ async function kick(jobs: PgBoss, queue: string, run: object, em?: EntityManager
   await jobs.send(queue, {}, { ...run, ...(transaction ? { db: fromKysely(transaction) } : {}) });
 }
 
+/**
+ * Works a queue of clocked runs: one at a time (a `stately` queue: one active, at most one queued), every
+ * minute, at once (catching up what a stopped core left due) and whenever kicked. A failed run is reported
+ * and fails its job (no retry: the next minute's run takes over).
+ */
+export async function startRuns(
+  jobs: PgBoss,
+  queue: string,
+  run: object,
+  expireInSeconds: number,
+  work: () => Promise<unknown>,
+  onError: (error: unknown) => void,
+): Promise<void> {
+  await jobs.createQueue(queue, { policy: 'stately', expireInSeconds, retryLimit: 0 });
+  await jobs.schedule(queue, '* * * * *', {}, run);
+  await kick(jobs, queue, run);
+  await jobs.work(queue, { pollingIntervalSeconds: 1 }, async () => {
+    try {
+      await work();
+    } catch (error) {
+      onError(error);
+      throw error;
+    }
+  });
+}
+
 export const kickSettlement = (jobs: PgBoss, em?: EntityManager) =>
   kick(jobs, settlementQueue, settlementRun, em);
 
@@ -49,28 +81,4 @@ export const kickRenewals = (jobs: PgBoss, em?: EntityManager) => kick(jobs, ren
 export const kickAccountUpdater = (jobs: PgBoss, em?: EntityManager) =>
   kick(jobs, accountUpdaterQueue, accountUpdaterRun, em);
 
-/**
- * Works a queue of runs that drain what is due by the merchants' clocks: one run at a time (a `stately`
- * queue: one active, at most one queued), every minute and whenever kicked, and one at once, which catches
- * up what a stopped core left due. A failed run is reported; the next one tries again.
- */
-export async function workDueRuns(
-  jobs: PgBoss,
-  queue: string,
-  run: { heartbeatSeconds: number },
-  expireInSeconds: number,
-  drain: () => Promise<unknown>,
-  onError: (error: unknown) => void,
-): Promise<void> {
-  await jobs.createQueue(queue, { policy: 'stately', expireInSeconds, retryLimit: 0 });
-  await jobs.schedule(queue, '* * * * *', {}, run);
-  await kick(jobs, queue, run);
-  await jobs.work(queue, { pollingIntervalSeconds: 1 }, async () => {
-    try {
-      await drain();
-    } catch (error) {
-      onError(error);
-      throw error;
-    }
-  });
-}
+export const kickPayouts = (jobs: PgBoss, em?: EntityManager) => kick(jobs, payoutQueue, payoutRun, em);

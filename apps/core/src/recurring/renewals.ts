@@ -5,7 +5,7 @@ import type { CoreServices, MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized, executePrepared, sendWithNext } from '../db/wire.ts';
 import { type EventParameters, ReportedFailure } from '../ipn/events.ts';
-import { renewalQueue, renewalRun, workDueRuns } from '../jobs/queues.ts';
+import { renewalQueue, renewalRun, startRuns } from '../jobs/queues.ts';
 import { type FactsRow, factsOf } from '../merchants/facts.ts';
 import { renewalSteps } from '../metrics.ts';
 import { StoredCard } from '../shoppers/entities.ts';
@@ -530,7 +530,7 @@ export async function startRenewalWorkers(
   onError: (error: unknown) => void,
   options: RenewalOptions = {},
 ): Promise<void> {
-  await workDueRuns(
+  await startRuns(
     services.jobs,
     renewalQueue,
     renewalRun,

@@ -303,6 +303,28 @@ export const payoutSummary = (_paged: boolean) => `
          sum(refunded_minor) as "Refunded Amount", sum(collected_minor) - sum(refunded_minor) as "Net Amount"
     from movement where ${ofCurrency('currency')} group by day, currency`;
 
+/**
+ * Vendor payouts claimed in the window (marketplace/payouts.ts), one row per vendor, period and currency,
+ * with what became of each: PENDING (being paid), PAID, or RETRY (the bank refused; tried again on the
+ * vendor's next payout day).
+ */
+export const payoutDetail = (paged: boolean) =>
+  part(
+    0,
+    'p.created_at',
+    'p.id',
+    paged,
+    `
+  select p.created_at as k_at, 0 as k_rank, p.id as k_id, p.currency, p.amount_minor as total_minor,
+         p.id::text as "Payout ID", v.id::text as "Vendor ID",
+         coalesce(v.contact->>'name', concat_ws(' ', v.contact->>'firstName', v.contact->>'lastName')) as "Vendor Name",
+         p.payout_type as "Payout Type", to_char(p.period_end, 'MM/DD/YYYY') as "Period End",
+         ${reportingTime('p.paid_at')} as "Payout Date", p.status as "Payout Status", p.attempts::text as "Attempts",
+         p.failure as "Failure Reason", p.currency as "Payout Currency", p.amount_minor as "Payout Amount"
+    from vendor_payout p join vendor v on v.id = p.vendor_id
+   where p.merchant_id = :merchant and ${inWindow('p.created_at')} and ${ofCurrency('p.currency')}`,
+  );
+
 /** A batch of a paged source after the cursor, in the report's order (each part is already bounded). */
 export const reportPage = (source: string) => `
   select r.*, r.k_at::text as cursor_at from (${source}) r

@@ -5,7 +5,7 @@ import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
 import type { StoredDestination } from '../ipn/entities.ts';
 import { type EventParameters, recordEvent } from '../ipn/events.ts';
-import { settlementQueue, settlementRun, workDueRuns } from '../jobs/queues.ts';
+import { settlementQueue, settlementRun, startRuns } from '../jobs/queues.ts';
 import { sepaSettlements } from '../metrics.ts';
 import { type PaymentOperation, runPrepared } from '../payments/pipeline.ts';
 import { bindings } from '../security/card-vault.ts';
@@ -353,7 +353,7 @@ export async function startSettlementWorkers(
   onError: (error: unknown) => void,
   options: SettlementOptions = {},
 ): Promise<void> {
-  await workDueRuns(
+  await startRuns(
     services.jobs,
     settlementQueue,
     settlementRun,

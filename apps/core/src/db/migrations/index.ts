@@ -29,6 +29,7 @@ import { MerchantConsole } from './0028-console.ts';
 import { Retention } from './0029-retention.ts';
 import { FraudScreening } from './0030-fraud-screening.ts';
 import { SepaPresentation } from './0031-sepa-presentation.ts';
+import { Payouts } from './0032-payouts.ts';
 import { AccountUpdater } from './0033-account-updater.ts';
 import { ErasedMandates } from './0037-erased-mandates.ts';
 
@@ -65,6 +66,7 @@ export const migrations = [
   { name: '0029-retention', class: Retention },
   { name: '0030-fraud-screening', class: FraudScreening },
   { name: '0031-sepa-presentation', class: SepaPresentation },
+  { name: '0032-payouts', class: Payouts },
   { name: '0033-account-updater', class: AccountUpdater },
   { name: '0037-erased-mandates', class: ErasedMandates },
 ];
