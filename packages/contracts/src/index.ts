@@ -9,6 +9,7 @@ export * from './console.ts';
 export * from './drain.ts';
 export * from './env.ts';
 export * from './errors.ts';
+export * from './extended.ts';
 export * from './fraud.ts';
 export * from './idempotency.ts';
 export * from './internal-headers.ts';

@@ -3,7 +3,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { CallerCredential } from '../callers/entities.ts';
 import { CardTransaction, Refund } from '../cards/entities.ts';
-import { CatalogProduct, CatalogSku } from '../catalog/entities.ts';
+import { CatalogProduct, CatalogSku, CustomParameter } from '../catalog/entities.ts';
 import { IdempotencyRecord } from '../idempotency/entities.ts';
 import { IpnConfig, IpnDelivery } from '../ipn/entities.ts';
 import { migrateJobSchema } from '../jobs/boss.ts';
@@ -46,6 +46,7 @@ import { MerchantConsole } from './migrations/0028-console.ts';
 import { Retention } from './migrations/0029-retention.ts';
 import { FraudScreening } from './migrations/0030-fraud-screening.ts';
 import { SepaPresentation } from './migrations/0031-sepa-presentation.ts';
+import { ExtendedApi } from './migrations/0035-extended-api.ts';
 import { grantAppRole } from './roles.ts';
 import { wireDialect } from './wire.ts';
 
@@ -64,6 +65,7 @@ export const entities = [
   SepaRefund,
   CatalogProduct,
   CatalogSku,
+  CustomParameter,
   ShopperOrder,
   OrderItem,
   Invoice,
@@ -109,6 +111,7 @@ const migrationsList = [
   { name: '0029-retention', class: Retention },
   { name: '0030-fraud-screening', class: FraudScreening },
   { name: '0031-sepa-presentation', class: SepaPresentation },
+  { name: '0035-extended-api', class: ExtendedApi },
 ];
 
 /** Each open database's pool (wire.ts), for what needs a connection of its own (tests). */
