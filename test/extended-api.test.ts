@@ -60,7 +60,9 @@ function failure(reply: Reply) {
 }
 
 async function counts(merchant: TestMerchant = stack.merchant) {
-  const { rows } = await db.query<Record<string, number>>(
+  const { rows } = await db.query<
+    Record<'shoppers' | 'cards' | 'sales' | 'orders' | 'items' | 'invoices' | 'parameters', number>
+  >(
     `select (select count(*) from shopper where merchant_id = $1)::int as shoppers,
             (select count(*) from stored_card where merchant_id = $1)::int as cards,
             (select count(*) from card_transaction where merchant_id = $1)::int as sales,
@@ -70,7 +72,9 @@ async function counts(merchant: TestMerchant = stack.merchant) {
             (select count(*) from custom_parameter where merchant_id = $1)::int as parameters`,
     [merchant.id],
   );
-  return rows[0];
+  const [row] = rows;
+  if (!row) throw new Error('no counts');
+  return row;
 }
 
 const xml: CallOptions = { format: 'xml', accept: 'application/xml' };

@@ -54,6 +54,7 @@ export const schemaOfRoot: Readonly<Record<string, string>> = {
   price: 'price.xsd', // the switch charge amount
   vendor: 'vendor.xsd',
   vendors: 'vendor.xsd',
+  'cp-user-info': 'cp-user.xsd',
 };
 
 /**

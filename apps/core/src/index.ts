@@ -24,6 +24,7 @@ export { addDataKey, openVault } from './keys/ring.ts';
 export { type KeyView, keyStatus, type RotationView } from './keys/status.ts';
 export { upsertMerchant } from './merchants/service.ts';
 export { coreRegistry } from './metrics.ts';
+export { linkPartner, type PartnerLink, partnerLinks, unlinkPartner } from './partners/links.ts';
 export { recoverAttempts } from './payments/recovery.ts';
 export {
   addProcessorAccount,

@@ -1,3 +1,4 @@
+import { consolePermissions } from '@paywire/contracts';
 import type { XmlShape } from '@paywire/xml';
 
 /**
@@ -566,6 +567,13 @@ export const xmlShapes = {
     root: 'shopper',
     ...orderDocument,
     sequences: { ...types, ...orderTypes, '': ['shopperInfo', 'webInfo'] },
+  },
+  // The original's cp-user-info (cp-user.xsd), in its order; the password is never answered.
+  consoleUser: {
+    root: 'cp-user-info',
+    sequences: {
+      '': ['userId', 'username', 'password', 'firstName', 'lastName', 'email', ...consolePermissions],
+    },
   },
   customParameter: {
     root: 'custom-parameter',

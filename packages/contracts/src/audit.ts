@@ -26,6 +26,9 @@ export const auditActions = [
   'key.retire',
   'vendor.create',
   'vendor.update',
+  'partner-link.add',
+  'partner-link.remove',
+  'console-user.create',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

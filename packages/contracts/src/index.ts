@@ -18,6 +18,7 @@ export * from './marketplace.ts';
 export * from './merchants.ts';
 export * from './money.ts';
 export * from './orders.ts';
+export * from './partners.ts';
 export * from './primitives.ts';
 export * from './processor-notifications.ts';
 export * from './processors.ts';

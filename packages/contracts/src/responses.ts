@@ -30,6 +30,7 @@ import {
   vendorAccountStatuses,
 } from './marketplace.ts';
 import type { BatchOrder, BatchShopper, Order } from './orders.ts';
+import { type ConsolePermission, type ConsoleUser, consolePermissions } from './partners.ts';
 import {
   type ChargePage,
   chargeFrequencies,
@@ -321,6 +322,20 @@ export const productBody = describes<CatalogProduct>()(
         price: z.object({ amount, currency: z.string() }),
       }),
     ),
+  }),
+);
+
+export const consoleUserBody = describes<Omit<ConsoleUser, 'merchantId'>>()(
+  z.object({
+    userId: z.number(),
+    username: z.string(),
+    firstName: z.string(),
+    lastName: z.string(),
+    email: z.string(),
+    ...(Object.fromEntries(consolePermissions.map((name) => [name, z.boolean()])) as Record<
+      ConsolePermission,
+      z.ZodBoolean
+    >),
   }),
 );
 

@@ -46,7 +46,7 @@ import { MerchantConsole } from './migrations/0028-console.ts';
 import { Retention } from './migrations/0029-retention.ts';
 import { FraudScreening } from './migrations/0030-fraud-screening.ts';
 import { SepaPresentation } from './migrations/0031-sepa-presentation.ts';
-import { ExtendedApi } from './migrations/0035-extended-api.ts';
+import { ExtendedAndPartners } from './migrations/0035-extended-and-partners.ts';
 import { grantAppRole } from './roles.ts';
 import { wireDialect } from './wire.ts';
 
@@ -111,7 +111,7 @@ const migrationsList = [
   { name: '0029-retention', class: Retention },
   { name: '0030-fraud-screening', class: FraudScreening },
   { name: '0031-sepa-presentation', class: SepaPresentation },
-  { name: '0035-extended-api', class: ExtendedApi },
+  { name: '0035-extended-and-partners', class: ExtendedAndPartners },
 ];
 
 /** Each open database's pool (wire.ts), for what needs a connection of its own (tests). */

@@ -16,7 +16,9 @@ import {
   chargebackListBody,
   chargebackListQuery,
   chargePageBody,
+  consoleUserBody,
   createAltTransactionInput,
+  createConsoleUserInput,
   createOndemandInput,
   createOrderInput,
   createPlanInput,
@@ -474,6 +476,21 @@ export const operations: Record<Route, Operation> = {
     params: { customParamId: customParameterIdInput.shape.customParamId },
     request: body('UpdateCustomParameter', customParameterInput, xmlShapes.customParameter),
     answers: [noContent('Updated; no body')],
+  },
+  'POST /cp/user': {
+    tag: 'Partners',
+    summary:
+      "Create a console user of the merchant, or with onbehalfofmid of a merchant the caller is a partner of (the original's Create User)",
+    query: { onbehalfofmid: createConsoleUserInput.shape.onBehalfOfMid },
+    request: body('CreateConsoleUser', createConsoleUserInput, xmlShapes.consoleUser),
+    answers: [
+      {
+        status: 200,
+        description: 'The user (never its password)',
+        body: body('ConsoleUser', consoleUserBody, xmlShapes.consoleUser),
+        headers: { Location: 'The user URL' },
+      },
+    ],
   },
   'POST /alt-transactions': {
     tag: 'SEPA direct debit',
