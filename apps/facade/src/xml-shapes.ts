@@ -1,4 +1,4 @@
-import { consolePermissions } from '@paywire/contracts';
+import { consolePermissions, customParamSettingsOrder } from '@paywire/contracts';
 import type { XmlShape } from '@paywire/xml';
 
 /**
@@ -580,14 +580,7 @@ export const xmlShapes = {
     wrapped: { dropDownValues: 'drop-down-value' },
     sequences: {
       '': ['customParamId', 'customParamTitle', 'active', 'mandatory', 'customParamSettings'],
-      customParamSettings: [
-        'customParamType',
-        'shortTextType',
-        'longTextType',
-        'fixedSelectionType',
-        'merchantValueType',
-        'visualSettings',
-      ],
+      customParamSettings: customParamSettingsOrder,
       shortTextType: ['minimumLength', 'maximumLength', 'regexValidation'],
       longTextType: ['minimumLength', 'maximumLength'],
       merchantValueType: ['minimumLength', 'maximumLength'],

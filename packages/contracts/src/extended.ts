@@ -170,6 +170,16 @@ export const customParameterInput = z.object({
 });
 export type CustomParameterRequest = z.output<typeof customParameterInput>;
 
+/** A parameter's settings in the reference's order (custom-parameter.xsd). */
+export const customParamSettingsOrder = [
+  'customParamType',
+  'shortTextType',
+  'longTextType',
+  'fixedSelectionType',
+  'merchantValueType',
+  'visualSettings',
+] as const satisfies ReadonlyArray<keyof CustomParameterRequest['customParamSettings']>;
+
 export const customParameterIdInput = z.object({ customParamId: positiveId });
 export const updateCustomParameterInput = customParameterInput.extend({ customParamId: positiveId });
 

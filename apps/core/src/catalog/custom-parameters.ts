@@ -1,5 +1,6 @@
 import {
   type CustomParameterRequest,
+  customParamSettingsOrder,
   DomainError,
   type CustomParameter as PublicCustomParameter,
 } from '@paywire/contracts';
@@ -10,23 +11,14 @@ import { CustomParameter } from './entities.ts';
 
 type Settings = CustomParameterRequest['customParamSettings'];
 
-/** The settings in the reference's order; jsonb keeps its own. */
-const settingsOrder = [
-  'customParamType',
-  'shortTextType',
-  'longTextType',
-  'fixedSelectionType',
-  'merchantValueType',
-  'visualSettings',
-] as const satisfies ReadonlyArray<keyof Settings>;
-
 function present(parameter: CustomParameter): PublicCustomParameter {
   return {
     customParamId: parameter.id,
     customParamTitle: parameter.title,
     active: parameter.active,
     mandatory: parameter.mandatory,
-    customParamSettings: inOrder(parameter.settings, settingsOrder) as Settings,
+    // jsonb keeps keys in its own order; answers show the reference's.
+    customParamSettings: inOrder(parameter.settings, customParamSettingsOrder) as Settings,
   };
 }
 

@@ -5,19 +5,17 @@ import {
   type ExtendedShopperRequest,
   minorToDecimal,
   type Order,
-  toMinorUnits,
 } from '@paywire/contracts';
 import { CardTransaction } from '../cards/entities.ts';
 import { runSale } from '../cards/sale.ts';
 import { CatalogSku } from '../catalog/entities.ts';
-import { findSkus } from '../catalog/service.ts';
 import type { MerchantContext } from '../context.ts';
 import { executeParameterized } from '../db/wire.ts';
 import { Shopper } from '../shoppers/entities.ts';
 import { cardsMatching } from '../shoppers/queries.ts';
 import { createShopper } from '../shoppers/service.ts';
 import { Invoice, OrderItem, ShopperOrder } from './entities.ts';
-import { contactOf, defaultSoftDescriptor, maxOrderTotalMinor, presentOrder } from './service.ts';
+import { contactOf, defaultSoftDescriptor, presentOrder, pricedCart } from './service.ts';
 
 /**
  * The Extended API's shoppers and orders (docs/conformance.md, Extended API). An Extended shopper is a
@@ -60,13 +58,6 @@ export async function createExtendedShopper(
   return { shopperId: shopper.vaultedShopperId };
 }
 
-function orderProblem(name: string, description: string, messageValue?: string): DomainError {
-  return new DomainError('VALIDATION_GENERAL_FAILURE', `${name}: ${description}`, {
-    name,
-    ...(messageValue === undefined ? {} : { messageValue }),
-  });
-}
-
 /** The vaulted card the order names by type and last four digits (the newest such), or undefined: the default. */
 async function namedCard(em: EntityManager, shopperId: number, input: CreateOrderRequest) {
   const named = input.orderingShopper.creditCard;
@@ -78,49 +69,12 @@ async function namedCard(em: EntityManager, shopperId: number, input: CreateOrde
   ]);
   const ids = rows.map((row) => Number(row.id));
   if (ids.length === 0)
-    throw orderProblem(
-      'orderingShopper.creditCard',
-      `the shopper has no ${named.cardType} card ending in ${named.cardLastFourDigits}`,
-      `${named.cardType} ${named.cardLastFourDigits}`,
+    throw new DomainError(
+      'VALIDATION_GENERAL_FAILURE',
+      `orderingShopper.creditCard: the shopper has no ${named.cardType} card ending in ${named.cardLastFourDigits}`,
+      { name: 'orderingShopper.creditCard', messageValue: `${named.cardType} ${named.cardLastFourDigits}` },
     );
   return Math.max(...ids);
-}
-
-/** The cart priced from the catalogue, in the expected total's currency, and checked against that total. */
-async function pricedCart(em: EntityManager, merchantId: number, input: CreateOrderRequest) {
-  const { currency } = input.expectedTotalPrice;
-  const cart = input.cart.cartItem;
-  const skus = await findSkus(
-    em,
-    merchantId,
-    cart.map((item) => item.sku.skuId),
-  );
-  let totalMinor = 0;
-  const items = cart.map((item, index) => {
-    const name = `cart.cartItem.${index}.sku.skuId`;
-    const sku = skus.get(item.sku.skuId);
-    if (!sku)
-      throw orderProblem(name, `no sku ${item.sku.skuId} in the merchant's catalogue`, `${item.sku.skuId}`);
-    if (sku.currency !== currency)
-      throw orderProblem(
-        name,
-        `sku ${sku.id} is priced in ${sku.currency}, the expected total in ${currency}`,
-        `${item.sku.skuId}`,
-      );
-    const subTotalMinor = sku.priceMinor * item.quantity;
-    totalMinor += subTotalMinor;
-    if (totalMinor > maxOrderTotalMinor)
-      throw orderProblem('cart', `the cart totals more than ${minorToDecimal(maxOrderTotalMinor, currency)}`);
-    return { sku, quantity: item.quantity, subTotalMinor };
-  });
-  const expected = input.expectedTotalPrice.amount;
-  if (toMinorUnits(expected, currency) !== totalMinor)
-    throw orderProblem(
-      'expectedTotalPrice.amount',
-      `is ${expected} ${currency} but the cart totals ${minorToDecimal(totalMinor, currency)} ${currency}`,
-      expected,
-    );
-  return { currency, totalMinor, items };
 }
 
 /**
@@ -138,7 +92,10 @@ export async function placeOrder(ctx: MerchantContext, input: CreateOrderRequest
       messageValue: String(shopperId),
     });
   const cardId = await namedCard(em, shopperId, input);
-  const { currency, totalMinor, items } = await pricedCart(em, merchantId, input);
+  const { currency } = input.expectedTotalPrice;
+  const { totalMinor, items } = await pricedCart(em, merchantId, input, {
+    currencyRule: `the expected total is in ${currency}`,
+  });
   const softDescriptor = input.softDescriptor ?? shopper.softDescriptor ?? defaultSoftDescriptor;
   const securityCode = input.orderingShopper.creditCard?.securityCode;
   return runSale(

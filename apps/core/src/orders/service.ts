@@ -17,6 +17,7 @@ import {
   toMinorUnits,
 } from '@paywire/contracts';
 import { CardTransaction } from '../cards/entities.ts';
+import type { CatalogSku } from '../catalog/entities.ts';
 import { findSkus } from '../catalog/service.ts';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
@@ -32,7 +33,7 @@ const currency = 'EUR';
 /** What a statement shows when the order names no soft descriptor (ours). */
 export const defaultSoftDescriptor = 'PAYWIRE';
 /** Larger carts are refused before any arithmetic could leave the safe integers (ours). */
-export const maxOrderTotalMinor = 99_999_999_999;
+const maxOrderTotalMinor = 99_999_999_999;
 
 const contactFields = [
   'title',
@@ -226,12 +227,64 @@ async function presentShopper(em: EntityManager, shopper: Shopper): Promise<Batc
   };
 }
 
-function cartItemProblem(index: number, skuId: number, description: string): DomainError {
-  const name = `order.cart.cartItem.${index}.sku.skuId`;
+function orderProblem(name: string, description: string, messageValue?: string): DomainError {
   return new DomainError('VALIDATION_GENERAL_FAILURE', `${name}: ${description}`, {
     name,
-    messageValue: String(skuId),
+    ...(messageValue === undefined ? {} : { messageValue }),
   });
+}
+
+/** A cart priced from the catalogue: each item's sku and sub-total, and the total. */
+export interface PricedCart {
+  totalMinor: number;
+  items: Array<{ sku: CatalogSku; quantity: number; subTotalMinor: number }>;
+}
+
+/**
+ * Prices a cart from the merchant's catalogue in the order's currency and checks it against the expected
+ * total; `at` is where the order sits in the request (`order.` in a batch order), for the errors' names.
+ * Every sku must be the merchant's and priced in that currency; `currencyRule` says why, when it is not.
+ */
+export async function pricedCart(
+  em: EntityManager,
+  merchantId: number,
+  order: {
+    cart: { cartItem: Array<{ sku: { skuId: number }; quantity: number }> };
+    expectedTotalPrice: { amount: string; currency: string };
+  },
+  { at = '', currencyRule }: { at?: string; currencyRule: string },
+): Promise<PricedCart> {
+  const { currency, amount: expected } = order.expectedTotalPrice;
+  const cart = order.cart.cartItem;
+  const skus = await findSkus(
+    em,
+    merchantId,
+    cart.map((item) => item.sku.skuId),
+  );
+  let totalMinor = 0;
+  const items = cart.map((item, index) => {
+    const name = `${at}cart.cartItem.${index}.sku.skuId`;
+    const { skuId } = item.sku;
+    const sku = skus.get(skuId);
+    if (!sku) throw orderProblem(name, `no sku ${skuId} in the merchant's catalogue`, String(skuId));
+    if (sku.currency !== currency)
+      throw orderProblem(name, `sku ${sku.id} is priced in ${sku.currency}; ${currencyRule}`, String(skuId));
+    const subTotalMinor = sku.priceMinor * item.quantity;
+    totalMinor += subTotalMinor;
+    if (totalMinor > maxOrderTotalMinor)
+      throw orderProblem(
+        `${at}cart`,
+        `the cart totals more than ${minorToDecimal(maxOrderTotalMinor, currency)} ${currency}`,
+      );
+    return { sku, quantity: item.quantity, subTotalMinor };
+  });
+  if (toMinorUnits(expected, currency) !== totalMinor)
+    throw orderProblem(
+      `${at}expectedTotalPrice.amount`,
+      `is ${expected} ${currency} but the cart totals ${minorToDecimal(totalMinor, currency)} ${currency}`,
+      expected,
+    );
+  return { totalMinor, items };
 }
 
 /**
@@ -274,54 +327,21 @@ export async function placeBatchOrder(ctx: MerchantContext, input: BatchOrderReq
     });
     await em.flush();
 
-    const cart = input.order.cart.cartItem;
-    const skus = await findSkus(
-      em,
-      merchantId,
-      cart.map((item) => item.sku.skuId),
-    );
-    let totalMinor = 0;
-    const items = cart.map((item, index) => {
-      const sku = skus.get(item.sku.skuId);
-      if (!sku) {
-        throw cartItemProblem(index, item.sku.skuId, `no sku ${item.sku.skuId} in the merchant's catalogue`);
-      }
-      if (sku.currency !== currency) {
-        throw cartItemProblem(
-          index,
-          item.sku.skuId,
-          `sku ${sku.id} is priced in ${sku.currency}; orders paid by SEPA direct debit take EUR skus only`,
-        );
-      }
-      const subTotalMinor = sku.priceMinor * item.quantity;
-      totalMinor += subTotalMinor;
-      if (totalMinor > maxOrderTotalMinor) {
-        throw new DomainError(
-          'VALIDATION_GENERAL_FAILURE',
-          `order.cart: the cart totals more than ${minorToDecimal(maxOrderTotalMinor, currency)} EUR`,
-          { name: 'order.cart' },
-        );
-      }
-      return em.create(OrderItem, {
+    const { totalMinor, items: priced } = await pricedCart(em, merchantId, input.order, {
+      at: 'order.',
+      currencyRule: 'orders paid by SEPA direct debit take EUR skus only',
+    });
+    const items = priced.map(({ sku, quantity, subTotalMinor }) =>
+      em.create(OrderItem, {
         merchantId,
         order,
         sku,
         skuName: sku.name,
-        quantity: item.quantity,
+        quantity,
         unitMinor: sku.priceMinor,
         subTotalMinor,
-      });
-    });
-
-    const expected = input.order.expectedTotalPrice;
-    if (toMinorUnits(expected.amount, currency) !== totalMinor) {
-      throw new DomainError(
-        'VALIDATION_GENERAL_FAILURE',
-        `order.expectedTotalPrice.amount: is ${expected.amount} EUR but the cart totals ` +
-          `${minorToDecimal(totalMinor, currency)} EUR`,
-        { name: 'order.expectedTotalPrice.amount', messageValue: expected.amount },
-      );
-    }
+      }),
+    );
     order.totalMinor = totalMinor;
 
     const account = shopperInfo.paymentInfo.sepaDirectDebitsInfo[0];
