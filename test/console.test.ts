@@ -128,6 +128,7 @@ describe('sign-in', () => {
     expect(who.body).toEqual({
       merchantId: merchant.id,
       username: merchant.username,
+      permissions: null, // the merchant's own credentials: no console user's permissions bound it
       csrfToken: session.csrfToken,
     });
   });

@@ -55,6 +55,7 @@ export const schemaOfRoot: Readonly<Record<string, string>> = {
   vendor: 'vendor.xsd',
   vendors: 'vendor.xsd',
   'batch-account-update': 'batch-account-update.xsd',
+  'cp-user-info': 'cp-user.xsd',
 };
 
 /**

@@ -1,6 +1,6 @@
 import { CallerCredential } from './callers/entities.ts';
 import { CardTransaction, Refund } from './cards/entities.ts';
-import { CatalogProduct, CatalogSku } from './catalog/entities.ts';
+import { CatalogProduct, CatalogSku, CustomParameter } from './catalog/entities.ts';
 import { openOrm } from './db/orm.ts';
 import { IdempotencyRecord } from './idempotency/entities.ts';
 import { IpnConfig, IpnDelivery } from './ipn/entities.ts';
@@ -29,6 +29,7 @@ const entities = [
   SepaRefund,
   CatalogProduct,
   CatalogSku,
+  CustomParameter,
   ShopperOrder,
   OrderItem,
   Invoice,

@@ -26,6 +26,7 @@ export { type KeyView, keyStatus, type RotationView } from './keys/status.ts';
 export { refusedIban, sandboxPayoutBank } from './marketplace/payout-bank.ts';
 export { upsertMerchant } from './merchants/service.ts';
 export { coreRegistry } from './metrics.ts';
+export { linkPartner, type PartnerLink, partnerLinks, unlinkPartner } from './partners/links.ts';
 export { recoverAttempts } from './payments/recovery.ts';
 export {
   addProcessorAccount,

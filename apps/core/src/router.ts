@@ -10,6 +10,7 @@ import { ipnRouter } from './ipn/router.ts';
 import { marketplaceRouter } from './marketplace/router.ts';
 import { merchantsRouter } from './merchants/router.ts';
 import { ordersRouter } from './orders/router.ts';
+import { partnersRouter } from './partners/router.ts';
 import { processorsRouter } from './processors/accounts/router.ts';
 import { adyenRouter } from './processors/adyen/router.ts';
 import { recurringRouter } from './recurring/router.ts';
@@ -33,6 +34,7 @@ export const appRouter = router({
   refunds: refundsRouter,
   catalog: catalogRouter,
   orders: ordersRouter,
+  partners: partnersRouter,
   callers: callersRouter,
   reports: reportsRouter,
   recurring: recurringRouter,

@@ -25,6 +25,7 @@ import { hostedFieldsRoutes } from './routes/hosted-fields.ts';
 import { notificationConfigRoutes } from './routes/notification-config.ts';
 import { notificationDeliveryRoutes } from './routes/notification-deliveries.ts';
 import { orderRoutes } from './routes/orders.ts';
+import { partnerRoutes } from './routes/partners.ts';
 import { processorNotificationRoutes } from './routes/processor-notifications.ts';
 import { recurringRoutes } from './routes/recurring.ts';
 import { reportRoutes } from './routes/reports.ts';
@@ -86,6 +87,7 @@ export function createFacade({
   catalogRoutes(merchantRoutes, core);
   altTransactionRoutes(merchantRoutes, core);
   orderRoutes(merchantRoutes, core);
+  partnerRoutes(merchantRoutes, core);
   recurringRoutes(merchantRoutes, core);
   reportRoutes(merchantRoutes, core);
   chargebackRoutes(merchantRoutes, core);

@@ -1,3 +1,4 @@
+import { consolePermissions, customParamSettingsOrder } from '@paywire/contracts';
 import type { XmlShape } from '@paywire/xml';
 
 /**
@@ -18,6 +19,81 @@ const orderDocument = {
   },
   decimals: { itemSubTotal: 2, tax: 2, totalCartCost: 2 },
 } as const satisfies Omit<XmlShape, 'root'>;
+
+/**
+ * The order documents' types in their schemas' order (order.xsd, shopper.xsd), keyed as `types` below; kept
+ * apart because their keys (cart, skus, invoices) name other things elsewhere.
+ */
+const contactOrder = [
+  'title',
+  'firstName',
+  'lastName',
+  'email',
+  'companyName',
+  'address1',
+  'address2',
+  'city',
+  'state',
+  'zip',
+  'country',
+  'phone',
+  'fax',
+] as const;
+const orderTypes = {
+  shopperInfo: [
+    'shopperId',
+    'sellerShopperId',
+    'shopperContactInfo',
+    'shippingContactInfo',
+    'invoiceContactsInfo',
+    'paymentInfo',
+    'storeId',
+    'vatCode',
+    'shopperCurrency',
+    'locale',
+    'softDescriptor',
+  ],
+  shopperContactInfo: contactOrder,
+  invoiceContactsInfo: ['default', 'vatCode', ...contactOrder],
+  invoiceContactInfo: ['default', 'vatCode', ...contactOrder],
+  paymentInfo: ['creditCardsInfo', 'ecpsInfo', 'sepaDirectDebitsInfo', 'wallet', 'balance'],
+  creditCardsInfo: ['billingContactInfo', 'pfToken', 'creditCard', 'processingInfo'],
+  sepaDirectDebitsInfo: ['billingContactInfo', 'sepaDirectDebit', 'status'],
+  webInfo: ['ip', 'remoteHost', 'userAgent'],
+  order: [
+    'orderId',
+    'sellerOrderId',
+    'softDescriptor',
+    'orderingShopper',
+    'cart',
+    'expectedTotalPrice',
+    'postSaleInfo',
+    'fulfillment',
+  ],
+  orderingShopper: ['shopperId', 'creditCard', 'webInfo', 'authorizedByShopper'],
+  cart: ['chargedCurrency', 'cartItem', 'tax', 'taxRate', 'totalCartCost'],
+  cartItem: ['sku', 'quantity', 'itemSubTotal'],
+  sku: ['skuId', 'skuName'],
+  invoices: ['invoiceId', 'url', 'financialTransactions'],
+  financialTransactions: [
+    'status',
+    'dateDue',
+    'dateCreated',
+    'amount',
+    'tax',
+    'taxRate',
+    'currency',
+    'softDescriptor',
+    'paymentMethod',
+    'targetBalance',
+    'creditCard',
+    'paypalTransactionData',
+    'sepaDirectDebit',
+    'invoiceContactInfo',
+    'authorizationCode',
+    'skus',
+  ],
+} as const satisfies Record<string, readonly string[]>;
 
 /** The original's metadata entries repeat <meta-data> inside <transaction-meta-data>. */
 const metaData = 'metaData';
@@ -481,9 +557,35 @@ export const xmlShapes = {
   preNotification: { root: 'sepa-pre-notification', ...translations },
   mandateText: { root: 'sepa-mandate', ...translations },
   product: { root: 'product', wrapped: { skus: 'sku' } },
-  batchOrder: { root: 'batch-order', ...orderDocument },
-  order: { root: 'order', ...orderDocument },
-  shopper: { root: 'shopper', ...orderDocument },
+  batchOrder: {
+    root: 'batch-order',
+    ...orderDocument,
+    sequences: { ...types, ...orderTypes, '': ['shopper', 'order'] },
+  },
+  order: { root: 'order', ...orderDocument, sequences: { ...types, ...orderTypes, '': orderTypes.order } },
+  shopper: {
+    root: 'shopper',
+    ...orderDocument,
+    sequences: { ...types, ...orderTypes, '': ['shopperInfo', 'webInfo'] },
+  },
+  // The original's cp-user-info (cp-user.xsd), in its order; the password is never answered.
+  consoleUser: {
+    root: 'cp-user-info',
+    sequences: {
+      '': ['userId', 'username', 'password', 'firstName', 'lastName', 'email', ...consolePermissions],
+    },
+  },
+  customParameter: {
+    root: 'custom-parameter',
+    wrapped: { dropDownValues: 'drop-down-value' },
+    sequences: {
+      '': ['customParamId', 'customParamTitle', 'active', 'mandatory', 'customParamSettings'],
+      customParamSettings: customParamSettingsOrder,
+      shortTextType: ['minimumLength', 'maximumLength', 'regexValidation'],
+      longTextType: ['minimumLength', 'maximumLength'],
+      merchantValueType: ['minimumLength', 'maximumLength'],
+    },
+  },
   plan: { root: 'plan', sequences: sequenced(planOrder) },
   plans: {
     root: 'plans',

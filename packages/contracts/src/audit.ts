@@ -28,6 +28,9 @@ export const auditActions = [
   'vendor.update',
   'account-update.submit',
   'shopper-card.account-update',
+  'partner-link.add',
+  'partner-link.remove',
+  'console-user.create',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

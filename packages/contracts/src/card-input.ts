@@ -78,4 +78,6 @@ export const sensitiveProperties = new Set([
   'personalIdentificationNumber',
   'driverLicenseNumber',
   'passportNumber',
+  // A console user's password (partners.ts).
+  'password',
 ]);

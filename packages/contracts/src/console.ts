@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { credentialsInput } from './merchants.ts';
+import type { ConsolePermissions } from './partners.ts';
 import { currencyInput, pageSize, positiveId, text } from './primitives.ts';
 
 /**
@@ -15,7 +16,7 @@ export const consoleSignInInput = credentialsInput;
 export const consoleSessionInput = z.object({ token: z.string().regex(/^[A-Za-z0-9_-]{43}$/) });
 
 export type ConsoleSignIn =
-  | { outcome: 'opened'; merchantId: number; token: string }
+  | { outcome: 'opened'; merchantId: number; token: string; permissions: ConsolePermissions | null }
   | { outcome: 'refused' }
   | { outcome: 'limited'; retryAfterSeconds: number };
 
@@ -23,6 +24,8 @@ export type ConsoleSignIn =
 export interface ConsoleSession {
   merchantId: number;
   username: string;
+  /** A console user's permissions (partners.ts); null for the merchant's own credentials, which may do all. */
+  permissions: ConsolePermissions | null;
 }
 
 const dayInput = z.iso.date('must be a date, YYYY-MM-DD');

@@ -9,7 +9,7 @@ import {
   text,
 } from './primitives.ts';
 import { ibanInput, type SepaDebitDetails, type SepaStatus, sepaCurrencyInput } from './sepa.ts';
-import type { CardResponse } from './transactions.ts';
+import { type CardResponse, softDescriptorInput } from './transactions.ts';
 
 /**
  * Order placement in one batch (see docs/conformance.md, Batch order placement): a new shopper with a SEPA direct
@@ -40,7 +40,7 @@ const countryInput = z
   .toUpperCase()
   .regex(/^[A-Z]{2}$/, 'must be a two-letter country code');
 
-const localeInput = z
+export const localeInput = z
   .string()
   .trim()
   .max(10, 'must be at most 10 characters')
@@ -79,6 +79,19 @@ const quantityInput = positiveIntegerInput.refine(
   `must be at most ${maxQuantity}`,
 );
 
+/** An order's cart: catalogue skus by id, each with its quantity. */
+export const cartInput = z.object({
+  cartItem: z
+    .array(z.object({ sku: z.object({ skuId: positiveIntegerInput }), quantity: quantityInput }))
+    .min(1, 'must hold at least one cart-item')
+    .max(maxCartItems, `must hold at most ${maxCartItems} cart-item elements`),
+});
+
+/** What the shopper saw as the total, in the currency the order is paid in: checked against the cart. */
+export const expectedTotalPriceInput = z
+  .object({ amount: amountInput, currency: currencyInput })
+  .superRefine((price, ctx) => checkAmountFitsCurrency(price.amount, price.currency, ctx));
+
 export const batchOrderInput = z.object({
   shopper: z.object({
     webInfo: webInfoInput,
@@ -103,18 +116,11 @@ export const batchOrderInput = z.object({
         'must be true: the shopper has to accept the SEPA direct debit mandate',
       ),
     }),
-    cart: z.object({
-      cartItem: z
-        .array(z.object({ sku: z.object({ skuId: positiveIntegerInput }), quantity: quantityInput }))
-        .min(1, 'must hold at least one cart-item')
-        .max(maxCartItems, `must hold at most ${maxCartItems} cart-item elements`),
-    }),
+    cart: cartInput,
     expectedTotalPrice: z
       .object({ amount: amountInput, currency: sepaCurrencyInput })
       .superRefine((price, ctx) => checkAmountFitsCurrency(price.amount, price.currency, ctx)),
-    softDescriptor: text(20)
-      .regex(/^[\w .,*'&-]+$/, 'has characters a statement cannot show')
-      .optional(),
+    softDescriptor: softDescriptorInput.optional(),
   }),
 });
 
@@ -168,23 +174,38 @@ export interface BatchShopper {
   shopperInfo: BatchShopperInfo;
 }
 
-export interface FinancialTransaction {
-  status: SepaStatus;
+interface FinancialTransactionFacts {
+  status: string;
   dateDue: string;
   dateCreated: string;
   amount: number;
   tax: number;
   taxRate: number;
-  currency: 'EUR';
+  currency: string;
   softDescriptor: string;
-  paymentMethod: 'SEPA Direct Debit';
   targetBalance: 'PLIMUS_ACCOUNT';
-  /** The wallet provider's transaction data; empty for a SEPA debit. */
-  paypalTransactionData: Record<string, never>;
-  sepaDirectDebit: SepaDebitDetails;
   invoiceContactInfo: Partial<ShopperContactInfo>;
   skus: Array<{ skuId: number }>;
 }
+
+/** A batch order's payment: its SEPA debit. */
+export interface SepaFinancialTransaction extends FinancialTransactionFacts {
+  status: SepaStatus;
+  paymentMethod: 'SEPA Direct Debit';
+  /** The wallet provider's transaction data; empty for a SEPA debit. */
+  paypalTransactionData: Record<string, never>;
+  sepaDirectDebit: SepaDebitDetails;
+}
+
+/** An Extended order's payment: the sale of the shopper's vaulted card. */
+export interface CardFinancialTransaction extends FinancialTransactionFacts {
+  status: 'APPROVED';
+  paymentMethod: 'Credit Card';
+  creditCard: Pick<CardResponse, 'cardLastFourDigits' | 'cardType'>;
+  authorizationCode?: string;
+}
+
+export type FinancialTransaction = SepaFinancialTransaction | CardFinancialTransaction;
 
 export interface Invoice {
   invoiceId: number;
@@ -195,9 +216,16 @@ export interface Invoice {
 /** GET /orders/{id}: root order. */
 export interface Order {
   orderId: number;
-  orderingShopper: { shopperId: number };
+  /** The merchant's id of an Extended order (its sale's merchantTransactionId). */
+  sellerOrderId?: string;
+  softDescriptor?: string;
+  orderingShopper: {
+    shopperId: number;
+    /** The card an Extended order charged. */
+    creditCard?: Pick<CardResponse, 'cardLastFourDigits' | 'cardType'>;
+  };
   cart: {
-    chargedCurrency: 'EUR';
+    chargedCurrency: string;
     cartItem: Array<{ sku: { skuId: number; skuName: string }; quantity: number; itemSubTotal: number }>;
     tax: number;
     taxRate: number;

@@ -12,6 +12,7 @@ import type { CatalogProduct } from './catalog.ts';
 import { type Chargeback, type ChargebackList, chargebackStatuses } from './chargebacks.ts';
 import type { SandboxClock } from './clock.ts';
 import { type ErrorBody, type ErrorName, errorCatalogue } from './errors.ts';
+import { type CustomParameter, customParamTypes, titleAlignments } from './extended.ts';
 import type { FraudSettings } from './fraud.ts';
 import {
   deliveryStates,
@@ -30,6 +31,7 @@ import {
   vendorAccountStatuses,
 } from './marketplace.ts';
 import type { BatchOrder, BatchShopper, Order } from './orders.ts';
+import { type ConsolePermission, type ConsoleUser, consolePermissions } from './partners.ts';
 import {
   type ChargePage,
   chargeFrequencies,
@@ -324,6 +326,39 @@ export const productBody = describes<CatalogProduct>()(
   }),
 );
 
+export const consoleUserBody = describes<Omit<ConsoleUser, 'merchantId'>>()(
+  z.object({
+    userId: z.number(),
+    username: z.string(),
+    firstName: z.string(),
+    lastName: z.string(),
+    email: z.string(),
+    ...(Object.fromEntries(consolePermissions.map((name) => [name, z.boolean()])) as Record<
+      ConsolePermission,
+      z.ZodBoolean
+    >),
+  }),
+);
+
+const lengths = { minimumLength: z.number().optional(), maximumLength: z.number().optional() };
+
+export const customParameterBody = describes<CustomParameter>()(
+  z.object({
+    customParamId: z.number(),
+    customParamTitle: z.string(),
+    active: z.boolean(),
+    mandatory: z.boolean(),
+    customParamSettings: z.object({
+      customParamType: z.enum(customParamTypes),
+      shortTextType: z.object({ ...lengths, regexValidation: z.string().optional() }).optional(),
+      longTextType: z.object(lengths).optional(),
+      fixedSelectionType: z.object({ dropDownValues: z.array(z.string()) }).optional(),
+      merchantValueType: z.object(lengths).optional(),
+      visualSettings: z.object({ titleAlignment: z.enum(titleAlignments).optional() }).optional(),
+    }),
+  }),
+);
+
 const contactKeys = ['title', 'firstName', 'lastName', 'email', 'companyName', 'address1', 'city'] as const;
 const shopperContact = optionalStrings([...contactKeys, 'zip', 'country', 'phone', 'fax']);
 const sepaBillingContact = optionalStrings(['firstName', 'lastName', 'address1', 'city', 'zip', 'country']);
@@ -358,12 +393,31 @@ export const batchShopperBody = describes<BatchShopper>()(
   }),
 );
 
+/** The card an Extended order charged. */
+const orderedCard = z.object({ cardLastFourDigits: z.string(), cardType: z.enum(cardBrands) });
+
+/** What every financial transaction of an order's invoice shows, whatever paid it. */
+const financialTransactionFacts = {
+  dateDue: z.string(),
+  dateCreated: z.string(),
+  amount,
+  tax: z.number(),
+  taxRate: z.number(),
+  currency: z.string(),
+  softDescriptor: z.string(),
+  targetBalance: z.literal('PLIMUS_ACCOUNT'),
+  invoiceContactInfo: shopperContact,
+  skus: z.array(z.object({ skuId: z.number() })),
+};
+
 export const orderBody = describes<Order>()(
   z.object({
     orderId: z.number(),
-    orderingShopper: z.object({ shopperId: z.number() }),
+    sellerOrderId: z.string().optional(),
+    softDescriptor: z.string().optional(),
+    orderingShopper: z.object({ shopperId: z.number(), creditCard: orderedCard.optional() }),
     cart: z.object({
-      chargedCurrency: z.literal('EUR'),
+      chargedCurrency: z.string(),
       cartItem: z.array(
         z.object({
           sku: z.object({ skuId: z.number(), skuName: z.string() }),
@@ -381,22 +435,22 @@ export const orderBody = describes<Order>()(
           invoiceId: z.number(),
           url: z.string(),
           financialTransactions: z.array(
-            z.object({
-              status: sepaStatus,
-              dateDue: z.string(),
-              dateCreated: z.string(),
-              amount,
-              tax: z.number(),
-              taxRate: z.number(),
-              currency: z.literal('EUR'),
-              softDescriptor: z.string(),
-              paymentMethod: z.literal('SEPA Direct Debit'),
-              targetBalance: z.literal('PLIMUS_ACCOUNT'),
-              paypalTransactionData: z.record(z.string(), z.never()),
-              sepaDirectDebit: sepaDebitDetails,
-              invoiceContactInfo: shopperContact,
-              skus: z.array(z.object({ skuId: z.number() })),
-            }),
+            z.union([
+              z.object({
+                ...financialTransactionFacts,
+                status: sepaStatus,
+                paymentMethod: z.literal('SEPA Direct Debit'),
+                paypalTransactionData: z.record(z.string(), z.never()),
+                sepaDirectDebit: sepaDebitDetails,
+              }),
+              z.object({
+                ...financialTransactionFacts,
+                status: z.literal('APPROVED'),
+                paymentMethod: z.literal('Credit Card'),
+                creditCard: orderedCard,
+                authorizationCode: z.string().optional(),
+              }),
+            ]),
           ),
         }),
       ),

@@ -76,6 +76,8 @@ function threeDSecureRecord(
 export interface SaleOptions {
   reference?: string;
   cardId?: number;
+  /** The security code the shopper gave again for the vaulted card (an Extended order's). */
+  securityCode?: string;
   /** The vaulted shopper and card to charge, read by the caller already: not read again (renewals). */
   vaulted?: { shopper: Shopper; card: StoredCard };
   event?: 'Charge' | 'Recurring';
@@ -102,7 +104,7 @@ async function paymentSource(
   em: EntityManager,
   input: CreateTransaction,
   now: Date,
-  { cardId, vaulted }: Pick<SaleOptions, 'cardId' | 'vaulted'>,
+  { cardId, vaulted, securityCode }: Pick<SaleOptions, 'cardId' | 'vaulted' | 'securityCode'>,
 ): Promise<PaymentSource> {
   const wallet = input.wallet && (await resolveWalletToken(ctx, em, input.wallet, now));
   const known =
@@ -139,7 +141,8 @@ async function paymentSource(
   if (!stored.sealedNumber || !stored.fingerprint)
     throw new DomainError('INVALID_PAYMENT_DETAILS', 'the card to charge is no longer vaulted');
   const number = ctx.vault.open(stored.sealedNumber, bindings.card(stored.merchantId, stored.fingerprint));
-  return { ...payer, material: { ...stored, number }, card: { id: stored.id }, shown: stored };
+  const vaultedMaterial = { ...stored, number, ...(securityCode ? { securityCode } : {}) };
+  return { ...payer, material: vaultedMaterial, card: { id: stored.id }, shown: stored };
 }
 
 /** A sale prepared: what pays, and the authorization call its attempt was written for. */

@@ -3,21 +3,28 @@
  * always filtered by the session's merchant ($1).
  */
 
-/** Opens a session: $1 token hash, $2 merchant, $3 the merchant's credentials generation when it signed in. */
-export const insertSession = `insert into console_session (token_hash, merchant_id, credentials_generation)
-     values ($1, $2, $3)`;
+/**
+ * Opens a session: $1 token hash, $2 merchant, $3 the credentials generation when it signed in (the merchant's,
+ * or the console user's), $4 the console user, null for the merchant's own credentials.
+ */
+export const insertSession = `insert into console_session (token_hash, merchant_id, credentials_generation, console_user_id)
+     values ($1, $2, $3, $4)`;
 
 /**
  * The live session with token hash $1, its idle time now restarted: not ended, seen within $2 seconds, opened
- * within $3 seconds, and its merchant's password unchanged since.
+ * within $3 seconds, and the password it signed in with unchanged since (the merchant's, or its console
+ * user's); with the console user's name and permissions.
  */
 export const touchSession = `update console_session s set last_seen_at = now()
      from merchant m
      where s.token_hash = $1 and s.ended_at is null and m.id = s.merchant_id
-       and m.credentials_generation = s.credentials_generation
+       and s.credentials_generation = case when s.console_user_id is null then m.credentials_generation
+         else (select u.credentials_generation from console_user u where u.id = s.console_user_id) end
        and s.last_seen_at > now() - make_interval(secs => $2)
        and s.created_at > now() - make_interval(secs => $3)
-     returning s.merchant_id, m.username`;
+     returning s.merchant_id,
+       coalesce((select u.username from console_user u where u.id = s.console_user_id), m.username) as username,
+       (select u.permissions from console_user u where u.id = s.console_user_id) as permissions`;
 
 /** Ends the session with token hash $1. */
 export const endSession =

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { credentialLimits } from '@paywire/contracts';
+import { type ConsolePermissions, credentialLimits } from '@paywire/contracts';
 import { executeParameterized, executePrepared } from '../db/wire.ts';
-import { countFailures, forgiveKey, loginFactsOf } from './queries.ts';
+import { consoleLoginFactsOf, countFailures, forgiveKey, loginFactsOf } from './queries.ts';
 
 /**
  * Failed logins, counted per (username, client address) and per client address in one table every core
@@ -44,11 +44,22 @@ export interface LoginFacts {
   id: number | null;
   password_hash: string | null;
   generation: string | null;
+  /** The console's sign-in only: set when the username is a console user's. */
+  console_user_id?: string | null;
+  permissions?: ConsolePermissions | null;
 }
 
-/** For a usable username, whose key comes first. */
-export async function loginFacts(em: EntityManager, username: string, keys: LoginKey[]): Promise<LoginFacts> {
-  const [facts] = await executePrepared<LoginFacts>(em, loginFactsOf, [username, keys.map((key) => key.key)]);
+/** For a usable username, whose key comes first; the console's sign-in also finds console users. */
+export async function loginFacts(
+  em: EntityManager,
+  username: string,
+  keys: LoginKey[],
+  console = false,
+): Promise<LoginFacts> {
+  const [facts] = await executePrepared<LoginFacts>(em, console ? consoleLoginFactsOf : loginFactsOf, [
+    username,
+    keys.map((key) => key.key),
+  ]);
   if (!facts) throw new Error('login facts returned no row');
   return facts;
 }

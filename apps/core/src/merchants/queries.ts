@@ -24,12 +24,29 @@ const blockedUntil = (failures: string, free: string) =>
   `case when ${failures} > ${free}
      then now() + make_interval(secs => least(${maxBlockSeconds}, power(2, ${failures} - ${free} - 1))) end`;
 
-/** The merchant with username $1, and whether any of the keys $2 (the username at the address first) is blocked: one row. */
-export const loginFactsOf = `select (select ceil(extract(epoch from max(f.blocked_until) - now()))::int from login_failure f
+const blockedFacts = `(select ceil(extract(epoch from max(f.blocked_until) - now()))::int from login_failure f
              where f.key = any($2::text[]) and f.blocked_until > now()) as blocked_seconds,
-            (select f.failures from login_failure f where f.key = $2[1]) as username_failures,
+            (select f.failures from login_failure f where f.key = $2[1]) as username_failures`;
+
+/** The merchant with username $1, and whether any of the keys $2 (the username at the address first) is blocked: one row. */
+export const loginFactsOf = `select ${blockedFacts},
             m.id, m.password_hash, m.credentials_generation as generation
      from (select 1) one left join merchant m on m.username = $1`;
+
+/**
+ * The console's sign-in: as loginFactsOf, but a username of no merchant may be a console user's (0035), whose
+ * merchant, id and permissions come with it. A merchant's username wins over a console user's.
+ */
+export const consoleLoginFactsOf = `select ${blockedFacts},
+            coalesce(m.id, u.merchant_id) as id, coalesce(m.password_hash, u.password_hash) as password_hash,
+            coalesce(m.credentials_generation, u.credentials_generation) as generation,
+            case when m.id is null then u.id end as console_user_id,
+            case when m.id is null then u.permissions end as permissions
+     from (select 1) one left join merchant m on m.username = $1 left join console_user u on u.username = $1`;
+
+/** Sets console user $1's password hash to $3 if it is still $2; answers its credentials generation. */
+export const rehashedConsoleUserPassword = `update console_user set password_hash = $3 where id = $1 and password_hash = $2
+     returning credentials_generation as generation`;
 
 /**
  * Counts a failure against every key ($1, with their free failures $2), atomically per key, and removes a few

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   type AuditOutcome,
+  type ConsolePermissions,
   type LoginVerdict,
   minimumPasswordLength,
   settablePassword,
@@ -18,7 +19,12 @@ import {
   verifyPassword,
 } from '../security/passwords.ts';
 import { forgiveUsernameAtAddress, loginFacts, loginKeys, recordFailure } from './logins.ts';
-import { generationsOf, rehashedPassword, upsertMerchantRow } from './queries.ts';
+import {
+  generationsOf,
+  rehashedConsoleUserPassword,
+  rehashedPassword,
+  upsertMerchantRow,
+} from './queries.ts';
 
 export interface LoginAttempt {
   username: string;
@@ -34,6 +40,17 @@ export interface LoginAttempt {
  * password stored at less than today's cost is hashed again once it has been proved. Every checked attempt
  * leaves one audit event (a limited one is not checked), in the transaction that counts or forgives it.
  */
+/** An accepted console sign-in names the console user it was, if a console user's (partners/). */
+export type ConsoleLoginVerdict =
+  | Exclude<LoginVerdict, { outcome: 'accepted' }>
+  | (Extract<LoginVerdict, { outcome: 'accepted' }> & {
+      consoleUser: { id: number; permissions: ConsolePermissions } | null;
+    });
+
+/**
+ * `console`: the console's sign-in, which also takes console users' credentials (never HTTP Basic: a console
+ * user has no API access).
+ */
 export async function authenticate(
   ctx: {
     em: EntityManager;
@@ -42,7 +59,8 @@ export async function authenticate(
     requestId?: string | undefined;
   },
   { username, password, clientAddress }: LoginAttempt,
-): Promise<LoginVerdict> {
+  console = false,
+): Promise<ConsoleLoginVerdict> {
   const keys = loginKeys(username, clientAddress);
   const loginOrigin = (merchantId: number | null): AuditOrigin => ({
     actorKind: 'merchant',
@@ -57,7 +75,8 @@ export async function authenticate(
       return { outcome: 'refused' } as const;
     });
   if (!usableCredentials(username, password)) return refuse(null);
-  const facts = await loginFacts(ctx.em, username, keys);
+  const facts = await loginFacts(ctx.em, username, keys, console);
+  const consoleUserId = facts.console_user_id == null ? null : Number(facts.console_user_id);
   if (facts.blocked_seconds !== null) return { outcome: 'limited', retryAfterSeconds: facts.blocked_seconds };
   const lane = clientAddress ?? `username:${username}`;
   const { password_hash: hash } = facts;
@@ -89,15 +108,24 @@ export async function authenticate(
     let generation = Number(facts.generation);
     if (stronger !== null) {
       // Only if the hash is still the one just proved: a password changed meanwhile wins.
-      const [row] = await executeParameterized<{ generation: string }>(em, rehashedPassword, [
-        merchantId,
-        hash,
-        stronger,
-      ]);
+      const [row] = await executeParameterized<{ generation: string }>(
+        em,
+        consoleUserId === null ? rehashedPassword : rehashedConsoleUserPassword,
+        [consoleUserId ?? merchantId, hash, stronger],
+      );
       if (row) generation = Number(row.generation); // the new hash moved it (0011's trigger)
     }
-    await recordAudit(em, loginOrigin(merchantId), loginEntry(merchantId, 'success'));
-    return { outcome: 'accepted', merchantId, generation } as const;
+    const entry = loginEntry(merchantId, 'success');
+    await recordAudit(
+      em,
+      loginOrigin(merchantId),
+      consoleUserId === null ? entry : { ...entry, object: `console-user:${consoleUserId}` },
+    );
+    const consoleUser =
+      consoleUserId === null
+        ? null
+        : { id: consoleUserId, permissions: facts.permissions as ConsolePermissions };
+    return { outcome: 'accepted', merchantId, generation, consoleUser } as const;
   });
 }
 

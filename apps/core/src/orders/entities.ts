@@ -1,5 +1,6 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/postgresql';
 import type { SepaBillingContact, ShopperContactInfo } from '@paywire/contracts';
+import { CardTransaction } from '../cards/entities.ts';
 import { CatalogSku } from '../catalog/entities.ts';
 import { Shopper } from '../shoppers/entities.ts';
 
@@ -44,14 +45,18 @@ export const OrderItem = defineEntity({
 });
 export type OrderItem = InferEntity<typeof OrderItem>;
 
-/** The order's invoice; its financial transaction is the SEPA debit, whose status the SEPA service keeps. */
+/**
+ * The order's invoice; its financial transaction is the payment: a batch order's SEPA debit (whose status the
+ * SEPA service keeps), or an Extended order's card sale (0035). Exactly one of the two is set.
+ */
 export const Invoice = defineEntity({
   name: 'Invoice',
   properties: {
     id: p.bigint('number').primary().autoincrement(),
     merchantId: p.integer(),
     order: () => p.manyToOne(ShopperOrder).unique(),
-    sepaTransactionId: p.string().length(50),
+    sepaTransactionId: p.string().length(50).nullable(),
+    cardTransaction: () => p.manyToOne(CardTransaction).nullable(),
     /** The invoice contact as it was when the order was placed. */
     contact: p.json<Partial<ShopperContactInfo>>(),
     /** The billing contact of the debited account. */

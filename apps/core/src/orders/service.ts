@@ -4,6 +4,8 @@ import {
   type BatchOrderRequest,
   type BatchShopper,
   billingContactFields,
+  type CardBrand,
+  type CardFinancialTransaction,
   DomainError,
   type FinancialTransaction,
   minorToAmount,
@@ -14,6 +16,8 @@ import {
   shortDate,
   toMinorUnits,
 } from '@paywire/contracts';
+import { CardTransaction } from '../cards/entities.ts';
+import type { CatalogSku } from '../catalog/entities.ts';
 import { findSkus } from '../catalog/service.ts';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
@@ -49,7 +53,7 @@ const contactFields = [
 const addressFields = ['firstName', 'lastName', 'address1', 'city', 'zip', 'country'] as const;
 
 /** The shopper's contact in the documented element order; `address1` is the shopper's `address`. */
-function contactOf(shopper: Shopper): Partial<ShopperContactInfo> {
+export function contactOf(shopper: Shopper): Partial<ShopperContactInfo> {
   const values: Record<(typeof contactFields)[number], string | null | undefined> = {
     title: shopper.title,
     firstName: shopper.firstName,
@@ -69,63 +73,101 @@ function contactOf(shopper: Shopper): Partial<ShopperContactInfo> {
 /** Links leave core as paths; the facade puts the public base URL in front. */
 export const orderPath = (orderId: number) => `/services/2/orders/${orderId}`;
 
+/** What pays an invoice: a batch order's SEPA debit, or an Extended order's card sale. */
+export type InvoicePayment =
+  | { invoice: Invoice; debit: SepaDebitView; sale?: undefined }
+  | { invoice: Invoice; sale: CardTransaction; debit?: undefined };
+
 function financialTransaction(
   order: ShopperOrder,
-  invoice: Invoice,
   items: OrderItem[],
-  debit: SepaDebitView,
+  { invoice, debit, sale }: InvoicePayment,
 ): FinancialTransaction {
-  return {
-    status: debit.status,
-    dateDue: shortDate(debit.dueAt),
-    dateCreated: shortDate(debit.createdAt),
-    amount: minorToAmount(debit.amountMinor, debit.currency),
+  const facts = {
     tax: 0,
     taxRate: 0,
-    currency: debit.currency,
     softDescriptor: order.softDescriptor,
-    paymentMethod: 'SEPA Direct Debit',
-    targetBalance: 'PLIMUS_ACCOUNT',
-    paypalTransactionData: {},
-    sepaDirectDebit: debitDetails(debit),
+    targetBalance: 'PLIMUS_ACCOUNT' as const,
     invoiceContactInfo: inOrder(invoice.contact, contactFields),
     skus: [...new Set(items.map((item) => item.sku.id))].map((skuId) => ({ skuId })),
   };
+  if (debit) {
+    return {
+      ...facts,
+      status: debit.status,
+      dateDue: shortDate(debit.dueAt),
+      dateCreated: shortDate(debit.createdAt),
+      amount: minorToAmount(debit.amountMinor, debit.currency),
+      currency: debit.currency,
+      paymentMethod: 'SEPA Direct Debit',
+      paypalTransactionData: {},
+      sepaDirectDebit: debitDetails(debit),
+    };
+  }
+  const { authorizationCode } = sale.processing;
+  return {
+    ...facts,
+    status: 'APPROVED',
+    dateDue: shortDate(sale.authorizedAt),
+    dateCreated: shortDate(sale.authorizedAt),
+    amount: minorToAmount(sale.amountMinor, sale.currency),
+    currency: sale.currency,
+    paymentMethod: 'Credit Card',
+    creditCard: chargedCard(sale),
+    ...(authorizationCode ? { authorizationCode } : {}),
+  };
 }
 
-function presentOrder(
-  order: ShopperOrder,
-  items: OrderItem[],
-  invoices: Array<{ invoice: Invoice; debit: SepaDebitView }>,
-): Order {
-  const total = minorToAmount(order.totalMinor, currency);
+/** The card a sale charged, as an order shows it. */
+function chargedCard(sale: CardTransaction): CardFinancialTransaction['creditCard'] {
+  const card = sale.card;
+  if (!card) throw new Error(`order sale ${sale.id} has no vaulted card`); // orders charge vaulted cards only
+  return { cardLastFourDigits: card.lastFour, cardType: card.brand as CardBrand };
+}
+
+export function presentOrder(order: ShopperOrder, items: OrderItem[], payments: InvoicePayment[]): Order {
+  const total = minorToAmount(order.totalMinor, order.currency);
+  const sale = payments.find((payment) => payment.sale)?.sale;
   return {
     orderId: order.id,
-    orderingShopper: { shopperId: order.shopper.id },
+    ...(sale?.merchantTransactionId ? { sellerOrderId: sale.merchantTransactionId } : {}),
+    ...(sale ? { softDescriptor: order.softDescriptor } : {}),
+    orderingShopper: { shopperId: order.shopper.id, ...(sale ? { creditCard: chargedCard(sale) } : {}) },
     cart: {
-      chargedCurrency: currency,
+      chargedCurrency: order.currency,
       cartItem: items.map((item) => ({
         sku: { skuId: item.sku.id, skuName: item.skuName },
         quantity: item.quantity,
-        itemSubTotal: minorToAmount(item.subTotalMinor, currency),
+        itemSubTotal: minorToAmount(item.subTotalMinor, order.currency),
       })),
       tax: 0,
       taxRate: 0,
       totalCartCost: total,
     },
     postSaleInfo: {
-      invoices: invoices.map(({ invoice, debit }) => ({
-        invoiceId: invoice.id,
+      invoices: payments.map((payment) => ({
+        invoiceId: payment.invoice.id,
         url: orderPath(order.id),
-        financialTransactions: [financialTransaction(order, invoice, items, debit)],
+        financialTransactions: [financialTransaction(order, items, payment)],
       })),
     },
     fulfillment: { licenseKeys: [] },
   };
 }
 
+async function paymentOf(em: EntityManager, invoice: Invoice): Promise<InvoicePayment> {
+  if (invoice.cardTransaction) {
+    const sale = await em.findOneOrFail(CardTransaction, invoice.cardTransaction.id, { populate: ['card'] });
+    return { invoice, sale };
+  }
+  return { invoice, debit: await debitOf(em, invoice) };
+}
+
 async function debitOf(em: EntityManager, invoice: Invoice): Promise<SepaDebitView> {
-  const debit = await findSepaDebit(em, invoice.merchantId, invoice.sepaTransactionId);
+  const debit =
+    invoice.sepaTransactionId == null
+      ? null
+      : await findSepaDebit(em, invoice.merchantId, invoice.sepaTransactionId);
   if (!debit) throw new Error(`invoice ${invoice.id} names no SEPA debit`); // an invariant, not input
   return debit;
 }
@@ -185,12 +227,64 @@ async function presentShopper(em: EntityManager, shopper: Shopper): Promise<Batc
   };
 }
 
-function cartItemProblem(index: number, skuId: number, description: string): DomainError {
-  const name = `order.cart.cartItem.${index}.sku.skuId`;
+function orderProblem(name: string, description: string, messageValue?: string): DomainError {
   return new DomainError('VALIDATION_GENERAL_FAILURE', `${name}: ${description}`, {
     name,
-    messageValue: String(skuId),
+    ...(messageValue === undefined ? {} : { messageValue }),
   });
+}
+
+/** A cart priced from the catalogue: each item's sku and sub-total, and the total. */
+export interface PricedCart {
+  totalMinor: number;
+  items: Array<{ sku: CatalogSku; quantity: number; subTotalMinor: number }>;
+}
+
+/**
+ * Prices a cart from the merchant's catalogue in the order's currency and checks it against the expected
+ * total; `at` is where the order sits in the request (`order.` in a batch order), for the errors' names.
+ * Every sku must be the merchant's and priced in that currency; `currencyRule` says why, when it is not.
+ */
+export async function pricedCart(
+  em: EntityManager,
+  merchantId: number,
+  order: {
+    cart: { cartItem: Array<{ sku: { skuId: number }; quantity: number }> };
+    expectedTotalPrice: { amount: string; currency: string };
+  },
+  { at = '', currencyRule }: { at?: string; currencyRule: string },
+): Promise<PricedCart> {
+  const { currency, amount: expected } = order.expectedTotalPrice;
+  const cart = order.cart.cartItem;
+  const skus = await findSkus(
+    em,
+    merchantId,
+    cart.map((item) => item.sku.skuId),
+  );
+  let totalMinor = 0;
+  const items = cart.map((item, index) => {
+    const name = `${at}cart.cartItem.${index}.sku.skuId`;
+    const { skuId } = item.sku;
+    const sku = skus.get(skuId);
+    if (!sku) throw orderProblem(name, `no sku ${skuId} in the merchant's catalogue`, String(skuId));
+    if (sku.currency !== currency)
+      throw orderProblem(name, `sku ${sku.id} is priced in ${sku.currency}; ${currencyRule}`, String(skuId));
+    const subTotalMinor = sku.priceMinor * item.quantity;
+    totalMinor += subTotalMinor;
+    if (totalMinor > maxOrderTotalMinor)
+      throw orderProblem(
+        `${at}cart`,
+        `the cart totals more than ${minorToDecimal(maxOrderTotalMinor, currency)} ${currency}`,
+      );
+    return { sku, quantity: item.quantity, subTotalMinor };
+  });
+  if (toMinorUnits(expected, currency) !== totalMinor)
+    throw orderProblem(
+      `${at}expectedTotalPrice.amount`,
+      `is ${expected} ${currency} but the cart totals ${minorToDecimal(totalMinor, currency)} ${currency}`,
+      expected,
+    );
+  return { totalMinor, items };
 }
 
 /**
@@ -233,54 +327,21 @@ export async function placeBatchOrder(ctx: MerchantContext, input: BatchOrderReq
     });
     await em.flush();
 
-    const cart = input.order.cart.cartItem;
-    const skus = await findSkus(
-      em,
-      merchantId,
-      cart.map((item) => item.sku.skuId),
-    );
-    let totalMinor = 0;
-    const items = cart.map((item, index) => {
-      const sku = skus.get(item.sku.skuId);
-      if (!sku) {
-        throw cartItemProblem(index, item.sku.skuId, `no sku ${item.sku.skuId} in the merchant's catalogue`);
-      }
-      if (sku.currency !== currency) {
-        throw cartItemProblem(
-          index,
-          item.sku.skuId,
-          `sku ${sku.id} is priced in ${sku.currency}; orders paid by SEPA direct debit take EUR skus only`,
-        );
-      }
-      const subTotalMinor = sku.priceMinor * item.quantity;
-      totalMinor += subTotalMinor;
-      if (totalMinor > maxOrderTotalMinor) {
-        throw new DomainError(
-          'VALIDATION_GENERAL_FAILURE',
-          `order.cart: the cart totals more than ${minorToDecimal(maxOrderTotalMinor, currency)} EUR`,
-          { name: 'order.cart' },
-        );
-      }
-      return em.create(OrderItem, {
+    const { totalMinor, items: priced } = await pricedCart(em, merchantId, input.order, {
+      at: 'order.',
+      currencyRule: 'orders paid by SEPA direct debit take EUR skus only',
+    });
+    const items = priced.map(({ sku, quantity, subTotalMinor }) =>
+      em.create(OrderItem, {
         merchantId,
         order,
         sku,
         skuName: sku.name,
-        quantity: item.quantity,
+        quantity,
         unitMinor: sku.priceMinor,
         subTotalMinor,
-      });
-    });
-
-    const expected = input.order.expectedTotalPrice;
-    if (toMinorUnits(expected.amount, currency) !== totalMinor) {
-      throw new DomainError(
-        'VALIDATION_GENERAL_FAILURE',
-        `order.expectedTotalPrice.amount: is ${expected.amount} EUR but the cart totals ` +
-          `${minorToDecimal(totalMinor, currency)} EUR`,
-        { name: 'order.expectedTotalPrice.amount', messageValue: expected.amount },
-      );
-    }
+      }),
+    );
     order.totalMinor = totalMinor;
 
     const account = shopperInfo.paymentInfo.sepaDirectDebitsInfo[0];
@@ -322,15 +383,15 @@ async function findOrder(em: EntityManager, merchantId: number, orderId: number)
   return order;
 }
 
-/** GET /orders/{id}: the order with its invoice, whose financial transaction shows the debit's status now. */
+/** GET /orders/{id}: the order with its invoice, whose financial transaction shows its payment's status now. */
 export async function getOrder(ctx: MerchantContext, orderId: number): Promise<Order> {
   const { em, merchantId } = ctx;
   const order = await findOrder(em, merchantId, orderId);
   const items = await em.find(OrderItem, { order, merchantId }, { orderBy: { id: 'asc' } });
   const invoices = await em.find(Invoice, { order, merchantId }, { orderBy: { id: 'asc' } });
-  const withDebits = [];
-  for (const invoice of invoices) withDebits.push({ invoice, debit: await debitOf(em, invoice) });
-  return presentOrder(order, items, withDebits);
+  const payments = [];
+  for (const invoice of invoices) payments.push(await paymentOf(em, invoice));
+  return presentOrder(order, items, payments);
 }
 
 /** GET /shoppers/{id}: any of the merchant's shoppers, in the batch order's shopper shape. */

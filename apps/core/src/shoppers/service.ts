@@ -324,10 +324,20 @@ export async function presentShopper(em: EntityManager, shopper: Shopper): Promi
   };
 }
 
-export async function createShopper(ctx: MerchantContext, input: CreateShopper): Promise<VaultedShopper> {
+/** The Extended API's shopper columns beyond the vaulted shopper's fields (orders/extended.ts). */
+export type ExtendedShopperColumns = Partial<
+  Pick<Shopper, 'title' | 'fax' | 'storeId' | 'locale' | 'webInfo'>
+>;
+
+export async function createShopper(
+  ctx: MerchantContext,
+  input: CreateShopper,
+  extended: ExtendedShopperColumns = {},
+): Promise<VaultedShopper> {
   return inTransaction(ctx.em, async (em) => {
     const now = await callNow(ctx, em);
     const shopper = newShopper(em, ctx.merchantId, input);
+    em.assign(shopper, extended);
     await saveShopper(ctx, em, shopper, input, now);
     return presentShopper(em, shopper);
   });

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import {
+  type ConsolePermission,
   type ConsoleSession,
   consoleSignInInput,
   DomainError,
@@ -68,6 +69,39 @@ function checkCsrf(ctx: Context, token: string): void {
       name: csrfHeader,
     });
   }
+}
+
+/**
+ * What a console user needs for a console call (docs/console.md, Console users): `route` is the method and
+ * the path under /console/api, the public interface's under /services/2/. Null: any signed-in user may;
+ * `admin` grants every permission, and a merchant's own credentials (no permissions) may do all.
+ */
+export function requiredPermission(method: string, route: string): ConsolePermission | null {
+  if (route === '/session') return null;
+  if (route === '/dashboard') return 'allowViewFinancialInfo';
+  if (route === '/transactions') return 'allowLocator';
+  const path = route.startsWith('/services/2/') ? route.slice('/services/2/'.length) : '';
+  if (path.startsWith('report')) return 'allowReports';
+  if (readsOnly(method)) return null;
+  if (/(^|\/)refund(\/|$)/.test(path) || path.startsWith('chargeback')) return 'allowRefunds';
+  if (path.startsWith('transactions') || path.startsWith('alt-transactions')) return 'allowVirtualTerminal';
+  if (/^(notification-config|notification-deliveries|fraud-settings)(\/|$)/.test(path))
+    return 'allowAccountMaintenance';
+  if (path.startsWith('recurring') || path.startsWith('subscriptions')) return 'allowModifySubscriptions';
+  if (path.startsWith('catalog')) return 'allowProductMaintenance';
+  if (path.startsWith('cp/user')) return 'allowUserMaintenance';
+  return 'admin';
+}
+
+function checkPermission(ctx: Context, session: ConsoleSession, route: string): void {
+  const { permissions } = session;
+  if (permissions === null || permissions.admin) return;
+  const needed = requiredPermission(ctx.method, route);
+  if (needed !== null && !permissions[needed])
+    throw new DomainError(
+      'FORBIDDEN',
+      `the console user lacks the ${needed} permission for ${ctx.method} ${route}`,
+    );
 }
 
 function json(ctx: Context, status: number, body: object | null): void {
@@ -140,6 +174,7 @@ export function consoleRoutes({ core, trustedProxyHops }: ConsoleOptions): Middl
     }
     const { token, session } = await signedIn(ctx);
     checkCsrf(ctx, token);
+    checkPermission(ctx, session, ctx.path.slice(apiPath.length));
     actAs(ctx, session);
     switch (route) {
       case 'GET /session':

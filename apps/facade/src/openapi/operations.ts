@@ -18,9 +18,12 @@ import {
   chargebackListBody,
   chargebackListQuery,
   chargePageBody,
+  consoleUserBody,
   createAccountUpdateBatchInput,
   createAltTransactionInput,
+  createConsoleUserInput,
   createOndemandInput,
+  createOrderInput,
   createPlanInput,
   createProductInput,
   createSandboxChargebackInput,
@@ -28,8 +31,12 @@ import {
   createSubscriptionInput,
   createTransactionInput,
   createVendorInput,
+  customParameterBody,
+  customParameterIdInput,
+  customParameterInput,
   deliveryIdInput,
   deliveryLogQuery,
+  extendedShopperInput,
   extendedSubscriptionChargeInput,
   formOpeningInput,
   fraudSettingsBody,
@@ -469,6 +476,40 @@ export const operations: Record<Route, Operation> = {
     params: { productId: productIdInput.shape.productId },
     answers: [ok('The product', product)],
   },
+  'POST /catalog/custom-parameters': {
+    tag: 'Catalog',
+    summary: 'Create a custom parameter (a checkout field)',
+    request: body('CreateCustomParameter', customParameterInput, xmlShapes.customParameter),
+    answers: [{ status: 201, description: 'Created; no body', headers: { Location: 'The parameter URL' } }],
+  },
+  'GET /catalog/custom-parameters/:customParamId': {
+    tag: 'Catalog',
+    summary: 'Retrieve a custom parameter',
+    params: { customParamId: customParameterIdInput.shape.customParamId },
+    answers: [ok('The parameter', body('CustomParameter', customParameterBody, xmlShapes.customParameter))],
+  },
+  'PUT /catalog/custom-parameters/:customParamId': {
+    tag: 'Catalog',
+    summary: 'Replace a custom parameter',
+    params: { customParamId: customParameterIdInput.shape.customParamId },
+    request: body('UpdateCustomParameter', customParameterInput, xmlShapes.customParameter),
+    answers: [noContent('Updated; no body')],
+  },
+  'POST /cp/user': {
+    tag: 'Partners',
+    summary:
+      "Create a console user of the merchant, or with onbehalfofmid of a merchant the caller is a partner of (the original's Create User)",
+    query: { onbehalfofmid: createConsoleUserInput.shape.onBehalfOfMid },
+    request: body('CreateConsoleUser', createConsoleUserInput, xmlShapes.consoleUser),
+    answers: [
+      {
+        status: 200,
+        description: 'The user (never its password)',
+        body: body('ConsoleUser', consoleUserBody, xmlShapes.consoleUser),
+        headers: { Location: 'The user URL' },
+      },
+    ],
+  },
   'POST /alt-transactions': {
     tag: 'SEPA direct debit',
     summary: 'Create a SEPA direct debit',
@@ -503,6 +544,26 @@ export const operations: Record<Route, Operation> = {
     summary: 'Place an order for a new shopper, paid by SEPA direct debit',
     request: body('BatchOrderRequest', batchOrderInput, xmlShapes.batchOrder),
     answers: [ok('The shopper and the order', body('BatchOrder', batchOrderBody, xmlShapes.batchOrder))],
+  },
+  'POST /orders': {
+    tag: 'Orders',
+    summary:
+      "Place an order for an existing shopper, paid with one of its vaulted cards (the Extended API's)",
+    request: body('CreateOrder', createOrderInput, xmlShapes.order),
+    answers: [
+      {
+        status: 201,
+        description: 'The order',
+        body: body('Order', orderBody, xmlShapes.order),
+        headers: { Location: 'The order URL' },
+      },
+    ],
+  },
+  'POST /shoppers': {
+    tag: 'Orders',
+    summary: "Create a shopper with its cards (the Extended API's; a vaulted shopper)",
+    request: body('CreateShopper', extendedShopperInput, xmlShapes.shopper),
+    answers: [{ status: 201, description: 'Created; no body', headers: { Location: 'The shopper URL' } }],
   },
   'GET /orders/:orderId': {
     tag: 'Orders',

@@ -1,5 +1,13 @@
 import type Router from '@koa/router';
-import { batchOrderInput, batchShopperIdInput, type Order, orderIdInput, validate } from '@paywire/contracts';
+import {
+  batchOrderInput,
+  batchShopperIdInput,
+  createOrderInput,
+  extendedShopperInput,
+  type Order,
+  orderIdInput,
+  validate,
+} from '@paywire/contracts';
 import type { Context } from 'koa';
 import { asMerchant, type CoreClient } from '../core-client.ts';
 import { publicUrl } from '../http/links.ts';
@@ -7,7 +15,7 @@ import { readBody, respond } from '../http/respond.ts';
 import { xmlShapes } from '../xml-shapes.ts';
 import type { MerchantState } from './state.ts';
 
-/** An order's links (invoice url, pre-notification-translation-ref) on the public base URL. */
+/** An order's links (invoice url, a SEPA debit's pre-notification-translation-ref) on the public base URL. */
 function withLinks(ctx: Context, order: Order): Order {
   return {
     ...order,
@@ -15,16 +23,20 @@ function withLinks(ctx: Context, order: Order): Order {
       invoices: order.postSaleInfo.invoices.map((invoice) => ({
         ...invoice,
         url: publicUrl(ctx, invoice.url),
-        financialTransactions: invoice.financialTransactions.map((transaction) => ({
-          ...transaction,
-          sepaDirectDebit: {
-            ...transaction.sepaDirectDebit,
-            preNotificationTranslationRef: publicUrl(
-              ctx,
-              transaction.sepaDirectDebit.preNotificationTranslationRef,
-            ),
-          },
-        })),
+        financialTransactions: invoice.financialTransactions.map((transaction) =>
+          transaction.paymentMethod === 'SEPA Direct Debit'
+            ? {
+                ...transaction,
+                sepaDirectDebit: {
+                  ...transaction.sepaDirectDebit,
+                  preNotificationTranslationRef: publicUrl(
+                    ctx,
+                    transaction.sepaDirectDebit.preNotificationTranslationRef,
+                  ),
+                },
+              }
+            : transaction,
+        ),
       })),
     },
   };
@@ -37,6 +49,24 @@ export function orderRoutes(router: Router<MerchantState>, core: CoreClient): vo
     const input = validate(batchOrderInput, readBody(ctx, xmlShapes.batchOrder));
     const { shopper, order } = await core.orders.placeBatch.mutate(input, asMerchant(ctx.state));
     respond(ctx, 200, { shopper, order: withLinks(ctx, order) }, xmlShapes.batchOrder);
+  });
+
+  // The Extended API (see docs/conformance.md, Extended API): an order of an existing shopper, paid with its
+  // vaulted card, answers 201 with the order and its URL in Location; a new shopper 201 with its URL only.
+  router.post('/orders', async (ctx) => {
+    const input = validate(createOrderInput, readBody(ctx, xmlShapes.order));
+    const order = await core.orders.place.mutate(input, asMerchant(ctx.state));
+    ctx.set('Location', publicUrl(ctx, `/services/2/orders/${order.orderId}`));
+    respond(ctx, 201, withLinks(ctx, order), xmlShapes.order);
+  });
+
+  router.post('/shoppers', async (ctx) => {
+    // A card number or security code is named in an error, never echoed.
+    const input = validate(extendedShopperInput, readBody(ctx, xmlShapes.shopper));
+    const { shopperId } = await core.orders.createShopper.mutate(input, asMerchant(ctx.state));
+    ctx.status = 201;
+    ctx.set('Location', publicUrl(ctx, `/services/2/shoppers/${shopperId}`));
+    ctx.body = '';
   });
 
   router.get('/orders/:orderId', async (ctx) => {
