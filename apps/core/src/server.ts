@@ -11,6 +11,7 @@ import { DomainError, drainable, type IdempotentRequest, internalHeaders } from 
 import { createLogger, extractTraceContext, type Logger, validRequestId } from '@paywire/observability';
 import { TRPCError } from '@trpc/server';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
+import { type AchBank, type AchOriginator, sandboxAchBank, sandboxOriginator } from './ach/bank.ts';
 import { type Caller, createCallerVerifier } from './callers/service.ts';
 import { disputeTestCardSale } from './chargebacks/sandbox-card.ts';
 import type { CoreServices, Mode, RequestContext } from './context.ts';
@@ -95,6 +96,9 @@ export interface CoreOptions {
   /** Sandbox SEPA debits: seconds until the bank answers (default 120); the bank (default: the sandbox's). */
   sepaSandboxSettleSeconds?: number;
   sepaBank?: SepaBank;
+  /** The bank ACH debits' NACHA files go to (default: the sandbox's), and who originates them. */
+  achBank?: AchBank;
+  achOriginator?: AchOriginator;
   /** Finished IPN deliveries are deleted after this many days (default 30). */
   ipnDeliveryRetentionDays?: number;
   /** Failed-login counts are deleted after this many hours without a failure (default 24). */
@@ -272,6 +276,10 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     },
     sepa: {
       bank: options.sepaBank ?? sandboxSepaBank,
+      ach: {
+        bank: options.achBank ?? sandboxAchBank,
+        originator: options.achOriginator ?? sandboxOriginator,
+      },
       sandboxSettleSeconds: options.sepaSandboxSettleSeconds ?? 120,
     },
     payments: { recoveryAfterSeconds },

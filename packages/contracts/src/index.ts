@@ -1,3 +1,4 @@
+export * from './ach.ts';
 export * from './audit.ts';
 export * from './callers.ts';
 export * from './card-input.ts';

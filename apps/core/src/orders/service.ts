@@ -82,7 +82,7 @@ function financialTransaction(
     amount: minorToAmount(debit.amountMinor, debit.currency),
     tax: 0,
     taxRate: 0,
-    currency: debit.currency,
+    currency: 'EUR', // orders are paid by SEPA direct debit only
     softDescriptor: order.softDescriptor,
     paymentMethod: 'SEPA Direct Debit',
     targetBalance: 'PLIMUS_ACCOUNT',
