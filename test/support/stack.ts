@@ -166,6 +166,8 @@ export async function startStack(
     keyRetireAfterSeconds?: number;
     /** The bank SEPA settlement presents debits to (default: the sandbox's). */
     sepaBank?: CoreOptions['sepaBank'];
+    /** The bank ACH debits' NACHA files go to (default: the sandbox's). */
+    achBank?: CoreOptions['achBank'];
     /** Core connects as an app role with only its grants (the stack's `db` stays the owner's). */
     appRole?: boolean;
   } = {},
@@ -195,6 +197,7 @@ export async function startStack(
     ...(options.databaseAnswerTimeoutMs ? { databaseAnswerTimeoutMs: options.databaseAnswerTimeoutMs } : {}),
     ...(options.keyProvider ? { keyProvider: options.keyProvider } : {}),
     ...(options.sepaBank ? { sepaBank: options.sepaBank } : {}),
+    ...(options.achBank ? { achBank: options.achBank } : {}),
     ...(options.keyRefreshMs ? { keyRefreshMs: options.keyRefreshMs } : {}),
     ...(options.keyRetireAfterSeconds !== undefined
       ? { keyRetireAfterSeconds: options.keyRetireAfterSeconds }

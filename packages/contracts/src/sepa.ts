@@ -137,7 +137,7 @@ export const createAltTransactionInput = z
       ctx.addIssue({
         code: 'custom',
         path: ['currency'],
-        message: `${expected} only for ${ecp ? 'ECP' : 'SEPA direct debit'}`,
+        message: `${expected} only`,
       });
     }
     if (request.ecpTransaction)
