@@ -188,6 +188,12 @@ describe('ECP debit by alt-transaction (JSON)', () => {
     ).toHaveLength(1);
   });
 
+  it('has no SEPA pre-notification', async () => {
+    const created = expectStatus(await api.post('/alt-transactions', achBody()), 200).body;
+    const reply = await api.get(`/translations/sepa/prenotification?transactionid=${created.transactionId}`);
+    expectStatus(reply, 404);
+  });
+
   it('a debit of the failing test account ends in FAIL with a Decline', async () => {
     const merchant = await merchantWithIpn();
     const created = expectStatus(

@@ -381,7 +381,8 @@ export async function getPreNotification(
 ): Promise<SepaTranslations> {
   if (input.transactionId === undefined) return preNotificationTranslations(input.language);
   const debit = await loadDebit(ctx.em, ctx.merchantId, { transactionId: input.transactionId });
-  if (!debit) throw transactionNotFound(input);
+  // An ACH debit has no pre-notification: no SEPA debit has its id.
+  if (debit?.mandate.scheme !== 'SEPA') throw transactionNotFound(input);
   return preNotificationTranslations(input.language, notificationOf(debit, debit.mandate));
 }
 
