@@ -10,6 +10,7 @@ import {
 } from './support/adyen.ts';
 import { adyenSpec } from './support/fake-adyen/spec.ts';
 import { as, client, expectStatus, saleBody } from './support/http.ts';
+import { createPlan, subscribe } from './support/recurring.ts';
 import type { Stack, TestMerchant } from './support/stack.ts';
 import { startStack } from './support/stack.ts';
 import { waitFor } from './support/wait.ts';
@@ -237,26 +238,9 @@ describe('the Adyen connector under the payment path', () => {
   it("renews a card subscription through the merchant's Adyen account", async () => {
     const merchant = await stack.newMerchant();
     const adyen = await adyenAccount(merchant, 'renewals');
-    const plan = expectStatus(
-      await api.post(
-        '/recurring/plans',
-        { name: 'Gold', currency: 'USD', recurringChargeAmount: 9.99, chargeFrequency: 'MONTHLY' },
-        as(merchant),
-      ),
-      200,
-    ).body;
-    const subscription = expectStatus(
-      await api.post(
-        '/recurring/subscriptions',
-        {
-          planId: plan.planId,
-          payerInfo: { firstName: 'Ada', lastName: 'Lovelace', zip: '02139' },
-          paymentSource: { creditCardInfo: { creditCard: adyenTestCard } },
-        },
-        as(merchant),
-      ),
-      200,
-    ).body;
+    const subscription = await subscribe(api, merchant, await createPlan(api, merchant), {
+      paymentSource: { creditCardInfo: { creditCard: adyenTestCard } },
+    });
     expect(standingCharges(adyen.fake).map((payment) => payment.capturedMinor)).toEqual([999]);
     expectStatus(await api.put('/sandbox/clock', { advanceBy: 'P31D' }, as(merchant)), 200);
     // The period is charged once Paywire has recorded it (Adyen books the authorisation before it answers)

@@ -29,6 +29,8 @@ let page: Page;
 let merchant: TestMerchant;
 let origin: string;
 let sale: string;
+/** A dispute the sandbox's dispute test card opened at once. */
+let chargeback: string;
 let hook: string;
 const violations: string[] = [];
 
@@ -62,6 +64,17 @@ beforeAll(async () => {
     await api.post('/transactions', saleBody({ cardTransactionType: 'AUTH_ONLY', amount: 9 }), as(merchant)),
     200,
   );
+  const disputed = saleBody({
+    amount: 15,
+    creditCard: { ...saleBody().creditCard, cardNumber: '4000000000000259' },
+  });
+  const disputedSale = expectStatus(await api.post('/transactions', disputed, as(merchant)), 200).body
+    .transactionId;
+  const { rows: disputes } = await stack.db.query<{ id: string }>(
+    'select id::text from chargeback where transaction_id = $1',
+    [disputedSale],
+  );
+  chargeback = disputes[0]?.id ?? '';
   const declined = saleBody({ amount: 10.51 });
   expectStatus(await api.post('/transactions', declined, as(merchant)), 400);
   await waitFor('the sale IPN delivered', () => receiver.at(hook).length >= 1);
@@ -111,6 +124,12 @@ async function checkPage(name: string): Promise<void> {
   await page.setViewportSize(widths.desktop);
   expect(violations).toEqual([]);
 }
+
+/** The smallest PNG: its signature and a 1x1 IHDR chunk, which is what the evidence check reads. */
+const png = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 const heading = (text: string) => page.getByRole('heading', { level: 1, name: text });
 
@@ -222,6 +241,45 @@ describe('the merchant console in Chromium', () => {
         await checkPage(name);
       }
       expect(await page.getByLabel('URL').inputValue()).toMatch(/^http:\/\/127\.0\.0\.1/);
+    },
+    walkTimeout,
+  );
+
+  it(
+    'files evidence for a chargeback, after refusing a file that is not evidence',
+    async () => {
+      await page.getByRole('link', { name: 'Chargebacks', exact: true }).click();
+      await heading('Chargebacks').waitFor();
+      const evidence = page.getByLabel(`Evidence for chargeback ${chargeback}`, { exact: true });
+      const upload = page.getByRole('button', { name: `Upload evidence for chargeback ${chargeback}` });
+      // named and typed as a PDF, but its content is text: refused, and nothing is kept
+      await evidence.setInputFiles({
+        name: 'receipt.pdf',
+        mimeType: 'application/pdf',
+        buffer: Buffer.from('not a PDF at all'),
+      });
+      await upload.click();
+      await expect
+        .poll(() => page.getByRole('alert').textContent(), patience)
+        .toBe('representment_file: must be a PDF, TIFF, PNG or JPEG file');
+      // a PNG by its content (the signature and an IHDR chunk), whatever its name says
+      await evidence.setInputFiles({ name: 'receipt', mimeType: 'application/octet-stream', buffer: png });
+      await upload.click();
+      await expect
+        .poll(() => page.getByRole('status').textContent(), patience)
+        .toBe(`Evidence filed for chargeback ${chargeback}: MERCHANT_RESPONDED.`);
+      const { rows } = await stack.db.query<{ status: string; files: string[] }>(
+        `select c.status, array(select media_type from chargeback_evidence e where e.chargeback_id = c.id) as files
+           from chargeback c where c.id = $1`,
+        [chargeback],
+      );
+      expect(rows).toEqual([{ status: 'MERCHANT_RESPONDED', files: ['image/png'] }]);
+      const row = page
+        .locator('tbody tr')
+        .filter({ has: page.getByRole('cell', { name: chargeback, exact: true }) });
+      await expect.poll(() => row.textContent(), patience).toContain('MERCHANT_RESPONDED');
+      expect(await row.textContent()).toContain('1 file(s)');
+      await checkPage('chargeback-evidence');
     },
     walkTimeout,
   );

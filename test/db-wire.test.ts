@@ -1,7 +1,8 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import pg, { type PoolClient } from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, poolOf } from '../apps/core/src/db/orm.ts';
+import { openDatabase } from '../apps/core/src/database.ts';
+import { poolOf } from '../apps/core/src/db/orm.ts';
 import { executePrepared, sendWithNext } from '../apps/core/src/db/wire.ts';
 import { newDatabase } from './support/stack.ts';
 

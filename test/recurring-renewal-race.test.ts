@@ -1,6 +1,7 @@
 import { type AuthorizationRequest, createSandboxProcessor } from '@paywire/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, client, expectStatus } from './support/http.ts';
+import { createPlan, subscribe } from './support/recurring.ts';
 import { type Stack, startStack } from './support/stack.ts';
 import { waitFor } from './support/wait.ts';
 
@@ -38,35 +39,7 @@ describe('a subscription changed during its renewal', () => {
   it('is not charged: the sale rolls back and its authorization is reversed', async () => {
     const api = client(stack);
     const merchant = await stack.newMerchant();
-    const plan = expectStatus(
-      await api.post(
-        '/recurring/plans',
-        { name: 'Gold', currency: 'USD', recurringChargeAmount: 9.99, chargeFrequency: 'MONTHLY' },
-        as(merchant),
-      ),
-      200,
-    ).body;
-    const subscription = expectStatus(
-      await api.post(
-        '/recurring/subscriptions',
-        {
-          planId: plan.planId,
-          payerInfo: { firstName: 'Ada', lastName: 'Lovelace', zip: '02139', country: 'us' },
-          paymentSource: {
-            creditCardInfo: {
-              creditCard: {
-                cardNumber: '4263982640269299',
-                securityCode: '837',
-                expirationMonth: '02',
-                expirationYear: '2031',
-              },
-            },
-          },
-        },
-        as(merchant),
-      ),
-      200,
-    ).body;
+    const subscription = await subscribe(api, merchant, await createPlan(api, merchant));
     const id = Number(subscription.subscriptionId);
 
     let open = () => {};

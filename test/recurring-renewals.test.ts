@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { as, client, expectStatus } from './support/http.ts';
 import { type IpnReceiver, type ReceivedIpn, startIpnReceiver } from './support/ipn-receiver.ts';
 import { freePort } from './support/ports.ts';
+import { createPlan, subscribe } from './support/recurring.ts';
 import {
   newDatabase,
   newFacadeCredential,
@@ -37,12 +38,6 @@ const events = [
   'ChargePending',
 ];
 
-const VISA = {
-  cardNumber: '4263982640269299',
-  securityCode: '837',
-  expirationMonth: '02',
-  expirationYear: '2031',
-};
 const MASTERCARD = {
   cardNumber: '5425233430109903',
   securityCode: '123',
@@ -111,29 +106,6 @@ async function newMerchant(
     ipns: (event) =>
       receiver.at(hook).filter((ipn) => ipn.params.get('transactionType') === transactionType(event)),
   };
-}
-
-async function createPlan(m: Merchant, fields: Record<string, unknown> = {}): Promise<number> {
-  const reply = await m.place.api.post(
-    '/recurring/plans',
-    { name: 'Gold', currency: 'USD', recurringChargeAmount: 9.99, chargeFrequency: 'MONTHLY', ...fields },
-    as(m.merchant),
-  );
-  return Number(expectStatus(reply, 200).body.planId);
-}
-
-async function subscribe(m: Merchant, planId: number, fields: Record<string, unknown> = {}) {
-  const reply = await m.place.api.post(
-    '/recurring/subscriptions',
-    {
-      planId,
-      payerInfo: { firstName: 'Ada', lastName: 'Lovelace', zip: '02139', country: 'us' },
-      paymentSource: { creditCardInfo: { creditCard: VISA } },
-      ...fields,
-    },
-    as(m.merchant),
-  );
-  return expectStatus(reply, 200).body;
 }
 
 /**
@@ -214,8 +186,8 @@ const addMonths = (date: string, months: number) => {
 describe('renewals by the merchant clock', () => {
   it('charges one due period once, as a transaction of the shopper, with a Recurring IPN', async () => {
     const m = await newMerchant();
-    const planId = await createPlan(m);
-    const subscription = await subscribe(m, planId);
+    const planId = await createPlan(m.place.api, m.merchant);
+    const subscription = await subscribe(m.place.api, m.merchant, planId);
     const id = Number(subscription.subscriptionId);
     const firstDate = (await schedule(id)).next_charge_date as string;
 
@@ -258,8 +230,11 @@ describe('renewals by the merchant clock', () => {
 
   it('charges each period a long advance skipped, once each, dated when it fell due', async () => {
     const m = await newMerchant();
-    const planId = await createPlan(m, { chargeFrequency: 'WEEKLY', recurringChargeAmount: 3 });
-    const id = Number((await subscribe(m, planId)).subscriptionId);
+    const planId = await createPlan(m.place.api, m.merchant, {
+      chargeFrequency: 'WEEKLY',
+      recurringChargeAmount: 3,
+    });
+    const id = Number((await subscribe(m.place.api, m.merchant, planId)).subscriptionId);
     const firstDate = (await schedule(id)).next_charge_date as string;
 
     await advance(m, 'P22D'); // periods 1, 2 and 3 fall due (days 7, 14, 21)
@@ -286,8 +261,8 @@ describe('renewals by the merchant clock', () => {
 
   it('charges nothing during a trial, then the first period when it ends', async () => {
     const m = await newMerchant();
-    const planId = await createPlan(m, { trialPeriodDays: 14 });
-    const subscription = await subscribe(m, planId);
+    const planId = await createPlan(m.place.api, m.merchant, { trialPeriodDays: 14 });
+    const subscription = await subscribe(m.place.api, m.merchant, planId);
     const id = Number(subscription.subscriptionId);
     expect(m.ipns('Charge')).toHaveLength(0);
     const trialEnd = (await schedule(id)).next_charge_date as string;
@@ -307,12 +282,12 @@ describe('renewals by the merchant clock', () => {
 
   it('finishes the subscription after maxNumberOfCharges charges after the initial one', async () => {
     const m = await newMerchant();
-    const planId = await createPlan(m, {
+    const planId = await createPlan(m.place.api, m.merchant, {
       chargeFrequency: 'DAILY',
       recurringChargeAmount: 1,
       maxNumberOfCharges: 3,
     });
-    const id = Number((await subscribe(m, planId)).subscriptionId);
+    const id = Number((await subscribe(m.place.api, m.merchant, planId)).subscriptionId);
     await advance(m, 'P10D');
     const after = await settledWhen(id, (row) => row.status !== 'ACTIVE');
     expect(after).toMatchObject({ status: 'FINISHED', charges_made: 4, next_charge_date: null });
@@ -322,8 +297,8 @@ describe('renewals by the merchant clock', () => {
 
   it('ends a subscription whose autoRenew is off at its period end, without charging it', async () => {
     const m = await newMerchant();
-    const planId = await createPlan(m);
-    const id = Number((await subscribe(m, planId)).subscriptionId);
+    const planId = await createPlan(m.place.api, m.merchant);
+    const id = Number((await subscribe(m.place.api, m.merchant, planId)).subscriptionId);
     const periodEnd = (await schedule(id)).next_charge_date as string;
     expectStatus(await api.put(`/recurring/subscriptions/${id}`, { autoRenew: false }, as(m.merchant)), 200);
     const [notice] = await received(m, 'CancelOnRenewal', 1);
@@ -345,12 +320,12 @@ describe('dunning', () => {
   it('retries a declined renewal within the grace period, suspends it, and resumes it when the card changes', async () => {
     const m = await newMerchant();
     // 9.51 is the sandbox's insufficient-funds amount: every renewal declines; the initial charge does not.
-    const planId = await createPlan(m, {
+    const planId = await createPlan(m.place.api, m.merchant, {
       recurringChargeAmount: 9.51,
       initialChargeAmount: 5,
       gracePeriodDays: 5,
     });
-    const id = Number((await subscribe(m, planId)).subscriptionId);
+    const id = Number((await subscribe(m.place.api, m.merchant, planId)).subscriptionId);
     const dueDate = (await schedule(id)).next_charge_date as string;
 
     await advance(m, 'P32D'); // the first attempt declines and day 1's retry too
@@ -398,8 +373,11 @@ describe('dunning', () => {
 
   it('without a grace period a declined renewal leaves the subscription active for the next period', async () => {
     const m = await newMerchant();
-    const planId = await createPlan(m, { recurringChargeAmount: 9.51, initialChargeAmount: 5 });
-    const id = Number((await subscribe(m, planId)).subscriptionId);
+    const planId = await createPlan(m.place.api, m.merchant, {
+      recurringChargeAmount: 9.51,
+      initialChargeAmount: 5,
+    });
+    const id = Number((await subscribe(m.place.api, m.merchant, planId)).subscriptionId);
     const dueDate = (await schedule(id)).next_charge_date as string;
     await advance(m, 'P32D');
     const row = await settledWhen(id, (r) => r.next_period === 2);
@@ -412,8 +390,11 @@ describe('dunning', () => {
 describe('SEPA subscriptions', () => {
   it('sends the reminder with the pre-notification 6 business days before each debit, then debits', async () => {
     const m = await newMerchant();
-    const planId = await createPlan(m, { currency: 'EUR', recurringChargeAmount: 12.5 });
-    const subscription = await subscribe(m, planId, {
+    const planId = await createPlan(m.place.api, m.merchant, {
+      currency: 'EUR',
+      recurringChargeAmount: 12.5,
+    });
+    const subscription = await subscribe(m.place.api, m.merchant, planId, {
       paymentSource: { sepaDirectDebitInfo: { iban: IBAN } },
       authorizedByShopper: true,
     });
@@ -475,7 +456,9 @@ describe('SEPA subscriptions', () => {
       errorName: 'VALIDATION_GENERAL_FAILURE',
       invalidProperty: { name: 'subscriptionId' },
     });
-    const card = Number((await subscribe(m, await createPlan(m))).subscriptionId);
+    const card = Number(
+      (await subscribe(m.place.api, m.merchant, await createPlan(m.place.api, m.merchant))).subscriptionId,
+    );
     const noDebit = await api.get(
       `/translations/sepa/prenotification?subscriptionid=${card}`,
       as(m.merchant),
@@ -505,9 +488,9 @@ describe('SEPA subscriptions', () => {
 describe('refunds', () => {
   it('a refund cancels the charge subscription unless cancelSubscriptions is false', async () => {
     const m = await newMerchant();
-    const planId = await createPlan(m);
-    const kept = Number((await subscribe(m, planId)).subscriptionId);
-    const canceled = Number((await subscribe(m, planId)).subscriptionId);
+    const planId = await createPlan(m.place.api, m.merchant);
+    const kept = Number((await subscribe(m.place.api, m.merchant, planId)).subscriptionId);
+    const canceled = Number((await subscribe(m.place.api, m.merchant, planId)).subscriptionId);
     await advance(m, 'P32D');
     await settledWhen(kept, (r) => r.next_period === 2);
     await settledWhen(canceled, (r) => r.next_period === 2);
@@ -541,9 +524,13 @@ describe('refunds', () => {
 describe('exactly once across cores and crashes', () => {
   /** Subscriptions of one merchant, all due after one advance. */
   async function dueSubscriptions(m: Merchant, count: number): Promise<number[]> {
-    const planId = await createPlan(m, { chargeFrequency: 'WEEKLY', recurringChargeAmount: 2 });
+    const planId = await createPlan(m.place.api, m.merchant, {
+      chargeFrequency: 'WEEKLY',
+      recurringChargeAmount: 2,
+    });
     const ids: number[] = [];
-    for (let n = 0; n < count; n++) ids.push(Number((await subscribe(m, planId)).subscriptionId));
+    for (let n = 0; n < count; n++)
+      ids.push(Number((await subscribe(m.place.api, m.merchant, planId)).subscriptionId));
     return ids;
   }
 
@@ -673,9 +660,9 @@ describe('exactly once across cores and crashes', () => {
 describe('plan switches and cancellations (the events the API emits through events.ts)', () => {
   it('ContractChange names both plans; Cancellation ends it now', async () => {
     const m = await newMerchant();
-    const gold = await createPlan(m);
-    const silver = await createPlan(m, { name: 'Silver', recurringChargeAmount: 4.99 });
-    const id = Number((await subscribe(m, gold)).subscriptionId);
+    const gold = await createPlan(m.place.api, m.merchant);
+    const silver = await createPlan(m.place.api, m.merchant, { name: 'Silver', recurringChargeAmount: 4.99 });
+    const id = Number((await subscribe(m.place.api, m.merchant, gold)).subscriptionId);
     expectStatus(await api.put(`/recurring/subscriptions/${id}`, { planId: silver }, as(m.merchant)), 200);
     const [change] = await received(m, 'ContractChange', 1);
     expect(Object.fromEntries(change?.params ?? [])).toMatchObject({
@@ -717,8 +704,8 @@ describe('plan switches and cancellations (the events the API emits through even
       200,
     );
     const m: Merchant = { merchant, place: { api, db: stack.db }, hook, ipns: () => [] };
-    const planId = await createPlan(m, { chargeFrequency: 'WEEKLY' });
-    const id = Number((await subscribe(m, planId)).subscriptionId);
+    const planId = await createPlan(m.place.api, m.merchant, { chargeFrequency: 'WEEKLY' });
+    const id = Number((await subscribe(m.place.api, m.merchant, planId)).subscriptionId);
     await advance(m, 'P8D');
     await settledWhen(id, (row) => row.next_period === 2);
     const { rows } = await stack.db.query<{ event: string }>(

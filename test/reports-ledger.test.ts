@@ -6,6 +6,7 @@
 import { chargebackStatuses } from '@paywire/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, client, expectStatus, saleBody } from './support/http.ts';
+import { createPlan, subscribe } from './support/recurring.ts';
 import {
   customPeriodAround,
   fetchAllPages,
@@ -116,22 +117,8 @@ async function randomTraffic(): Promise<void> {
       if (outcome !== 'refused') ledger.collectedDebits++;
       if (outcome === 'collected') book('EUR', minor);
     } else if (kind === 'subscription') {
-      planId ??= Number(
-        expectStatus(
-          await api.post(
-            '/recurring/plans',
-            { name: 'Gold', currency: 'USD', recurringChargeAmount: 9.99, chargeFrequency: 'MONTHLY' },
-            as(merchant),
-          ),
-          200,
-        ).body.planId,
-      );
-      const body = {
-        planId,
-        payerInfo: { firstName: 'Grace', lastName: 'Hopper', zip: '02139', country: 'us' },
-        paymentSource: { creditCardInfo: { creditCard: saleBody().creditCard } },
-      };
-      expectStatus(await api.post('/recurring/subscriptions', body, as(merchant)), 200);
+      planId ??= await createPlan(api, merchant);
+      await subscribe(api, merchant, planId);
     } else if (kind === 'chargeback' && captured.length > 0) {
       // Processors' notifications record chargebacks (another part of issue 23); recorded here as they do.
       const sale = pick(captured);

@@ -4,6 +4,7 @@
 import { decodePageToken, encodePageToken, type ReportPageToken } from '@paywire/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, client, expectStatus, saleBody } from './support/http.ts';
+import { createPlan, subscribe } from './support/recurring.ts';
 import {
   csvRecords,
   customPeriodAround,
@@ -89,26 +90,9 @@ beforeAll(async () => {
     return rows[0]?.settled === 2;
   });
 
-  const plan = expectStatus(
-    await api.post(
-      '/recurring/plans',
-      { name: 'Gold', currency: 'USD', recurringChargeAmount: 9.99, chargeFrequency: 'MONTHLY' },
-      as(merchant),
-    ),
-    200,
-  ).body;
-  const subscription = expectStatus(
-    await api.post(
-      '/recurring/subscriptions',
-      {
-        planId: plan.planId,
-        payerInfo: { firstName: 'Grace', lastName: 'Hopper', zip: '02139', country: 'us' },
-        paymentSource: { creditCardInfo: { creditCard: saleBody().creditCard } },
-      },
-      as(merchant),
-    ),
-    200,
-  ).body;
+  const subscription = await subscribe(api, merchant, await createPlan(api, merchant), {
+    payerInfo: { firstName: 'Grace', lastName: 'Hopper', zip: '02139', country: 'us' },
+  });
   ids.subscription = String(subscription.subscriptionId);
 
   // Chargebacks arrive from processors' notifications (another part of issue 23); one is recorded here

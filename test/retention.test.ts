@@ -2,6 +2,7 @@ import { sweepRetention } from '@paywire/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, client, expectStatus, type Reply, saleBody, xmlDocument } from './support/http.ts';
 import { type IpnReceiver, startIpnReceiver } from './support/ipn-receiver.ts';
+import { createPlan } from './support/recurring.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
 import { waitFor } from './support/wait.ts';
 
@@ -274,6 +275,51 @@ describe('deleting a vaulted shopper', () => {
     expect(stack.logs.join('\n')).not.toContain(visa.cardNumber);
   });
 
+  it("waits for its SEPA debit to settle, then erases its mandate's IBAN; the debit still shows the first and last four", async () => {
+    const merchant = await stack.newMerchant();
+    const shopperId = await newShopper(merchant, [visa]);
+    const debit = expectStatus(
+      await api.post(
+        '/alt-transactions',
+        {
+          vaultedShopperId: shopperId,
+          sepaDirectDebitTransaction: { iban: 'DE89370400440532013000' },
+          payerInfo: { firstName: 'Ada', lastName: 'Lovelace' },
+          amount: 10.5,
+          currency: 'EUR',
+          authorizedByShopper: true,
+        },
+        as(merchant),
+      ),
+      200,
+    ).body;
+    expect(failure(await api.delete(`/vaulted-shoppers/${shopperId}`, as(merchant)))).toMatchObject({
+      status: 400,
+      property: 'vaultedShopperId',
+    });
+    expectStatus(await api.put('/sandbox/clock', { advanceBy: 'PT5M' }, as(merchant)), 200);
+    await waitFor('the debit collected', async () => {
+      const { rows } = await stack.db.query('select status from sepa_debit where id = $1', [
+        debit.transactionId,
+      ]);
+      return rows[0]?.status === 'SUCCESS';
+    });
+
+    expectStatus(await api.delete(`/vaulted-shoppers/${shopperId}`, as(merchant)), 200);
+    const { rows: mandates } = await stack.db.query(
+      'select sealed_iban, iban_fingerprint, iban_first_four, iban_last_four from sepa_mandate where shopper_id = $1',
+      [shopperId],
+    );
+    expect(mandates).toEqual([
+      { sealed_iban: null, iban_fingerprint: null, iban_first_four: 'DE89', iban_last_four: '3000' },
+    ]);
+    const shown = expectStatus(await api.get(`/alt-transactions/${debit.transactionId}`, as(merchant)), 200);
+    expect(shown.body.sepaDirectDebitTransaction).toMatchObject({
+      ibanFirstFour: 'DE89',
+      ibanLastFour: '3000',
+    });
+  });
+
   it("XML, by the merchant's shopper id: answers <message><description>", async () => {
     const merchant = await stack.newMerchant();
     const shopperId = await newShopper(merchant, [visa], 'xml-shopper');
@@ -296,20 +342,9 @@ describe('deleting a vaulted shopper', () => {
   it("is refused while a subscription may charge the shopper, and another merchant's shopper is not found", async () => {
     const merchant = await stack.newMerchant();
     const shopperId = await newShopper(merchant, [visa]);
-    const plan = expectStatus(
-      await api.post(
-        '/recurring/plans',
-        { name: 'Gold', currency: 'USD', recurringChargeAmount: 9.99, chargeFrequency: 'MONTHLY' },
-        as(merchant),
-      ),
-      200,
-    );
+    const planId = await createPlan(api, merchant);
     expectStatus(
-      await api.post(
-        '/recurring/subscriptions',
-        { planId: plan.body.planId, vaultedShopperId: shopperId },
-        as(merchant),
-      ),
+      await api.post('/recurring/subscriptions', { planId, vaultedShopperId: shopperId }, as(merchant)),
       200,
     );
     const refused = await api.delete(`/vaulted-shoppers/${shopperId}`, as(merchant));

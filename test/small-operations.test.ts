@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, client, expectStatus, type Reply } from './support/http.ts';
+import { createPlan, subscribe } from './support/recurring.ts';
 import { type Stack, startStack } from './support/stack.ts';
 import { waitFor } from './support/wait.ts';
 
@@ -125,35 +126,7 @@ describe('POST /payment-fields-tokens/prefill', () => {
 
 describe('GET /subscriptions/{id}/run-specific (sandbox)', () => {
   async function subscription(merchant: Parameters<typeof as>[0]) {
-    const plan = expectStatus(
-      await api.post(
-        '/recurring/plans',
-        { chargeFrequency: 'MONTHLY', name: 'Monthly', currency: 'USD', recurringChargeAmount: 9 },
-        as(merchant),
-      ),
-      200,
-    ).body;
-    return expectStatus(
-      await api.post(
-        '/recurring/subscriptions',
-        {
-          planId: plan.planId,
-          payerInfo: { firstName: 'Ada', lastName: 'Lovelace', zip: '02139' },
-          paymentSource: {
-            creditCardInfo: {
-              creditCard: {
-                cardNumber: '4263982640269299',
-                securityCode: '837',
-                expirationMonth: '02',
-                expirationYear: '2031',
-              },
-            },
-          },
-        },
-        as(merchant),
-      ),
-      200,
-    ).body;
+    return subscribe(api, merchant, await createPlan(api, merchant, { recurringChargeAmount: 9 }));
   }
 
   const recurringCharges = async (subscriptionId: number) => {

@@ -37,7 +37,7 @@ fail() { say "FAIL $*"; failures=$((failures + 1)); }
 cleanup() {
   [ -n "${KEEP_CONTAINERS:-}" ] && { say "kept: containers and networks named $run-*"; return; }
   podman pod rm -f paywire-core-api-pod-0 paywire-core-worker-pod-0 paywire-facade-pod-0 >/dev/null 2>&1 || true
-  podman rm -f -t 5 "$run-probe" "$run-facade" "$run-core-api" "$run-core-worker" "$run-postgres" >/dev/null 2>&1 || true
+  podman rm -f -t 5 "$run-probe" "$run-facade" "$run-core-api" "$run-core-worker" "$run-paywire" "$run-postgres" >/dev/null 2>&1 || true
   podman network rm -f "$run-facade-net" "$run-core-net" "$run-db-net" "$run-egress-net" >/dev/null 2>&1 || true
   rm -rf "${work:-}"
 }
@@ -201,8 +201,25 @@ for container in facade core-worker core-api; do
   [ "$code" = 0 ] && pass "$container exits 0 on SIGTERM" || fail "$container exited $code on SIGTERM"
 done
 
+# --- the single-process role (npm start's topology): facade and core in one container -----------------------
+podman run -d --name "$run-paywire" "${hardening[@]}" --health-interval=disable --network "$run-db-net" \
+  --network "$run-facade-net" -p 127.0.0.1::8080 "${core_env[@]}" -e "CORE_CREDENTIAL=$credential" \
+  "$image" paywire >/dev/null
+base_url=http://127.0.0.1:$(podman port "$run-paywire" 8080 | cut -d: -f2)
+wait_until "paywire role ready" 60 curl -sf -o /dev/null "$base_url/readyz"
+key=single-$run
+first=$(sell "$work/single")
+id=$(jq -r '.transactionId // empty' "$work/single" 2>/dev/null || true)
+if [ "$first" = 200 ] && [ -n "$id" ]; then pass "paywire role: a sale (transaction $id)"; else
+  fail "paywire role sale: $first $(head -c 300 "$work/single")"; fi
+if podman healthcheck run "$run-paywire" >/dev/null 2>&1; then pass "image HEALTHCHECK healthy: paywire"; else
+  fail "image HEALTHCHECK: paywire"; fi
+podman stop -t 30 "$run-paywire" >/dev/null
+code=$(podman inspect -f '{{.State.ExitCode}}' "$run-paywire")
+[ "$code" = 0 ] && pass "paywire exits 0 on SIGTERM" || fail "paywire exited $code on SIGTERM"
+
 if [ "$failures" != 0 ]; then
-  for container in postgres core-api core-worker facade; do
+  for container in postgres core-api core-worker facade paywire; do
     say "last lines of $container:"
     podman logs --tail 15 "$run-$container" 2>&1 | cut -c1-400 || true
   done

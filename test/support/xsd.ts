@@ -54,6 +54,7 @@ export const schemaOfRoot: Readonly<Record<string, string>> = {
   price: 'price.xsd', // the switch charge amount
   vendor: 'vendor.xsd',
   vendors: 'vendor.xsd',
+  'batch-account-update': 'batch-account-update.xsd',
 };
 
 /**
@@ -233,6 +234,13 @@ export const amendments: ReadonlyArray<{ file: string; find: string; replace: st
     find: '<xs:element ref="account-number" />\n\t\t\t\t<xs:element ref="routing-number" />',
     replace:
       '<xs:element ref="account-number" minOccurs="0"/><xs:element ref="routing-number" minOccurs="0"/>',
+  },
+  // A card is answered before the network has (Create Account Updater's answer, a card refused as received):
+  // it has no updated card yet.
+  {
+    file: 'account-update.xsd',
+    find: '<xs:element ref="updated-card" minOccurs="1" maxOccurs="1"/>',
+    replace: '<xs:element ref="updated-card" minOccurs="0" maxOccurs="1"/>',
   },
 ];
 

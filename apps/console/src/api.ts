@@ -39,9 +39,18 @@ export function withQuery(path: string, query: Query = {}): string {
     : `${path}?${new URLSearchParams(entries.map(([key, value]) => [key, String(value)]))}`;
 }
 
+/**
+ * A call of the console's API: `body` goes as JSON, `form` (a file upload) as multipart/form-data, whose
+ * boundary the browser writes into the Content-Type itself.
+ */
 export async function api<T>(
   path: string,
-  { method = 'GET', body, query }: { method?: string; body?: unknown; query?: Query } = {},
+  {
+    method = 'GET',
+    body,
+    form,
+    query,
+  }: { method?: string; body?: unknown; form?: FormData; query?: Query } = {},
 ): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (method !== 'GET') {
@@ -54,6 +63,7 @@ export async function api<T>(
     headers,
     credentials: 'same-origin',
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    ...(form === undefined ? {} : { body: form }),
   });
   const text = await response.text();
   const parsed = text === '' ? undefined : JSON.parse(text);

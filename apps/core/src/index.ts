@@ -7,7 +7,8 @@ export {
   rotateCallerCredential,
 } from './callers/service.ts';
 export { ensureSampleProduct } from './catalog/service.ts';
-export { migrate, openDatabase } from './db/orm.ts';
+export { openDatabase } from './database.ts';
+export { migrate } from './db/orm.ts';
 export { type CoreEnv, type KeyEnv, loadCoreEnv, loadKeyEnv } from './env.ts';
 export { sweepExpiredRecords } from './idempotency/sweep.ts';
 export { sendFollower } from './jobs/boss.ts';

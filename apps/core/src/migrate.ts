@@ -1,6 +1,7 @@
 import { parseEnvironment } from '@paywire/contracts';
 import { z } from 'zod';
-import { migrate, openDatabase } from './db/orm.ts';
+import { openDatabase } from './database.ts';
+import { migrate } from './db/orm.ts';
 
 /**
  * `npm run migrate` (the image's migrate command): applies the committed migrations and pg-boss's schema

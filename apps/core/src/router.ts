@@ -1,3 +1,4 @@
+import { accountUpdaterRouter } from './account-updater/router.ts';
 import { callersRouter } from './callers/router.ts';
 import { cardsRouter } from './cards/router.ts';
 import { catalogRouter } from './catalog/router.ts';
@@ -39,6 +40,7 @@ export const appRouter = router({
   processors: processorsRouter,
   audit: auditRouter,
   wallets: walletsRouter,
+  accountUpdater: accountUpdaterRouter,
   chargebacks: chargebacksRouter,
   fraud: fraudRouter,
   marketplace: marketplaceRouter,

@@ -15,7 +15,8 @@ import { type AchBank, type AchOriginator, sandboxAchBank, sandboxOriginator } f
 import { type Caller, createCallerVerifier } from './callers/service.ts';
 import { disputeTestCardSale } from './chargebacks/sandbox-card.ts';
 import type { CoreServices, Mode, RequestContext } from './context.ts';
-import { migrationsCurrent, openDatabase } from './db/orm.ts';
+import { openDatabase } from './database.ts';
+import { migrationsCurrent } from './db/orm.ts';
 import { isDatabaseUnavailable } from './db/unavailable.ts';
 import { databaseUnavailable, isExpected } from './errors.ts';
 import { ipCountryLocator } from './fraud/ip-country.ts';

@@ -1,4 +1,5 @@
 import type { Logger } from '@paywire/observability';
+import { startAccountUpdaterWorkers } from './account-updater/answers.ts';
 import { recoveredAnswer } from './cards/recovered.ts';
 import type { CoreServices } from './context.ts';
 import { scheduleSweep } from './idempotency/sweep.ts';
@@ -54,6 +55,13 @@ export const workerStarters: WorkerStarter[] = [
       logFailure(error);
     };
     await startSettlementWorkers(services, onError, { recurringDebits: renewalDebitParameters });
+    return undefined;
+  },
+  async (services, log) => {
+    await startAccountUpdaterWorkers(
+      services,
+      failureLogger(log, 'account-updater', 'answering account updater batches failed'),
+    );
     return undefined;
   },
   async (services, log) => {

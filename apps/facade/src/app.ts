@@ -13,6 +13,7 @@ import { observeRequests } from './http/observe.ts';
 import { checkProtocol } from './http/protocol.ts';
 import { refuseUnsafeInput } from './http/safe-input.ts';
 import { checkApiVersion } from './http/version.ts';
+import { accountUpdaterRoutes } from './routes/account-updater.ts';
 import { altTransactionRoutes } from './routes/alt-transactions.ts';
 import { apiDescriptionRoutes } from './routes/api-description.ts';
 import { auditEventRoutes } from './routes/audit-events.ts';
@@ -89,6 +90,7 @@ export function createFacade({
   reportRoutes(merchantRoutes, core);
   chargebackRoutes(merchantRoutes, core);
   vendorRoutes(merchantRoutes, core);
+  accountUpdaterRoutes(merchantRoutes, core);
 
   app.use(healthRoutes(readiness)); // before the request log: probes every few seconds are not traffic
   app.use(observeRequests(log, logRequests));

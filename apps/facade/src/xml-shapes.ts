@@ -521,6 +521,21 @@ export const xmlShapes = {
   },
   // the original's price (price.xsd): value, then currency
   switchChargeAmount: { root: 'price', sequences: { '': ['value', 'currency'] } },
+  // batch-account-update.xsd and account-update.xsd: each account-update repeated in the batch
+  accountUpdateBatch: {
+    root: 'batch-account-update',
+    repeated: ['accountUpdate'],
+    sequences: {
+      ...sequenced(['accountUpdateBatchId', 'responseCode', 'responseMessage', 'accountUpdate']),
+      accountUpdate: [
+        'merchantUpdaterId',
+        'updateResponseCode',
+        'updateResponseMessage',
+        'originalCard',
+        'updatedCard',
+      ],
+    },
+  },
   chargeback: { root: 'chargeback', wrapped: { evidence: 'evidence-file' } },
   chargebacks: {
     root: 'chargebacks',

@@ -26,6 +26,8 @@ export const auditActions = [
   'key.retire',
   'vendor.create',
   'vendor.update',
+  'account-update.submit',
+  'shopper-card.account-update',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

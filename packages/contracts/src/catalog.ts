@@ -4,6 +4,7 @@ import {
   checkAmountFitsCurrency,
   currencyInput,
   positiveIntegerInput,
+  refuseRepeats,
   text,
 } from './primitives.ts';
 
@@ -31,20 +32,15 @@ export const createProductInput = z
       .min(1, 'must hold at least one sku')
       .max(maxSkusPerProduct, `must hold at most ${maxSkusPerProduct} skus`),
   })
-  .superRefine((product, ctx) => {
-    const seen = new Set<string>();
-    product.skus.forEach((sku, index) => {
-      const name = sku.skuName.toLowerCase();
-      if (seen.has(name)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['skus', index, 'skuName'],
-          message: 'is already the name of another sku of this product',
-        });
-      }
-      seen.add(name);
-    });
-  });
+  .superRefine((product, ctx) =>
+    refuseRepeats(
+      ctx,
+      product.skus,
+      { list: 'skus', property: 'skuName' },
+      (sku) => sku.skuName.toLowerCase(),
+      'is already the name of another sku of this product',
+    ),
+  );
 
 export const productIdInput = z.object({ productId: positiveIntegerInput });
 

@@ -73,6 +73,9 @@ export const errorCatalogue = {
   REFUND_NEGATIVE_MERCHANT_AMOUNT: { code: 14047, status: 400 },
   PROCESSOR_ACCOUNT_NOT_FOUND: { code: 20060, status: 404 }, // ours: an admin call names an unknown account
   CHARGEBACK_NOT_FOUND: { code: 20070, status: 404 }, // ours: an unknown chargeback or another merchant's
+  // The account updater (docs/account-updater.md): codes ours, the original names neither
+  ACCOUNT_UPDATE_BATCH_NOT_FOUND: { code: 20080, status: 404 },
+  ACCOUNT_UPDATE_FILE_NOT_AVAILABLE: { code: 20081, status: 400 }, // the batch is not answered yet
   SAME_IDEMPOTENCY_KEY_WAS_ALREADY_IN_USE_WITH_PREVIOUS_DIFFERENT_REQUEST: { code: 60101, status: 422 },
   REQUEST_WITH_SAME_IDEMPOTENCY_KEY_ALREADY_IN_PROGRESS: { code: 60102, status: 409 },
   IDEMPOTENCY_KEY_MAX_LENGTH_LIMIT_EXCEEDED: { code: 60103, status: 400 },

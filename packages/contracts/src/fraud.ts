@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { booleanInput, checkAmountFitsCurrency, currencyInput, positiveIntegerInput } from './primitives.ts';
+import {
+  booleanInput,
+  checkAmountFitsCurrency,
+  currencyInput,
+  positiveIntegerInput,
+  refuseRepeats,
+} from './primitives.ts';
 
 /**
  * Fraud screening (see docs/fraud.md). The original configures its thresholds in its merchant console and
@@ -50,18 +56,15 @@ export const fraudSettingsInput = z
     /** Decline a sale whose card was issued in another country than the shopper's IP address is in. */
     countryMismatchDecline: booleanInput.optional(),
   })
-  .superRefine((settings, ctx) => {
-    const seen = new Set<string>();
-    settings.amountLimits?.forEach((limit, index) => {
-      if (seen.has(limit.currency))
-        ctx.addIssue({
-          code: 'custom',
-          path: ['amountLimits', index, 'currency'],
-          message: 'has a limit already',
-        });
-      seen.add(limit.currency);
-    });
-  });
+  .superRefine((settings, ctx) =>
+    refuseRepeats(
+      ctx,
+      settings.amountLimits,
+      { list: 'amountLimits', property: 'currency' },
+      (limit) => limit.currency,
+      'has a limit already',
+    ),
+  );
 export type FraudSettingsInput = z.output<typeof fraudSettingsInput>;
 
 export interface AmountLimit {

@@ -76,6 +76,25 @@ export function text(max: number) {
 
 export const optionalText = (max: number) => text(max).optional();
 
+/**
+ * Refuses each item of a list whose key an earlier item already has (a currency limited twice, a sku name or
+ * a merchantUpdaterId used twice), naming the item's property.
+ */
+export function refuseRepeats<T>(
+  ctx: z.RefinementCtx,
+  items: readonly T[] | undefined,
+  at: { list: string; property: string },
+  key: (item: T) => string,
+  message: string,
+): void {
+  const seen = new Set<string>();
+  items?.forEach((item, index) => {
+    const value = key(item);
+    if (seen.has(value)) ctx.addIssue({ code: 'custom', path: [at.list, index, at.property], message });
+    seen.add(value);
+  });
+}
+
 const positiveIdMessage = 'must be a positive integer';
 /** An id in a path or query: a positive integer JavaScript holds exactly. */
 export const positiveId = z.coerce

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ecpAccountTypes } from './ach.ts';
+import type { AccountUpdateBatch } from './account-updater.ts';
 import {
   type AuditEvent,
   type AuditEventPage,
@@ -657,3 +658,29 @@ export const vendorBody = describes<Vendor>()(
 );
 
 export const vendorPageBody = describes<VendorPage>()(z.object({ ...page, vendor: z.array(vendorBody) }));
+
+const accountUpdateCardBody = z.object({
+  creditCard: z.object({
+    cardLastFourDigits: z.string(),
+    cardType: z.enum(cardBrands).optional(),
+    expirationMonth: z.string(),
+    expirationYear: z.string(),
+  }),
+});
+
+export const accountUpdateBatchBody = describes<AccountUpdateBatch>()(
+  z.object({
+    accountUpdateBatchId: z.string(),
+    responseCode: z.string(),
+    responseMessage: z.string(),
+    accountUpdate: z.array(
+      z.object({
+        merchantUpdaterId: z.string(),
+        updateResponseCode: z.string(),
+        updateResponseMessage: z.string(),
+        originalCard: accountUpdateCardBody,
+        updatedCard: accountUpdateCardBody.optional(),
+      }),
+    ),
+  }),
+);

@@ -1,7 +1,7 @@
 import { DomainError, type SandboxClock } from '@paywire/contracts';
 import type { MerchantContext } from '../context.ts';
 import { executeParameterized } from '../db/wire.ts';
-import { kickRenewals, kickSettlement } from '../jobs/queues.ts';
+import { kickAccountUpdater, kickRenewals, kickSettlement } from '../jobs/queues.ts';
 import { merchantNow } from './clock.ts';
 import { advanceOffset } from './queries.ts';
 
@@ -24,8 +24,9 @@ export async function getClock(ctx: MerchantContext): Promise<SandboxClock> {
 export async function advanceClock(ctx: MerchantContext, seconds: number): Promise<SandboxClock> {
   sandboxOnly(ctx);
   await executeParameterized(ctx.em, advanceOffset, [seconds, ctx.merchantId]);
-  // SEPA debits and subscription renewals now due run in seconds, not at the next minute
+  // SEPA debits, subscription renewals and account updater answers now due run in seconds, not at the next minute
   await kickSettlement(ctx.jobs, ctx.em);
   await kickRenewals(ctx.jobs, ctx.em);
+  await kickAccountUpdater(ctx.jobs, ctx.em);
   return read(ctx);
 }

@@ -25,6 +25,12 @@ export const renewalQueue = 'recurring-renewal';
  */
 export const renewalRun = { heartbeatSeconds: 10 };
 
+/** Account updater runs (account-updater/answers.ts works them). */
+export const accountUpdaterQueue = 'account-updater';
+
+/** As settlement's: a run whose worker died is failed within seconds and the next one starts. */
+export const accountUpdaterRun = { heartbeatSeconds: 10 };
+
 /**
  * Asks for a run of a queue now (a sandbox clock moved, a subscription resumed). Sent through the caller's
  * transaction when there is one, so the run sees what that transaction wrote; a run already queued makes
@@ -39,3 +45,32 @@ export const kickSettlement = (jobs: PgBoss, em?: EntityManager) =>
   kick(jobs, settlementQueue, settlementRun, em);
 
 export const kickRenewals = (jobs: PgBoss, em?: EntityManager) => kick(jobs, renewalQueue, renewalRun, em);
+
+export const kickAccountUpdater = (jobs: PgBoss, em?: EntityManager) =>
+  kick(jobs, accountUpdaterQueue, accountUpdaterRun, em);
+
+/**
+ * Works a queue of runs that drain what is due by the merchants' clocks: one run at a time (a `stately`
+ * queue: one active, at most one queued), every minute and whenever kicked, and one at once, which catches
+ * up what a stopped core left due. A failed run is reported; the next one tries again.
+ */
+export async function workDueRuns(
+  jobs: PgBoss,
+  queue: string,
+  run: { heartbeatSeconds: number },
+  expireInSeconds: number,
+  drain: () => Promise<unknown>,
+  onError: (error: unknown) => void,
+): Promise<void> {
+  await jobs.createQueue(queue, { policy: 'stately', expireInSeconds, retryLimit: 0 });
+  await jobs.schedule(queue, '* * * * *', {}, run);
+  await kick(jobs, queue, run);
+  await jobs.work(queue, { pollingIntervalSeconds: 1 }, async () => {
+    try {
+      await drain();
+    } catch (error) {
+      onError(error);
+      throw error;
+    }
+  });
+}

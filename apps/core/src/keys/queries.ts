@@ -81,7 +81,7 @@ export const advanceProgress = `update key_reencryption set last_row = $3, rows_
 export const referencesByKey = `with sealed(value) as (
     select sealed_number from stored_card where sealed_number is not null
     union all select sealed_card from payment_fields_token where sealed_card is not null
-    union all select sealed_iban from sepa_mandate
+    union all select sealed_iban from sepa_mandate where sealed_iban is not null
     union all select sealed_credentials from processor_account where sealed_credentials is not null
     union all select sealed_keys from wallet_keys
     union all select sealed_secret from ipn_secret

@@ -10,8 +10,7 @@ import { executeParameterized, sendWithNext } from '../db/wire.ts';
 import { type EventParameters, recordReportedFailure } from '../ipn/events.ts';
 import type { Authorized } from '../payments/authorize.ts';
 import { type PaymentOperation, runPayment, runPrepared } from '../payments/pipeline.ts';
-import { bindings } from '../security/card-vault.ts';
-import { openSepaDebit } from '../sepa/service.ts';
+import { mandateIban, openSepaDebit } from '../sepa/service.ts';
 import type { Shopper, StoredCard } from '../shoppers/entities.ts';
 import { type ChargeKind, Subscription, SubscriptionCharge } from './entities.ts';
 import { claimPeriodCharge, reclaimStaleCharge, settleCharge } from './queries.ts';
@@ -240,16 +239,12 @@ function chargeOperation(ctx: MerchantContext, request: SubscriptionChargeReques
         }
         // SEPA: the debit is opened in this transaction; the bank answers later through settlement.
         const now = await callNow(ctx, em);
-        const mandate = subscription.sepaMandate;
         const debit = await openSepaDebit(
           ctx,
           em,
           {
             shopper: subscription.shopper,
-            iban: ctx.vault.open(
-              mandate.sealedIban,
-              bindings.mandate(mandate.merchantId, mandate.ibanFingerprint),
-            ),
+            iban: mandateIban(ctx.vault, subscription.sepaMandate),
             payer: {
               firstName: subscription.shopper.firstName ?? '',
               lastName: subscription.shopper.lastName ?? '',

@@ -6,8 +6,7 @@ import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
-import { bindings } from '../security/card-vault.ts';
-import { openSepaDebit } from '../sepa/service.ts';
+import { mandateIban, openSepaDebit } from '../sepa/service.ts';
 import { Shopper, StoredCard } from '../shoppers/entities.ts';
 import { findShopper, newShopper, pickFields } from '../shoppers/service.ts';
 import { type RecurringPlan, Subscription, SubscriptionCharge } from './entities.ts';
@@ -191,10 +190,7 @@ export async function openSubscription<T>(
           em,
           {
             shopper,
-            iban: ctx.vault.open(
-              payer.mandate.sealedIban,
-              bindings.mandate(payer.mandate.merchantId, payer.mandate.ibanFingerprint),
-            ),
+            iban: mandateIban(ctx.vault, payer.mandate),
             payer: { firstName: shopper.firstName ?? '', lastName: shopper.lastName ?? '' },
             amountMinor: opening.firstChargeMinor,
             currency: 'EUR',

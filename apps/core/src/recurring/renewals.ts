@@ -5,7 +5,7 @@ import type { CoreServices, MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized, executePrepared, sendWithNext } from '../db/wire.ts';
 import { type EventParameters, ReportedFailure } from '../ipn/events.ts';
-import { kickRenewals, renewalQueue, renewalRun } from '../jobs/queues.ts';
+import { renewalQueue, renewalRun, workDueRuns } from '../jobs/queues.ts';
 import { type FactsRow, factsOf } from '../merchants/facts.ts';
 import { renewalSteps } from '../metrics.ts';
 import { StoredCard } from '../shoppers/entities.ts';
@@ -530,16 +530,12 @@ export async function startRenewalWorkers(
   onError: (error: unknown) => void,
   options: RenewalOptions = {},
 ): Promise<void> {
-  const { jobs } = services;
-  await jobs.createQueue(renewalQueue, { policy: 'stately', expireInSeconds: 900, retryLimit: 0 });
-  await jobs.schedule(renewalQueue, '* * * * *', {}, renewalRun);
-  await kickRenewals(jobs); // at once: catches up what a stopped core left due
-  await jobs.work(renewalQueue, { pollingIntervalSeconds: 1 }, async () => {
-    try {
-      await renewDue(services, onError, options);
-    } catch (error) {
-      onError(error);
-      throw error;
-    }
-  });
+  await workDueRuns(
+    services.jobs,
+    renewalQueue,
+    renewalRun,
+    900,
+    () => renewDue(services, onError, options),
+    onError,
+  );
 }

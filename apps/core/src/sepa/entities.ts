@@ -22,8 +22,9 @@ export const SepaMandate = defineEntity({
     shopper: () => p.manyToOne(Shopper),
     /** The public mandateId. */
     reference: p.string().length(35),
-    ibanFingerprint: p.string().length(64),
-    sealedIban: p.text(),
+    /** Both null once the shopper is deleted (erased; the first and last four stay). */
+    ibanFingerprint: p.string().length(64).nullable(),
+    sealedIban: p.text().nullable(),
     ibanFirstFour: p.string().length(4),
     ibanLastFour: p.string().length(4),
     /** When the shopper accepted it, by the merchant's clock: the mandateDate. */

@@ -34,7 +34,7 @@ import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
 import { claimMerchantTransactionId } from '../payments/queries.ts';
 import { type RefundFollowUp, refundAnswer, refundColumns } from '../payments/refund-answer.ts';
 import { recordPaymentChange } from '../security/audit/trail.ts';
-import { bindings } from '../security/card-vault.ts';
+import { bindings, type CardVault } from '../security/card-vault.ts';
 import type { Shopper } from '../shoppers/entities.ts';
 import { liveCollectionBusinessDays, type SepaSettings } from './bank.ts';
 import { addBusinessDays } from './business-days.ts';
@@ -186,6 +186,20 @@ export function mandateEventParameters(mandate: { reference: string; acceptedAt:
 }
 
 const eventDebit = (debit: SepaDebit) => ({ ...debit, shopperId: debit.shopper.id });
+
+/**
+ * The IBAN a mandate debits, opened. A deleted shopper's mandates have none (erased with it; deletion waits
+ * for its pending debits and subscriptions), so nothing can debit them again.
+ */
+export function mandateIban(vault: CardVault, mandate: SepaMandate): string {
+  if (!mandate.sealedIban || !mandate.ibanFingerprint) {
+    throw new DomainError(
+      'VALIDATION_GENERAL_FAILURE',
+      `SEPA mandate ${mandate.reference} was erased with its deleted shopper and debits nothing`,
+    );
+  }
+  return vault.open(mandate.sealedIban, bindings.mandate(mandate.merchantId, mandate.ibanFingerprint));
+}
 
 async function flushDebit(em: EntityManager, merchantTransactionId: string | undefined): Promise<void> {
   try {
@@ -344,7 +358,7 @@ export async function storedIban(
       { name: 'sepaDirectDebitTransaction.iban' },
     );
   }
-  return ctx.vault.open(mandate.sealedIban, bindings.mandate(mandate.merchantId, mandate.ibanFingerprint));
+  return mandateIban(ctx.vault, mandate);
 }
 
 export async function getAltTransaction(

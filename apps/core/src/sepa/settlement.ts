@@ -12,7 +12,7 @@ import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
 import type { StoredDestination } from '../ipn/entities.ts';
 import { type EventParameters, recordEvent } from '../ipn/events.ts';
-import { kickSettlement, settlementQueue, settlementRun } from '../jobs/queues.ts';
+import { settlementQueue, settlementRun, workDueRuns } from '../jobs/queues.ts';
 import { sepaSettlements } from '../metrics.ts';
 import { type PaymentOperation, runPrepared } from '../payments/pipeline.ts';
 import { bindings } from '../security/card-vault.ts';
@@ -402,16 +402,12 @@ export async function startSettlementWorkers(
   onError: (error: unknown) => void,
   options: SettlementOptions = {},
 ): Promise<void> {
-  const { jobs } = services;
-  await jobs.createQueue(settlementQueue, { policy: 'stately', expireInSeconds: 600, retryLimit: 0 });
-  await jobs.schedule(settlementQueue, '* * * * *', {}, settlementRun);
-  await kickSettlement(jobs); // at once, not at the next minute: catches up what a stopped core left due
-  await jobs.work(settlementQueue, { pollingIntervalSeconds: 1 }, async () => {
-    try {
-      await settleDue(services, options);
-    } catch (error) {
-      onError(error);
-      throw error;
-    }
-  });
+  await workDueRuns(
+    services.jobs,
+    settlementQueue,
+    settlementRun,
+    600,
+    () => settleDue(services, options),
+    onError,
+  );
 }

@@ -59,6 +59,8 @@ export const StoredCard = defineEntity({
     cardCategory: p.string().length(20),
     billingContact: p.json<BillingContact>().nullable(),
     removedAt: p.datetime().nullable(),
+    /** Closed by its issuer (0033-account-updater): removed as above, and why. */
+    closedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

@@ -45,6 +45,10 @@ export const sourcesInUse = `select
     exists (select 1 from sepa_debit where shopper_id = $1 and merchant_id = $2 and status = 'PENDING'
       and $3::bigint[] is null) as debiting`;
 
+/** Erases the shopper's ($1) mandates' IBANs: the sealed IBAN and its fingerprint go, the first and last four stay. */
+export const eraseMandates =
+  'update sepa_mandate set sealed_iban = null, iban_fingerprint = null where shopper_id = $1';
+
 /** The shopper's ($1) vaulted cards of brand $2 ending in $3 still holding a number. */
 export const cardsMatching = `select id from stored_card
     where shopper_id = $1 and brand = $2 and last_four = $3 and removed_at is null`;

@@ -31,6 +31,7 @@ import { type CardMaterial, consumeToken } from '../tokens/service.ts';
 import { Shopper, StoredCard } from './entities.ts';
 import {
   cardsMatching,
+  eraseMandates,
   lastPaymentCard,
   mandatesOf,
   newestAchAccountOf,
@@ -363,8 +364,8 @@ export async function updateShopper(ctx: MerchantContext, input: UpdateShopper):
 }
 
 /**
- * Deletes a vaulted shopper (docs/conformance.md, Deleting shoppers and cards): its cards' numbers and its
- * personal data leave the database at once; the row stays, emptied, for the transactions that name it. Sends
+ * Deletes a vaulted shopper (docs/conformance.md, Deleting shoppers and cards): its cards' numbers, its
+ * mandates' IBANs and its personal data leave the database at once; the row stays, emptied, for the transactions that name it. Sends
  * ShopperDeleted where configured and is audited, all in one transaction.
  */
 export async function deleteShopper(ctx: MerchantContext, id: number): Promise<ShopperDeletion> {
@@ -374,6 +375,7 @@ export async function deleteShopper(ctx: MerchantContext, id: number): Promise<S
     await assertSourcesUnused(em, shopper, null, 'vaultedShopperId');
     const { merchantShopperId } = shopper;
     await executeParameterized(em, removeCards, [shopper.id, now, null]);
+    await executeParameterized(em, eraseMandates, [shopper.id]);
     em.assign(shopper, {
       ...Object.fromEntries(shopperFieldNames.map((name) => [name, null])),
       title: null,

@@ -1,4 +1,6 @@
 import {
+  accountUpdateBatchBody,
+  accountUpdateBatchIdInput,
   advanceClockInput,
   altTransactionBody,
   altTransactionIdInput,
@@ -16,6 +18,7 @@ import {
   chargebackListBody,
   chargebackListQuery,
   chargePageBody,
+  createAccountUpdateBatchInput,
   createAltTransactionInput,
   createOndemandInput,
   createPlanInput,
@@ -134,6 +137,7 @@ const product = body('Product', productBody, xmlShapes.product);
 const sandboxClock = body('SandboxClock', sandboxClockBody, xmlShapes.sandboxClock);
 const notificationConfig = body('NotificationConfig', notificationConfigBody, xmlShapes.notificationConfig);
 const fraudSettings = body('FraudSettings', fraudSettingsBody, xmlShapes.fraudSettings);
+const accountUpdateBatch = body('AccountUpdateBatch', accountUpdateBatchBody, xmlShapes.accountUpdateBatch);
 const refund = body('Refund', refundBody, xmlShapes.refund);
 const chargeback = body('Chargeback', chargebackBody, xmlShapes.chargeback);
 const plan = body('Plan', planBody, xmlShapes.plan);
@@ -363,6 +367,20 @@ export const operations: Record<Route, Operation> = {
     tag: 'Notifications',
     summary: 'Delete the IPN configuration',
     answers: [noContent('Deleted')],
+  },
+  'POST /account-updater': {
+    tag: 'Account updater',
+    summary: 'Send a batch of up to 2,000 cards to the account updater; each card is answered as received',
+    description:
+      "The answers are ready five days later by the merchant's clock; vaulted cards with a submitted number are updated in place then.",
+    request: body('AccountUpdateBatchRequest', createAccountUpdateBatchInput, xmlShapes.accountUpdateBatch),
+    answers: [ok('The batch as received', accountUpdateBatch)],
+  },
+  'GET /account-updater/:accountUpdateBatchId': {
+    tag: 'Account updater',
+    summary: "Retrieve a batch's answers, card by card, once they are ready",
+    params: { accountUpdateBatchId: accountUpdateBatchIdInput.shape.accountUpdateBatchId },
+    answers: [ok("The batch's answers", accountUpdateBatch)],
   },
   'GET /fraud-settings': {
     tag: 'Fraud screening',

@@ -1,0 +1,46 @@
+import { CallerCredential } from './callers/entities.ts';
+import { CardTransaction, Refund } from './cards/entities.ts';
+import { CatalogProduct, CatalogSku } from './catalog/entities.ts';
+import { openOrm } from './db/orm.ts';
+import { IdempotencyRecord } from './idempotency/entities.ts';
+import { IpnConfig, IpnDelivery } from './ipn/entities.ts';
+import { Vendor } from './marketplace/entities.ts';
+import { Merchant } from './merchants/entities.ts';
+import { Invoice, OrderItem, ShopperOrder } from './orders/entities.ts';
+import { ProcessorAccount, ProcessorRoute } from './processors/accounts/entities.ts';
+import { RecurringPlan, Subscription, SubscriptionCharge } from './recurring/entities.ts';
+import { SepaDebit, SepaMandate, SepaRefund } from './sepa/entities.ts';
+import { Shopper, StoredCard } from './shoppers/entities.ts';
+import { PaymentFieldsToken } from './tokens/entities.ts';
+
+/** Every capability's entities: the composition root hands them to the database layer, which knows none. */
+const entities = [
+  Merchant,
+  Shopper,
+  StoredCard,
+  CardTransaction,
+  Refund,
+  PaymentFieldsToken,
+  IdempotencyRecord,
+  IpnConfig,
+  IpnDelivery,
+  SepaMandate,
+  SepaDebit,
+  SepaRefund,
+  CatalogProduct,
+  CatalogSku,
+  ShopperOrder,
+  OrderItem,
+  Invoice,
+  CallerCredential,
+  RecurringPlan,
+  Subscription,
+  SubscriptionCharge,
+  ProcessorAccount,
+  ProcessorRoute,
+  Vendor,
+];
+
+/** Paywire's database (db/orm.ts) with every capability's entities mapped. */
+export const openDatabase = (databaseUrl: string, poolSize: number, answerTimeoutMs?: number) =>
+  openOrm(entities, databaseUrl, poolSize, answerTimeoutMs);

@@ -1,0 +1,72 @@
+import { Foundation } from './0001-foundation.ts';
+import { Idempotency } from './0002-idempotency.ts';
+import { Ipn } from './0003-ipn.ts';
+import { Sepa } from './0004-sepa.ts';
+import { Orders } from './0005-orders.ts';
+import { Wallets } from './0006-wallets.ts';
+import { IdempotencyClaim } from './0007-idempotency-claim.ts';
+import { MerchantTransactionIds } from './0008-merchant-transaction-ids.ts';
+import { TokenEmbeddingOrigin } from './0009-token-embedding-origin.ts';
+import { CallerCredentials } from './0010-caller-credentials.ts';
+import { LoginSecurity } from './0011-login-security.ts';
+import { IpnDeliveryLease } from './0012-ipn-delivery-lease.ts';
+import { TransactionDetails } from './0013-transaction-details.ts';
+import { PaymentAttempts } from './0014-payment-attempts.ts';
+import { DeliveryRequestId } from './0015-delivery-request-id.ts';
+import { Recurring } from './0016-recurring.ts';
+import { Renewals } from './0017-renewals.ts';
+import { ProcessorAccounts } from './0018-processor-accounts.ts';
+import { ProcessorAttempts } from './0019-processor-attempts.ts';
+import { ProcessorNotifications } from './0020-processor-notifications.ts';
+import { Audit } from './0021-audit.ts';
+import { DataKeys } from './0022-data-keys.ts';
+import { Reports } from './0023-reports.ts';
+import { TechnicalCancelLookup } from './0024-technical-cancel-lookup.ts';
+import { WalletKeys } from './0025-wallet-keys.ts';
+import { Marketplace } from './0026-marketplace.ts';
+import { Chargebacks } from './0027-chargebacks.ts';
+import { MerchantConsole } from './0028-console.ts';
+import { Retention } from './0029-retention.ts';
+import { FraudScreening } from './0030-fraud-screening.ts';
+import { SepaPresentation } from './0031-sepa-presentation.ts';
+import { AccountUpdater } from './0033-account-updater.ts';
+import { Ach } from './0034-ach.ts';
+import { ErasedMandates } from './0037-erased-mandates.ts';
+
+/** Committed migrations, in order. The schema only ever changes through these, never by sync at boot. */
+export const migrations = [
+  { name: '0001-foundation', class: Foundation },
+  { name: '0002-idempotency', class: Idempotency },
+  { name: '0003-ipn', class: Ipn },
+  { name: '0004-sepa', class: Sepa },
+  { name: '0005-orders', class: Orders },
+  { name: '0006-wallets', class: Wallets },
+  { name: '0007-idempotency-claim', class: IdempotencyClaim },
+  { name: '0008-merchant-transaction-ids', class: MerchantTransactionIds },
+  { name: '0009-token-embedding-origin', class: TokenEmbeddingOrigin },
+  { name: '0010-caller-credentials', class: CallerCredentials },
+  { name: '0011-login-security', class: LoginSecurity },
+  { name: '0012-ipn-delivery-lease', class: IpnDeliveryLease },
+  { name: '0013-transaction-details', class: TransactionDetails },
+  { name: '0014-payment-attempts', class: PaymentAttempts },
+  { name: '0015-delivery-request-id', class: DeliveryRequestId },
+  { name: '0016-recurring', class: Recurring },
+  { name: '0017-renewals', class: Renewals },
+  { name: '0018-processor-accounts', class: ProcessorAccounts },
+  { name: '0019-processor-attempts', class: ProcessorAttempts },
+  { name: '0020-processor-notifications', class: ProcessorNotifications },
+  { name: '0021-audit', class: Audit },
+  { name: '0022-data-keys', class: DataKeys },
+  { name: '0023-reports', class: Reports },
+  { name: '0024-technical-cancel-lookup', class: TechnicalCancelLookup },
+  { name: '0025-wallet-keys', class: WalletKeys },
+  { name: '0026-marketplace', class: Marketplace },
+  { name: '0027-chargebacks', class: Chargebacks },
+  { name: '0028-console', class: MerchantConsole },
+  { name: '0029-retention', class: Retention },
+  { name: '0030-fraud-screening', class: FraudScreening },
+  { name: '0031-sepa-presentation', class: SepaPresentation },
+  { name: '0033-account-updater', class: AccountUpdater },
+  { name: '0034-ach', class: Ach },
+  { name: '0037-erased-mandates', class: ErasedMandates },
+];
