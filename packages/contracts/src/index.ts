@@ -1,5 +1,5 @@
-export * from './ach.ts';
 export * from './account-updater.ts';
+export * from './ach.ts';
 export * from './audit.ts';
 export * from './callers.ts';
 export * from './card-input.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ecpAccountTypes } from './ach.ts';
 import type { AccountUpdateBatch } from './account-updater.ts';
+import { ecpAccountTypes } from './ach.ts';
 import {
   type AuditEvent,
   type AuditEventPage,
