@@ -326,6 +326,15 @@ describe('ECP from a vaulted shopper (XML)', () => {
     await ipn('CHARGE', id);
     // One account, kept once: the debit reused the shopper's.
     expect((await storedRows(merchant)).accounts).toBe(1);
+
+    // The merchant refunds part of a collected debit through the card refund path, as for SEPA.
+    const refund = expectStatus(
+      await api.post(`/transactions/refund/${id}`, { amount: '2.34', reason: 'partial' }, as(merchant)),
+      200,
+    ).body;
+    expect(refund).toMatchObject({ transactionId: id, amount: 2.34, currency: 'USD' });
+    expect((await ipn('REFUND', id)).get('invoiceAmount')).toBe('2.34');
+    expectStatus(await api.post(`/transactions/refund/${id}`, { amount: '10.01' }, as(merchant)), 400);
   });
 
   it('a vaulted shopper without an ECP account cannot be debited by ECP', async () => {
