@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import nacha from '@midlandsbank/node-nacha';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AchBank, sandboxAchAccounts, sandboxAchBank } from '../apps/core/src/ach/bank.ts';
+import { deliveredIpn, merchantWithDebitIpn } from './support/debits.ts';
 import { as, client, expectStatus, xmlDocument } from './support/http.ts';
 import { type IpnReceiver, startIpnReceiver } from './support/ipn-receiver.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
@@ -56,25 +56,7 @@ function achBody(overrides: Record<string, unknown> = {}) {
   };
 }
 
-/** A new merchant (its own clock) with every debit event sent to the receiver. */
-async function merchantWithIpn(): Promise<TestMerchant> {
-  const merchant = await stack.newMerchant();
-  const config = {
-    ipnDestinations: [
-      {
-        ipnUrl: `${receiver.origin}/ipn/${randomBytes(4).toString('hex')}`,
-        sendChargePending: true,
-        sendCharge: true,
-        sendDecline: true,
-        sendRefund: true,
-      },
-    ],
-    ensureNotificationReceipt: false,
-    receiveAffiliateNotifications: false,
-  };
-  expectStatus(await api.post('/notification-config', config, as(merchant)), 200);
-  return merchant;
-}
+const merchantWithIpn = () => merchantWithDebitIpn(stack, api, receiver);
 
 async function advance(merchant: TestMerchant, advanceBy: string) {
   expectStatus(await api.put('/sandbox/clock', { advanceBy }, as(merchant)), 200);
@@ -88,15 +70,7 @@ const until = (id: string, status: string, merchant: TestMerchant) =>
   });
 
 const ipn = (transactionType: string, referenceNumber: string) =>
-  waitFor(
-    `${transactionType} ${referenceNumber}`,
-    () =>
-      receiver.requests.find(
-        ({ params }) =>
-          params.get('transactionType') === transactionType &&
-          params.get('referenceNumber') === referenceNumber,
-      )?.params,
-  );
+  deliveredIpn(receiver, transactionType, referenceNumber);
 
 /** The NACHA file and entry that carried the debit (its id is the entry's Individual Identification Number). */
 function nachaEntryOf(transactionId: string) {
