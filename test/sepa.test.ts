@@ -1,9 +1,10 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type RunningCore, startCore } from '@paywire/core';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SepaBank, sandboxSepaBank } from '../apps/core/src/sepa/bank.ts';
+import { deliveredIpn, merchantWithDebitIpn } from './support/debits.ts';
 import {
   as,
   type CallOptions,
@@ -114,37 +115,10 @@ async function aSettlementRun() {
   await until(created.transactionId, 'SUCCESS', control);
 }
 
-/** The IPN with this transactionType and referenceNumber, once delivered. */
 const ipn = (transactionType: string, referenceNumber: string) =>
-  waitFor(
-    `${transactionType} ${referenceNumber}`,
-    () =>
-      receiver.requests.find(
-        ({ params }) =>
-          params.get('transactionType') === transactionType &&
-          params.get('referenceNumber') === referenceNumber,
-      )?.params,
-  );
+  deliveredIpn(receiver, transactionType, referenceNumber);
 
-/** A new merchant (its own clock) with every SEPA event sent to the receiver. */
-async function merchantWithIpn(): Promise<TestMerchant> {
-  const merchant = await stack.newMerchant();
-  const config = {
-    ipnDestinations: [
-      {
-        ipnUrl: `${receiver.origin}/ipn/${randomBytes(4).toString('hex')}`,
-        sendChargePending: true,
-        sendCharge: true,
-        sendDecline: true,
-        sendRefund: true,
-      },
-    ],
-    ensureNotificationReceipt: false,
-    receiveAffiliateNotifications: false,
-  };
-  expectStatus(await api.post('/notification-config', config, as(merchant)), 200);
-  return merchant;
-}
+const merchantWithIpn = () => merchantWithDebitIpn(stack, api, receiver);
 
 /** A debit collected (SUCCESS) for a merchant of its own. */
 async function collectedDebit(overrides: Record<string, unknown> = {}) {

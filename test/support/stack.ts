@@ -168,6 +168,8 @@ export async function startStack(
     sepaBank?: CoreOptions['sepaBank'];
     /** The bank vendor payouts are paid through (default: the sandbox's, keeping nothing). */
     payoutBank?: CoreOptions['payoutBank'];
+    /** The bank ACH debits' NACHA files go to (default: the sandbox's). */
+    achBank?: CoreOptions['achBank'];
     /** Core connects as an app role with only its grants (the stack's `db` stays the owner's). */
     appRole?: boolean;
   } = {},
@@ -198,6 +200,7 @@ export async function startStack(
     ...(options.keyProvider ? { keyProvider: options.keyProvider } : {}),
     ...(options.sepaBank ? { sepaBank: options.sepaBank } : {}),
     ...(options.payoutBank ? { payoutBank: options.payoutBank } : {}),
+    ...(options.achBank ? { achBank: options.achBank } : {}),
     ...(options.keyRefreshMs ? { keyRefreshMs: options.keyRefreshMs } : {}),
     ...(options.keyRetireAfterSeconds !== undefined
       ? { keyRetireAfterSeconds: options.keyRetireAfterSeconds }

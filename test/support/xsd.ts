@@ -206,6 +206,36 @@ export const amendments: ReadonlyArray<{ file: string; find: string; replace: st
     find: '<xs:element ref="payout-info" minOccurs="1" maxOccurs="unbounded"/>',
     replace: '<xs:element ref="payout-info" minOccurs="0" maxOccurs="unbounded"/>',
   },
+  // An ECP account is answered by its type and masked numbers (the reference's publicAccountNumber and
+  // publicRoutingNumber), never by its numbers (docs/ach.md): in an alt-transaction, where 2.3.12's
+  // ecp-transaction has the numbers only, and in a vaulted shopper's ecp-info, which Paywire writes without
+  // the billing contact and status it does not keep for an account.
+  {
+    file: 'ecp-transaction.xsd',
+    find: '<xs:element ref="account-number" />\n\t\t\t\t<xs:element ref="routing-number" />',
+    replace:
+      '<xs:element ref="account-number" minOccurs="0"/><xs:element ref="routing-number" minOccurs="0"/>',
+  },
+  {
+    file: 'ecp-transaction.xsd',
+    find: '<xs:element ref="account-type" />',
+    replace:
+      '<xs:element ref="account-type" /><xs:element ref="public-account-number" minOccurs="0"/>' +
+      '<xs:element ref="public-routing-number" minOccurs="0"/>',
+  },
+  {
+    file: 'ecp-info.xsd',
+    find: '<xs:element ref="billing-contact-info" />\n\t\t\t\t<xs:element ref="ecp" />\n\t\t\t\t<xs:element ref="status" />',
+    replace:
+      '<xs:element ref="billing-contact-info" minOccurs="0"/><xs:element ref="ecp" />' +
+      '<xs:element ref="status" minOccurs="0"/>',
+  },
+  {
+    file: 'ecp-info.xsd',
+    find: '<xs:element ref="account-number" />\n\t\t\t\t<xs:element ref="routing-number" />',
+    replace:
+      '<xs:element ref="account-number" minOccurs="0"/><xs:element ref="routing-number" minOccurs="0"/>',
+  },
   // A card is answered before the network has (Create Account Updater's answer, a card refused as received):
   // it has no updated card yet.
   {

@@ -11,6 +11,7 @@ import { DomainError, drainable, type IdempotentRequest, internalHeaders } from 
 import { createLogger, extractTraceContext, type Logger, validRequestId } from '@paywire/observability';
 import { TRPCError } from '@trpc/server';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
+import { type AchBank, type AchOriginator, sandboxAchBank, sandboxOriginator } from './ach/bank.ts';
 import { type Caller, createCallerVerifier } from './callers/service.ts';
 import { disputeTestCardSale } from './chargebacks/sandbox-card.ts';
 import type { CoreServices, Mode, RequestContext } from './context.ts';
@@ -101,6 +102,9 @@ export interface CoreOptions {
   /** The bank that pays vendors (default: the sandbox's, keeping nothing), and the account it pays from. */
   payoutBank?: PayoutBank;
   payoutDebtor?: PayoutDebtor;
+  /** The bank ACH debits' NACHA files go to (default: the sandbox's), and who originates them. */
+  achBank?: AchBank;
+  achOriginator?: AchOriginator;
   /** Finished IPN deliveries are deleted after this many days (default 30). */
   ipnDeliveryRetentionDays?: number;
   /** Failed-login counts are deleted after this many hours without a failure (default 24). */
@@ -278,6 +282,10 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     },
     sepa: {
       bank: options.sepaBank ?? sandboxSepaBank,
+      ach: {
+        bank: options.achBank ?? sandboxAchBank,
+        originator: options.achOriginator ?? sandboxOriginator,
+      },
       sandboxSettleSeconds: options.sepaSandboxSettleSeconds ?? 120,
     },
     payouts: {

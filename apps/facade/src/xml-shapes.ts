@@ -101,6 +101,15 @@ const metaData = 'metaData';
 /** The SEPA texts: the original's translations object, each entry a <translation>. */
 const translations = { wrapped: { translations: 'translation' } } as const;
 
+/** An ECP account (ecp-info.xsd's ecp); Paywire writes only its type and the public numbers (docs/ach.md). */
+const ecpOrder = [
+  'accountNumber',
+  'routingNumber',
+  'accountType',
+  'publicAccountNumber',
+  'publicRoutingNumber',
+];
+
 const planOrder = [
   'planId',
   'name',
@@ -321,6 +330,9 @@ const types = {
   paymentSources: ['creditCardInfo', 'ecpInfo', 'sepaDirectDebitInfo'],
   creditCardInfo: ['billingContactInfo', 'pfToken', 'creditCard', 'processingInfo'],
   sepaDirectDebitInfo: ['billingContactInfo', 'sepaDirectDebit', 'status'],
+  ecpInfo: ['billingContactInfo', 'ecp', 'status'],
+  ecp: ecpOrder,
+  ecpTransaction: ecpOrder,
   sepaDirectDebit: [
     'iban',
     'bic',

@@ -1,4 +1,5 @@
 export * from './account-updater.ts';
+export * from './ach.ts';
 export * from './audit.ts';
 export * from './callers.ts';
 export * from './card-input.ts';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AccountUpdateBatch } from './account-updater.ts';
+import { ecpAccountTypes } from './ach.ts';
 import {
   type AuditEvent,
   type AuditEventPage,
@@ -197,6 +198,11 @@ export const refundBody = describes<Refund>()(
 );
 
 const ibanDigits = { ibanFirstFour: z.string(), ibanLastFour: z.string() };
+const ecpAccount = z.object({
+  accountType: z.enum(ecpAccountTypes),
+  publicAccountNumber: z.string().meta({ description: 'The account number masked to its last four digits' }),
+  publicRoutingNumber: z.string().meta({ description: 'The routing number masked to its last four digits' }),
+});
 const mandate = { ...ibanDigits, mandateId: z.string(), mandateDate: z.string() };
 
 export const vaultedShopperBody = describes<VaultedShopper>()(
@@ -206,6 +212,7 @@ export const vaultedShopperBody = describes<VaultedShopper>()(
       creditCardInfo: z.array(
         z.object({ billingContactInfo: billingContact.optional(), creditCard: cardResponse }),
       ),
+      ecpInfo: z.object({ ecp: ecpAccount }).optional(),
       sepaDirectDebitInfo: z.array(z.object({ sepaDirectDebit: z.object(mandate) })).optional(),
     }),
     lastPaymentInfo: z
@@ -296,12 +303,13 @@ export const altTransactionBody = describes<AltTransaction>()(
     transactionId: z.string(),
     merchantTransactionId: z.string().optional(),
     amount,
-    currency: z.literal('EUR'),
+    currency: z.enum(['EUR', 'USD']),
     payerInfo: z.object({ firstName: z.string(), lastName: z.string() }),
     vaultedShopperId: z.number(),
     authorizedByShopper: z.literal(true),
     transactionMetaData: transactionMetaDataInput.optional(),
-    sepaDirectDebitTransaction: sepaDebitDetails,
+    ecpTransaction: ecpAccount.optional(),
+    sepaDirectDebitTransaction: sepaDebitDetails.optional(),
     processingInfo: z.object({ processingStatus: sepaStatus }),
   }),
 );

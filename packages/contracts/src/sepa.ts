@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkEcpAccount, type EcpAccount, ecpTransactionInput } from './ach.ts';
 import {
   amountInput,
   booleanInput,
@@ -100,12 +101,19 @@ export const sepaDirectDebitTransactionInput = z.object({
   ibanLastFour: z.string().trim().toUpperCase().length(4, 'must be 4 characters').optional(),
 });
 
+/** Alt-transactions debit a bank account: SEPA in euros, ECP/ACH in US dollars. */
+const debitCurrencies = { sepa: 'EUR', ecp: 'USD' } as const;
+
 export const createAltTransactionInput = z
   .object({
     sepaDirectDebitTransaction: sepaDirectDebitTransactionInput.optional(),
+    ecpTransaction: ecpTransactionInput.optional(),
     payerInfo: z.object({ firstName: text(100), lastName: text(100) }).optional(),
     amount: amountInput,
-    currency: sepaCurrencyInput,
+    currency: z
+      .string()
+      .trim()
+      .pipe(z.enum(['EUR', 'USD'], 'EUR for SEPA direct debit, USD for ECP')),
     authorizedByShopper: booleanInput.refine(
       (accepted) => accepted,
       'must be true: the shopper has to accept the mandate',
@@ -116,20 +124,38 @@ export const createAltTransactionInput = z
   })
   .superRefine((request, ctx) => {
     checkAmountFitsCurrency(request.amount, request.currency, ctx);
-    // A returning shopper pays from a stored account; anyone else names the payer and the IBAN.
-    if (request.vaultedShopperId !== undefined) return;
+    const ecp = request.ecpTransaction !== undefined;
+    if (ecp && request.sepaDirectDebitTransaction !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ecpTransaction'],
+        message: 'send one of ecpTransaction or sepaDirectDebitTransaction',
+      });
+    }
+    const expected = debitCurrencies[ecp ? 'ecp' : 'sepa'];
+    if (request.currency !== expected) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['currency'],
+        message: `${expected} only`,
+      });
+    }
+    if (request.ecpTransaction)
+      checkEcpAccount(request.ecpTransaction, request.vaultedShopperId !== undefined, ctx);
+    if (request.vaultedShopperId === undefined && request.payerInfo === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['payerInfo'],
+        message: 'is required unless vaultedShopperId is given',
+      });
+    }
+    // A returning shopper pays from a stored account; anyone else names the IBAN.
+    if (request.vaultedShopperId !== undefined || ecp) return;
     if (request.sepaDirectDebitTransaction?.iban === undefined) {
       ctx.addIssue({
         code: 'custom',
         path: ['sepaDirectDebitTransaction', 'iban'],
         message: 'is required unless vaultedShopperId names a shopper with a stored SEPA account',
-      });
-    }
-    if (request.payerInfo === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['payerInfo'],
-        message: 'is required unless vaultedShopperId is given',
       });
     }
   });
@@ -211,12 +237,14 @@ export interface AltTransaction {
   transactionId: string;
   merchantTransactionId?: string;
   amount: number;
-  currency: 'EUR';
+  currency: 'EUR' | 'USD';
   payerInfo: { firstName: string; lastName: string };
   vaultedShopperId: number;
   authorizedByShopper: true;
   transactionMetaData?: TransactionMetaData;
-  sepaDirectDebitTransaction: SepaDebitDetails;
+  /** Exactly one of the two: the account debited. */
+  ecpTransaction?: EcpAccount;
+  sepaDirectDebitTransaction?: SepaDebitDetails;
   processingInfo: { processingStatus: SepaStatus };
 }
 

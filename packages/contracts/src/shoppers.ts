@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type EcpAccount, ecpInfoInput } from './ach.ts';
 import { creditCardInput } from './card-input.ts';
 import { cardBrands } from './cards.ts';
 import { currencyInput, optionalText, positiveIntegerInput, text } from './primitives.ts';
@@ -81,7 +82,12 @@ export const shopperFields = {
   shopperCurrency: currencyInput.optional(),
   merchantShopperId: optionalText(50),
   softDescriptor: optionalText(20),
-  paymentSources: z.object({ creditCardInfo: z.array(creditCardInfoInput).max(20).optional() }).optional(),
+  paymentSources: z
+    .object({
+      creditCardInfo: z.array(creditCardInfoInput).max(20).optional(),
+      ecpInfo: ecpInfoInput.optional(),
+    })
+    .optional(),
 };
 
 export const createShopperInput = z.object({
@@ -93,7 +99,12 @@ export const createShopperInput = z.object({
 export const updateShopperInput = z.object({
   vaultedShopperId: positiveIntegerInput,
   ...shopperFields,
-  paymentSources: z.object({ creditCardInfo: z.array(updatedCardInfoInput).max(20).optional() }).optional(),
+  paymentSources: z
+    .object({
+      creditCardInfo: z.array(updatedCardInfoInput).max(20).optional(),
+      ecpInfo: ecpInfoInput.optional(),
+    })
+    .optional(),
 });
 export const shopperIdInput = z.object({ vaultedShopperId: positiveIntegerInput });
 export const merchantShopperIdInput = z.object({ merchantShopperId: text(50) });
@@ -133,6 +144,8 @@ export interface VaultedShopper extends Partial<Record<keyof ShopperFields, stri
       billingContactInfo?: z.output<typeof billingContactInfoInput>;
       creditCard: CardResponse;
     }>;
+    /** The shopper's newest ECP account (the original's schema holds one). */
+    ecpInfo?: { ecp: EcpAccount };
     sepaDirectDebitInfo?: SepaDirectDebitInfo[];
   };
   lastPaymentInfo?: {

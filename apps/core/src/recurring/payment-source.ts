@@ -10,7 +10,8 @@ import {
 import type { z } from 'zod';
 import type { MerchantContext } from '../context.ts';
 import { SepaMandate } from '../sepa/entities.ts';
-import { mandateFor, storedIban } from '../sepa/service.ts';
+import { mandateFor } from '../sepa/mandates.ts';
+import { storedIban } from '../sepa/service.ts';
 import { type Shopper, StoredCard } from '../shoppers/entities.ts';
 import { cardResponse, vaultCard } from '../shoppers/service.ts';
 import { type CardMaterial, consumeToken } from '../tokens/service.ts';
@@ -81,7 +82,7 @@ export async function resolvePayer(
 export async function storedPayer(em: EntityManager, shopper: Shopper): Promise<Payer | null> {
   const card = await em.findOne(StoredCard, { shopper, removedAt: null }, { orderBy: { id: 'desc' } });
   if (card) return { card };
-  const mandate = await em.findOne(SepaMandate, { shopper }, { orderBy: { id: 'desc' } });
+  const mandate = await em.findOne(SepaMandate, { shopper, scheme: 'SEPA' }, { orderBy: { id: 'desc' } });
   return mandate ? { mandate } : null;
 }
 

@@ -1,3 +1,4 @@
+import type { AchSettings } from '../ach/bank.ts';
 import type { BankOutcome } from './entities.ts';
 
 /** A debit as the bank is asked to collect it; `reference` is its end-to-end id (the debit's id). */
@@ -30,8 +31,10 @@ export const sandboxSepaBank: SepaBank = {
     new Map(debits.map(({ reference, iban }) => [reference, scenarios[iban] ?? 'SUCCESS'])),
 };
 
+/** The banks debits are collected by, and when; ACH debits (docs/ach.md) settle as SEPA debits do. */
 export interface SepaSettings {
   bank: SepaBank;
+  ach: AchSettings;
   /** Sandbox: seconds from submission to the bank's answer (SEPA_SANDBOX_SETTLE_SECONDS, default 120). */
   sandboxSettleSeconds: number;
 }

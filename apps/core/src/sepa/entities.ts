@@ -1,13 +1,18 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/postgresql';
-import type { SepaStatus, TransactionMetaData } from '@paywire/contracts';
+import type { EcpAccountType, SepaStatus, TransactionMetaData } from '@paywire/contracts';
 import { Shopper } from '../shoppers/entities.ts';
 
 /** What the bank answered when the debit was presented for collection (the sandbox decides by IBAN). */
 export type BankOutcome = 'SUCCESS' | 'FAIL' | 'SUCCESS_THEN_RETURN';
 
+/** The bank debit schemes: SEPA direct debit, and ECP/ACH (docs/ach.md). */
+export type DebitScheme = 'SEPA' | 'ACH';
+
 /**
- * A shopper's acceptance of a mandate for one IBAN. The IBAN is sealed (AES-256-GCM) and found again by a
- * keyed fingerprint; only its first and last four characters are ever shown.
+ * A shopper's acceptance of a mandate for one account: a SEPA IBAN, or (scheme ACH) a US account, whose
+ * account number the `iban` columns hold and whose routing number and type have columns of their own
+ * (0034-ach). The number is sealed (AES-256-GCM) and found again by a keyed fingerprint; only its first and
+ * last four characters are ever shown.
  */
 export const SepaMandate = defineEntity({
   name: 'SepaMandate',
@@ -24,13 +29,19 @@ export const SepaMandate = defineEntity({
     ibanLastFour: p.string().length(4),
     /** When the shopper accepted it, by the merchant's clock: the mandateDate. */
     acceptedAt: p.datetime(),
+    scheme: p.string().length(4).$type<DebitScheme>().default('SEPA'),
+    routingNumber: p.string().length(9).nullable(),
+    accountType: p.string().length(20).$type<EcpAccountType>().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });
 export type SepaMandate = InferEntity<typeof SepaMandate>;
 
+/** SEPA debits are in euros, ACH debits in US dollars. */
+export type DebitCurrency = 'EUR' | 'USD';
+
 /**
- * One debit. Its id comes from the card transactions' sequence, so a transaction id names one payment
+ * One debit, SEPA or ACH (its mandate's scheme). Its id comes from the card transactions' sequence, so a transaction id names one payment
  * whichever kind it is. `nextActionAt` is when the bank's next answer is due by the merchant's clock
  * (null once the debit is final); settlement picks rows by it. `outcome` is null until the debit is presented
  * to the bank at its collection date; `presentingUntil` is the lease of the settlement run asking the bank.
@@ -45,7 +56,7 @@ export const SepaDebit = defineEntity({
     mandate: () => p.manyToOne(SepaMandate),
     status: p.string().length(10).$type<SepaStatus>(),
     outcome: p.string().length(20).nullable().$type<BankOutcome>(),
-    currency: p.string().length(3).$type<'EUR'>(),
+    currency: p.string().length(3).$type<DebitCurrency>(),
     amountMinor: p.bigint('number'),
     refundedMinor: p.bigint('number').default(0),
     payerFirstName: p.string().length(100),

@@ -9,7 +9,8 @@ export const ipnDestinationsOf = `select merchant_id, destinations from ipn_conf
 /**
  * Claims up to $3 due debits of each merchant ($4 in all), due by each merchant's now (core's time $1 plus its
  * offset, none when $2: live), by leasing them for $5 seconds; a debit leased to another run is not due. With
- * the mandate's sealed IBAN, which the bank is given. The lease comes back as text, to the microsecond, since
+ * the mandate's scheme and sealed account (an IBAN, or an ACH account with its routing number and type),
+ * which the bank is given. The lease comes back as text, to the microsecond, since
  * it is the claim's token (lockPresented).
  */
 export const claimDueDebits = `with due as (
@@ -28,8 +29,8 @@ export const claimDueDebits = `with due as (
          update sepa_debit d set presenting_until = now() + make_interval(secs => $5)
          from due where d.id = due.id
          returning d.id, d.merchant_id, d.status, d.outcome, d.currency, d.amount_minor, d.mandate_id,
-                   d.presenting_until::text as presenting_until, due.merchant_now)
-     select c.*, ma.sealed_iban, ma.iban_fingerprint
+                   d.payer_first_name, d.payer_last_name, d.presenting_until::text as presenting_until, due.merchant_now)
+     select c.*, ma.sealed_iban, ma.iban_fingerprint, ma.scheme, ma.routing_number, ma.account_type
      from claimed c join sepa_mandate ma on ma.id = c.mandate_id`;
 
 /**
@@ -38,7 +39,7 @@ export const claimDueDebits = `with due as (
  */
 export const lockPresented = `select d.id, d.merchant_id, d.merchant_transaction_id, d.shopper_id, d.status, d.outcome, d.currency,
               d.amount_minor, d.refunded_minor, d.payer_first_name, d.payer_last_name, d.next_action_at,
-              ma.reference, ma.accepted_at, ma.iban_first_four, ma.iban_last_four
+              ma.reference, ma.accepted_at, ma.iban_first_four, ma.iban_last_four, ma.scheme, ma.account_type
        from jsonb_to_recordset($1::jsonb) as v(id bigint, presenting_until text)
        join sepa_debit d on d.id = v.id and d.presenting_until = v.presenting_until::timestamptz
        join sepa_mandate ma on ma.id = d.mandate_id
@@ -60,7 +61,10 @@ export const insertReturns = `insert into sepa_refund (merchant_id, debit_id, am
          select merchant_id, debit_id, amount_minor, true
          from jsonb_to_recordset($1::jsonb) as v(merchant_id int, debit_id bigint, amount_minor bigint)`;
 
-/** The shopper's mandate for an IBAN, unless it has one (insert-or-nothing: concurrent first debits share one). */
+/**
+ * The shopper's mandate for an account (a SEPA IBAN, or an ACH account with its routing number and type),
+ * unless it has one (insert-or-nothing: concurrent first debits share one).
+ */
 export const insertMandate = `insert into sepa_mandate (merchant_id, shopper_id, reference, iban_fingerprint, sealed_iban,
-       iban_first_four, iban_last_four, accepted_at)
-     values ($1, $2, $3, $4, $5, $6, $7, $8) on conflict (shopper_id, iban_fingerprint) do nothing`;
+       iban_first_four, iban_last_four, accepted_at, scheme, routing_number, account_type)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) on conflict (shopper_id, iban_fingerprint) do nothing`;

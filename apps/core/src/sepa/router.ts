@@ -5,7 +5,8 @@ import {
   transactionPreNotificationInput,
 } from '@paywire/contracts';
 import { merchantProcedure, router } from '../trpc.ts';
-import { createAltTransaction, getAltTransaction, getMandateText, getPreNotification } from './service.ts';
+import { createAltTransaction } from './alt-transactions.ts';
+import { getAltTransaction, getMandateText, getPreNotification } from './service.ts';
 
 export const sepaRouter = router({
   create: merchantProcedure

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
 import {
   type AltTransaction,
@@ -6,11 +5,13 @@ import {
   amountInMinorUnits,
   type createAltTransactionInput,
   DomainError,
+  type EcpAccount,
   type mandateTextInput,
   minorToAmount,
   minorToDecimal,
   type Refund as PublicRefund,
   preNotificationPath,
+  publicEcpAccount,
   type refundInput,
   type SepaDebitDetails,
   type SepaLanguage,
@@ -20,7 +21,6 @@ import {
   shortDate,
   type TransactionIds,
   type TransactionMetaData,
-  toMinorUnits,
   transactionIdOf,
   type transactionPreNotificationInput,
 } from '@paywire/contracts';
@@ -36,34 +36,42 @@ import { type RefundFollowUp, refundAnswer, refundColumns } from '../payments/re
 import { recordPaymentChange } from '../security/audit/trail.ts';
 import { bindings, type CardVault } from '../security/card-vault.ts';
 import type { Shopper } from '../shoppers/entities.ts';
-import { findShopper, newShopper } from '../shoppers/service.ts';
 import { liveCollectionBusinessDays, type SepaSettings } from './bank.ts';
 import { addBusinessDays } from './business-days.ts';
-import { SepaDebit, SepaMandate, SepaRefund } from './entities.ts';
-import { insertMandate } from './queries.ts';
+import { type DebitCurrency, type DebitScheme, SepaDebit, SepaMandate, SepaRefund } from './entities.ts';
+import { mandateFor } from './mandates.ts';
 import { mandateText, type PreNotification, preNotificationText } from './texts.ts';
 
 type CreateAltTransaction = z.output<typeof createAltTransactionInput>;
 type RefundRequest = z.output<typeof refundInput>;
 
-/** What opening a debit needs; the shopper is a managed entity of `em`, new or found. */
-export interface SepaDebitRequest {
+/** What opening a debit of any scheme needs; the shopper is a managed entity of `em`, new or found. */
+export interface DebitRequest {
   shopper: Shopper;
-  /** Already parsed by ibanInput: no spaces, upper case, valid. */
-  iban: string;
   payer: { firstName: string; lastName: string };
   amountMinor: number;
-  currency: 'EUR';
+  currency: DebitCurrency;
   merchantTransactionId?: string;
   transactionMetaData?: TransactionMetaData;
 }
 
-/** A debit as the service sees it. Dates are by the merchant's clock. */
+/** A SEPA debit's request: the IBAN, already parsed by ibanInput (no spaces, upper case, valid). */
+export interface SepaDebitRequest extends DebitRequest {
+  iban: string;
+  currency: 'EUR';
+}
+
+/**
+ * A debit as the service sees it. Dates are by the merchant's clock. An ACH debit (docs/ach.md) has `ecp`,
+ * its account as answers show it; the SEPA fields of an ACH debit hold its authorization's reference and no
+ * pre-notification.
+ */
 export interface SepaDebitView {
   transactionId: string;
   status: SepaStatus;
   amountMinor: number;
-  currency: 'EUR';
+  currency: DebitCurrency;
+  ecp?: EcpAccount;
   ibanFirstFour: string;
   ibanLastFour: string;
   mandateId: string;
@@ -87,9 +95,17 @@ export function nextStepAt(settings: { mode: Mode; sepa: SepaSettings }, from: D
     : addBusinessDays(from, liveCollectionBusinessDays);
 }
 
+/** What an ACH mandate shows of its account. */
+export function ecpAccountOf(mandate: SepaMandate): EcpAccount | undefined {
+  if (mandate.scheme !== 'ACH' || !mandate.accountType || !mandate.routingNumber) return undefined;
+  return publicEcpAccount(mandate.accountType, mandate.ibanLastFour, mandate.routingNumber);
+}
+
 function view(debit: SepaDebit, mandate: SepaMandate): SepaDebitView {
+  const ecp = ecpAccountOf(mandate);
   return {
     transactionId: String(debit.id),
+    ...(ecp ? { ecp } : {}),
     status: debit.status,
     amountMinor: debit.amountMinor,
     currency: debit.currency,
@@ -97,7 +113,7 @@ function view(debit: SepaDebit, mandate: SepaMandate): SepaDebitView {
     ibanLastFour: mandate.ibanLastFour,
     mandateId: mandate.reference,
     mandateDate: shortDate(mandate.acceptedAt),
-    preNotificationText: preNotificationText('en', notificationOf(debit, mandate)),
+    preNotificationText: ecp ? '' : preNotificationText('en', notificationOf(debit, mandate)),
     createdAt: debit.submittedAt,
     dueAt: debit.dueAt,
     vaultedShopperId: debit.shopper.id,
@@ -128,11 +144,18 @@ export function sepaEventParameters(
     payerLastName: string;
     currency: string;
   },
-  mandate: { reference: string; acceptedAt: Date; ibanFirstFour: string; ibanLastFour: string },
+  mandate: {
+    scheme: DebitScheme;
+    accountType?: string | null | undefined;
+    reference: string;
+    acceptedAt: Date;
+    ibanFirstFour: string;
+    ibanLastFour: string;
+  },
   amountMinor: number,
   now: Date,
 ): EventParameters {
-  return {
+  const common = {
     referenceNumber: String(debit.id),
     merchantTransactionId: debit.merchantTransactionId ?? '',
     accountId: debit.shopperId,
@@ -143,9 +166,18 @@ export function sepaEventParameters(
     firstName: debit.payerFirstName,
     lastName: debit.payerLastName,
     transactionDate: ipnDate(now),
-    ibanFirstFour: mandate.ibanFirstFour,
-    ibanLastFour: mandate.ibanLastFour,
   };
+  // An ACH debit's events name the method as the original's do (ECP), with the account's type and last four.
+  if (mandate.scheme === 'ACH') {
+    return {
+      ...common,
+      paymentMethod: 'ECP',
+      paymentType: 'ECP',
+      ecpAccountType: mandate.accountType ?? '',
+      ecpAccountLastFour: mandate.ibanLastFour,
+    };
+  }
+  return { ...common, ibanFirstFour: mandate.ibanFirstFour, ibanLastFour: mandate.ibanLastFour };
 }
 
 /** The mandate parameters a Charge event adds (see docs/conformance.md, IPN delivery). */
@@ -154,43 +186,6 @@ export function mandateEventParameters(mandate: { reference: string; acceptedAt:
 }
 
 const eventDebit = (debit: SepaDebit) => ({ ...debit, shopperId: debit.shopper.id });
-
-/** A mandate reference: 35 characters at most, of the SEPA character set; random so it reveals no count. */
-function newMandateReference(): string {
-  return `PWM${randomBytes(8).toString('hex').toUpperCase()}`;
-}
-
-/**
- * The shopper's mandate for this IBAN, made on first use. Insert-or-nothing, then read: concurrent first
- * debits of one shopper and IBAN share one mandate without locking the shopper.
- */
-export async function mandateFor(
-  ctx: MerchantContext,
-  em: EntityManager,
-  shopper: Shopper,
-  iban: string,
-  now: Date,
-): Promise<SepaMandate> {
-  const fingerprint = ctx.vault.fingerprint(`iban:${iban}`);
-  if (shopper.id !== undefined) {
-    const known = await em.findOne(SepaMandate, { shopper, ibanFingerprint: fingerprint });
-    if (known) return known;
-  }
-  await em.flush(); // the shopper gets its id
-  await executeParameterized(em, insertMandate, [
-    ctx.merchantId,
-    shopper.id,
-    newMandateReference(),
-    fingerprint,
-    ctx.vault.seal(iban, bindings.mandate(ctx.merchantId, fingerprint)),
-    iban.slice(0, 4),
-    iban.slice(-4),
-    now,
-  ]);
-  const mandate = await em.findOne(SepaMandate, { shopper, ibanFingerprint: fingerprint });
-  if (!mandate) throw new Error('the SEPA mandate was neither created nor found');
-  return mandate;
-}
 
 /**
  * The IBAN a mandate debits, opened. A deleted shopper's mandates have none (erased with it; deletion waits
@@ -214,26 +209,44 @@ async function flushDebit(em: EntityManager, merchantTransactionId: string | und
   }
 }
 
-/**
- * Opens a pending debit (mandate created or reused), records ChargePending and schedules settlement (the
- * row's nextActionAt, which the settlement workers read), all in the caller's transaction.
- */
+/** Opens a pending SEPA debit of the IBAN (its mandate created or reused), as openDebit does. */
 export async function openSepaDebit(
   ctx: MerchantContext,
   em: EntityManager,
   request: SepaDebitRequest,
   now: Date,
 ): Promise<SepaDebitView> {
-  const { shopper, iban, payer, amountMinor, currency } = request;
-  const { merchantTransactionId } = request;
-  if (merchantTransactionId) {
-    await executeParameterized(em, claimMerchantTransactionId, [ctx.merchantId, merchantTransactionId]).catch(
-      (error: unknown) => {
-        throw duplicateMerchantTransactionId(error, merchantTransactionId);
-      },
-    );
-  }
-  const mandate = await mandateFor(ctx, em, shopper, iban, now);
+  await claimDebitTransactionId(ctx, em, request.merchantTransactionId);
+  return openDebit(ctx, em, await mandateFor(ctx, em, request.shopper, request.iban, now), request, now);
+}
+
+/** Claims the merchant's transaction id for a debit, before its mandate is written. */
+export async function claimDebitTransactionId(
+  ctx: MerchantContext,
+  em: EntityManager,
+  merchantTransactionId: string | undefined,
+): Promise<void> {
+  if (!merchantTransactionId) return;
+  await executeParameterized(em, claimMerchantTransactionId, [ctx.merchantId, merchantTransactionId]).catch(
+    (error: unknown) => {
+      throw duplicateMerchantTransactionId(error, merchantTransactionId);
+    },
+  );
+}
+
+/**
+ * Opens a pending debit of the mandate's account, SEPA or ACH, records ChargePending and schedules settlement
+ * (the row's nextActionAt, which the settlement workers read), all in the caller's transaction; the
+ * merchant's transaction id is claimed already (claimDebitTransactionId).
+ */
+export async function openDebit(
+  ctx: MerchantContext,
+  em: EntityManager,
+  mandate: SepaMandate,
+  request: DebitRequest,
+  now: Date,
+): Promise<SepaDebitView> {
+  const { shopper, payer, amountMinor, currency } = request;
   const dueAt = nextStepAt(ctx, now);
   const debit = em.create(SepaDebit, {
     merchantId: ctx.merchantId,
@@ -298,6 +311,9 @@ export function debitDetails(debit: SepaDebitView): SepaDebitDetails {
 
 /** The public alt-transaction. */
 export function presentAltTransaction(debit: SepaDebitView): AltTransaction {
+  const account = debit.ecp
+    ? { ecpTransaction: debit.ecp }
+    : { sepaDirectDebitTransaction: debitDetails(debit) };
   return {
     transactionId: debit.transactionId,
     ...(debit.merchantTransactionId ? { merchantTransactionId: debit.merchantTransactionId } : {}),
@@ -307,7 +323,7 @@ export function presentAltTransaction(debit: SepaDebitView): AltTransaction {
     vaultedShopperId: debit.vaultedShopperId,
     authorizedByShopper: true,
     ...(debit.transactionMetaData ? { transactionMetaData: debit.transactionMetaData } : {}),
-    sepaDirectDebitTransaction: debitDetails(debit),
+    ...account,
     processingInfo: { processingStatus: debit.status },
   };
 }
@@ -327,6 +343,7 @@ export async function storedIban(
     {
       shopper,
       merchantId: ctx.merchantId,
+      scheme: 'SEPA',
       ...(account?.ibanFirstFour ? { ibanFirstFour: account.ibanFirstFour } : {}),
       ...(account?.ibanLastFour ? { ibanLastFour: account.ibanLastFour } : {}),
     },
@@ -342,41 +359,6 @@ export async function storedIban(
     );
   }
   return mandateIban(ctx.vault, mandate);
-}
-
-/**
- * POST /alt-transactions: a new shopper for the payer, or the vaulted shopper the request names, paying
- * from the IBAN sent or, without one, from the shopper's stored SEPA account (its mandate is reused).
- */
-export async function createAltTransaction(
-  ctx: MerchantContext,
-  input: CreateAltTransaction,
-): Promise<AltTransaction> {
-  return inTransaction(ctx.em, async (em) => {
-    const now = await callNow(ctx, em);
-    const shopper =
-      input.vaultedShopperId === undefined
-        ? newShopper(em, ctx.merchantId, input.payerInfo ?? {})
-        : await findShopper(em, ctx.merchantId, input.vaultedShopperId);
-    const iban =
-      input.sepaDirectDebitTransaction?.iban ??
-      (await storedIban(ctx, em, shopper, input.sepaDirectDebitTransaction));
-    const debit = await openSepaDebit(
-      ctx,
-      em,
-      {
-        shopper,
-        iban,
-        payer: input.payerInfo ?? { firstName: shopper.firstName ?? '', lastName: shopper.lastName ?? '' },
-        amountMinor: toMinorUnits(input.amount, input.currency),
-        currency: input.currency,
-        ...(input.merchantTransactionId ? { merchantTransactionId: input.merchantTransactionId } : {}),
-        ...(input.transactionMetaData ? { transactionMetaData: input.transactionMetaData } : {}),
-      },
-      now,
-    );
-    return presentAltTransaction(debit);
-  });
 }
 
 export async function getAltTransaction(
@@ -413,7 +395,8 @@ export async function getPreNotification(
 ): Promise<SepaTranslations> {
   if (input.transactionId === undefined) return preNotificationTranslations(input.language);
   const debit = await loadDebit(ctx.em, ctx.merchantId, { transactionId: input.transactionId });
-  if (!debit) throw transactionNotFound(input);
+  // An ACH debit has no pre-notification: no SEPA debit has its id.
+  if (debit?.mandate.scheme !== 'SEPA') throw transactionNotFound(input);
   return preNotificationTranslations(input.language, notificationOf(debit, debit.mandate));
 }
 

@@ -1,5 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { type IpnEvent, type SendFlag, type SepaStatus, sendFlagOf } from '@paywire/contracts';
+import {
+  type EcpAccountType,
+  type IpnEvent,
+  type SendFlag,
+  type SepaStatus,
+  sendFlagOf,
+} from '@paywire/contracts';
+import { type AchEntry, nachaFile } from '../ach/nacha.ts';
 import type { CoreServices, MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
@@ -9,7 +16,7 @@ import { settlementQueue, settlementRun, startRuns } from '../jobs/queues.ts';
 import { sepaSettlements } from '../metrics.ts';
 import { type PaymentOperation, runPrepared } from '../payments/pipeline.ts';
 import { bindings } from '../security/card-vault.ts';
-import type { BankOutcome } from './entities.ts';
+import type { BankOutcome, DebitCurrency, DebitScheme } from './entities.ts';
 import {
   applyTransitions,
   claimDueDebits,
@@ -45,18 +52,26 @@ export type RecurringDebits = (
 
 const noRecurringDebits: RecurringDebits = async () => new Map();
 
-/** A debit claimed for this run, with what the bank is given to collect it. */
+/**
+ * A debit claimed for this run, with what the bank is given to collect it: a SEPA debit's IBAN, or an ACH
+ * debit's account number (sealed in the same column), routing number and account type.
+ */
 interface ClaimedRow {
   id: string;
   merchant_id: number;
   status: SepaStatus;
   outcome: BankOutcome | null;
-  currency: 'EUR';
+  currency: DebitCurrency;
   amount_minor: string;
+  payer_first_name: string;
+  payer_last_name: string;
   presenting_until: string;
   merchant_now: Date;
   sealed_iban: string;
   iban_fingerprint: string;
+  scheme: DebitScheme;
+  routing_number: string | null;
+  account_type: EcpAccountType | null;
 }
 
 /** A claimed debit as the record phase finds it, locked. */
@@ -77,6 +92,8 @@ interface DueRow {
   accepted_at: Date;
   iban_first_four: string;
   iban_last_four: string;
+  scheme: DebitScheme;
+  account_type: EcpAccountType | null;
 }
 
 interface Transition {
@@ -159,6 +176,19 @@ async function eventsListenedTo(
   );
 }
 
+function achEntry(row: ClaimedRow, accountNumber: string): AchEntry {
+  return {
+    reference: String(row.id),
+    merchantId: row.merchant_id,
+    routingNumber: row.routing_number ?? '',
+    accountNumber,
+    accountType: row.account_type ?? 'CONSUMER_CHECKING',
+    amountMinor: Number(row.amount_minor),
+    name: `${row.payer_first_name} ${row.payer_last_name}`,
+    effectiveOn: new Date(row.merchant_now),
+  };
+}
+
 function workerContext(services: CoreServices, em: EntityManager, merchantId: number): MerchantContext {
   return { ...services, em, merchantId, idempotency: null, memo: {} };
 }
@@ -200,17 +230,34 @@ function settlementOperation(
           services.payments.recoveryAfterSeconds,
         ]),
       ),
+    // SEPA debits go to the SEPA bank; ACH debits leave in one NACHA file for the run, to the ACH bank.
     async call(_ctx, claimed) {
       const unanswered = claimed.filter((row) => row.status === 'PENDING' && row.outcome === null);
-      if (unanswered.length === 0) return new Map();
-      return services.sepa.bank.collect(
-        unanswered.map((row) => ({
-          reference: String(row.id),
-          iban: services.vault.open(row.sealed_iban, bindings.mandate(row.merchant_id, row.iban_fingerprint)),
-          amountMinor: Number(row.amount_minor),
-          currency: row.currency,
-        })),
-      );
+      const accountOf = (row: ClaimedRow) =>
+        services.vault.open(row.sealed_iban, bindings.mandate(row.merchant_id, row.iban_fingerprint));
+      const sepa = unanswered.filter((row) => row.scheme === 'SEPA');
+      const ach = unanswered.filter((row) => row.scheme === 'ACH');
+      const [sepaAnswers, achAnswers] = await Promise.all([
+        sepa.length === 0
+          ? new Map<string, BankOutcome>()
+          : services.sepa.bank.collect(
+              sepa.map((row) => ({
+                reference: String(row.id),
+                iban: accountOf(row),
+                amountMinor: Number(row.amount_minor),
+                currency: 'EUR' as const,
+              })),
+            ),
+        ach.length === 0
+          ? new Map<string, BankOutcome>()
+          : services.sepa.ach.bank.submit(
+              nachaFile(
+                services.sepa.ach.originator,
+                ach.map((row): AchEntry => achEntry(row, accountOf(row))),
+              ),
+            ),
+      ]);
+      return new Map([...sepaAnswers, ...achAnswers]);
     },
     async record(tx, claimed, answers) {
       const merchantNow = new Map(claimed.map((row) => [String(row.id), new Date(row.merchant_now)]));
@@ -290,6 +337,8 @@ async function applyAnswers(
       currency: row.currency,
     };
     const mandate = {
+      scheme: row.scheme,
+      accountType: row.account_type,
       reference: row.reference,
       acceptedAt: new Date(row.accepted_at),
       ibanFirstFour: row.iban_first_four,
@@ -297,7 +346,7 @@ async function applyAnswers(
     };
     await recordEvent(ctx, tx, event, {
       ...sepaEventParameters(debit, mandate, eventAmountMinor, transition.merchantNow),
-      ...(transition.event === 'Charge' ? mandateEventParameters(mandate) : {}),
+      ...(transition.event === 'Charge' && row.scheme === 'SEPA' ? mandateEventParameters(mandate) : {}),
       ...renewal,
     });
   }

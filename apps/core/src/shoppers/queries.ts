@@ -27,9 +27,13 @@ export const vaultShopperCard = `with s as (select $1::integer as id) ${vaultCar
 export const lastPaymentCard =
   'select card_id, wallet from card_transaction where shopper_id = $1 order by id desc limit 1';
 
-/** The shopper's ($1, of merchant $2) mandates, oldest first. */
+/** The shopper's ($1, of merchant $2) SEPA mandates, oldest first. */
 export const mandatesOf = `select reference, iban_first_four, iban_last_four, accepted_at from sepa_mandate
-     where shopper_id = $1 and merchant_id = $2 order by id`;
+     where shopper_id = $1 and merchant_id = $2 and scheme = 'SEPA' order by id`;
+
+/** The shopper's ($1, of merchant $2) newest ECP/ACH account (docs/ach.md). */
+export const newestAchAccountOf = `select iban_last_four, routing_number, account_type from sepa_mandate
+     where shopper_id = $1 and merchant_id = $2 and scheme = 'ACH' order by id desc limit 1`;
 
 /**
  * What still needs the shopper's ($1, of merchant $2) payment sources: subscriptions that may charge (active

@@ -6,6 +6,9 @@ import {
   type CardResponse,
   type createShopperInput,
   DomainError,
+  type EcpAccount,
+  type EcpAccountType,
+  publicEcpAccount,
   type RemovedCard,
   type SepaDirectDebitInfo,
   type ShopperDeletion,
@@ -16,6 +19,7 @@ import {
   type VaultedShopper,
 } from '@paywire/contracts';
 import type { z } from 'zod';
+import { achMandate } from '../ach/accounts.ts';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
@@ -30,6 +34,7 @@ import {
   eraseMandates,
   lastPaymentCard,
   mandatesOf,
+  newestAchAccountOf,
   removeCards,
   sourcesInUse,
   vaultShopperCard,
@@ -179,6 +184,9 @@ async function saveShopper(
   for (const [index, source] of sources.entries())
     if (source.status === 'D') await removeCard(ctx, em, shopper, source, index, now);
   for (const { card, billingContact } of cards) await vaultCard(ctx, em, shopper, card, billingContact);
+  // An ECP account is kept as the shopper's ACH mandate, which its later debits use (docs/ach.md).
+  const ecp = input.paymentSources?.ecpInfo?.ecp;
+  if (ecp) await achMandate(ctx, em, shopper, ecp, now);
 }
 
 /** Refuses to remove payment sources that a subscription may still charge or a pending debit still needs. */
@@ -290,6 +298,16 @@ export async function sepaDirectDebitInfo(
   }));
 }
 
+/** The vaulted shopper's newest ECP account, as its paymentSources.ecpInfo shows it. */
+async function ecpInfo(em: EntityManager, shopper: Shopper): Promise<{ ecp: EcpAccount } | undefined> {
+  const [row] = await executeParameterized<{
+    iban_last_four: string;
+    routing_number: string;
+    account_type: EcpAccountType;
+  }>(em, newestAchAccountOf, [shopper.id, shopper.merchantId]);
+  return row && { ecp: publicEcpAccount(row.account_type, row.iban_last_four, row.routing_number) };
+}
+
 export async function presentShopper(em: EntityManager, shopper: Shopper): Promise<VaultedShopper> {
   const cards = await em.find(StoredCard, { shopper, removedAt: null }, { orderBy: { id: 'asc' } });
   const [last] = await executeParameterized<{
@@ -300,6 +318,7 @@ export async function presentShopper(em: EntityManager, shopper: Shopper): Promi
   const lastCard =
     last && (cards.find((card) => card.id === Number(last.card_id)) ?? last.wallet ?? undefined);
   const mandates = await sepaDirectDebitInfo(em, shopper);
+  const ecp = await ecpInfo(em, shopper);
   const fields = Object.fromEntries(
     shopperFieldNames.filter((name) => shopper[name] != null).map((name) => [name, shopper[name]]),
   );
@@ -311,6 +330,7 @@ export async function presentShopper(em: EntityManager, shopper: Shopper): Promi
         ...(card.billingContact ? { billingContactInfo: card.billingContact } : {}),
         creditCard: cardResponse(card),
       })),
+      ...(ecp ? { ecpInfo: ecp } : {}),
       ...(mandates.length > 0 ? { sepaDirectDebitInfo: mandates } : {}),
     },
     ...(lastCard

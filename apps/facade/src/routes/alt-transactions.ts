@@ -18,6 +18,7 @@ const shape = xmlShapes.altTransaction;
 
 function withPublicLinks(ctx: Context, transaction: AltTransaction): AltTransaction {
   const debit = transaction.sepaDirectDebitTransaction;
+  if (!debit) return transaction; // an ECP debit has no pre-notification
   return {
     ...transaction,
     sepaDirectDebitTransaction: {
@@ -27,7 +28,7 @@ function withPublicLinks(ctx: Context, transaction: AltTransaction): AltTransact
   };
 }
 
-/** SEPA direct debit (see docs/conformance.md, SEPA direct debit). */
+/** SEPA direct debit (see docs/conformance.md, SEPA direct debit) and ECP/ACH (docs/ach.md). */
 export function altTransactionRoutes(router: Router<MerchantState>, core: CoreClient): void {
   router.post('/alt-transactions', async (ctx) => {
     const input = validate(createAltTransactionInput, readBody(ctx, shape));

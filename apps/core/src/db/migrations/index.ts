@@ -31,6 +31,7 @@ import { FraudScreening } from './0030-fraud-screening.ts';
 import { SepaPresentation } from './0031-sepa-presentation.ts';
 import { Payouts } from './0032-payouts.ts';
 import { AccountUpdater } from './0033-account-updater.ts';
+import { Ach } from './0034-ach.ts';
 import { ExtendedAndPartners } from './0035-extended-and-partners.ts';
 import { ErasedMandates } from './0037-erased-mandates.ts';
 
@@ -69,6 +70,7 @@ export const migrations = [
   { name: '0031-sepa-presentation', class: SepaPresentation },
   { name: '0032-payouts', class: Payouts },
   { name: '0033-account-updater', class: AccountUpdater },
+  { name: '0034-ach', class: Ach },
   { name: '0035-extended-and-partners', class: ExtendedAndPartners },
   { name: '0037-erased-mandates', class: ErasedMandates },
 ];

@@ -1,0 +1,65 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { DomainError, type EcpTransactionInput, maskedNumber } from '@paywire/contracts';
+import type { MerchantContext } from '../context.ts';
+import { SepaMandate } from '../sepa/entities.ts';
+import {
+  claimDebitTransactionId,
+  type DebitRequest,
+  openDebit,
+  type SepaDebitView,
+} from '../sepa/service.ts';
+import type { Shopper } from '../shoppers/entities.ts';
+import { achMandate } from './accounts.ts';
+
+/**
+ * ECP/ACH debits (docs/ach.md): a shopper's US account kept as a mandate of scheme ACH, debited as SEPA
+ * debits are (sepa/service.ts openDebit), settled in NACHA files by the same settlement (sepa/settlement.ts).
+ */
+
+/**
+ * The stored ACH account a returning shopper pays from when the request sends no numbers: the one whose
+ * masked number (`publicAccountNumber`) the request gives, else the newest.
+ */
+async function storedAchMandate(
+  ctx: MerchantContext,
+  em: EntityManager,
+  shopper: Shopper,
+  publicAccountNumber: string | undefined,
+): Promise<SepaMandate> {
+  const mandates = await em.find(
+    SepaMandate,
+    { shopper, merchantId: ctx.merchantId, scheme: 'ACH' },
+    { orderBy: { id: 'desc' } },
+  );
+  const mandate = mandates.find(
+    (candidate) =>
+      publicAccountNumber === undefined || maskedNumber(candidate.ibanLastFour) === publicAccountNumber,
+  );
+  if (!mandate) {
+    throw new DomainError(
+      'VALIDATION_GENERAL_FAILURE',
+      `ecpTransaction.accountNumber: is required: shopper ${shopper.id} has no stored ECP account${
+        publicAccountNumber === undefined ? '' : ` ${publicAccountNumber}`
+      }`,
+      { name: 'ecpTransaction.accountNumber' },
+    );
+  }
+  return mandate;
+}
+
+/** Opens a pending ACH debit of the account sent, or of the shopper's stored one. */
+export async function openAchDebit(
+  ctx: MerchantContext,
+  em: EntityManager,
+  account: EcpTransactionInput,
+  request: DebitRequest & { currency: 'USD' },
+  now: Date,
+): Promise<SepaDebitView> {
+  await claimDebitTransactionId(ctx, em, request.merchantTransactionId);
+  const { accountNumber, routingNumber, accountType } = account;
+  const mandate =
+    accountNumber && routingNumber && accountType
+      ? await achMandate(ctx, em, request.shopper, { accountNumber, routingNumber, accountType }, now)
+      : await storedAchMandate(ctx, em, request.shopper, account.publicAccountNumber);
+  return openDebit(ctx, em, mandate, request, now);
+}

@@ -1,0 +1,43 @@
+import { type AltTransaction, type createAltTransactionInput, toMinorUnits } from '@paywire/contracts';
+import type { z } from 'zod';
+import { openAchDebit } from '../ach/service.ts';
+import { callNow } from '../clock/clock.ts';
+import type { MerchantContext } from '../context.ts';
+import { inTransaction } from '../db/transaction.ts';
+import { findShopper, newShopper } from '../shoppers/service.ts';
+import { openSepaDebit, presentAltTransaction, storedIban } from './service.ts';
+
+/**
+ * POST /alt-transactions: a new shopper for the payer, or the vaulted shopper the request names, paying by
+ * ECP/ACH (`ecpTransaction`, docs/ach.md) or SEPA direct debit, from the account sent or, without one, from
+ * the shopper's stored account of that scheme (its mandate is reused).
+ */
+export async function createAltTransaction(
+  ctx: MerchantContext,
+  input: z.output<typeof createAltTransactionInput>,
+): Promise<AltTransaction> {
+  return inTransaction(ctx.em, async (em) => {
+    const now = await callNow(ctx, em);
+    const shopper =
+      input.vaultedShopperId === undefined
+        ? newShopper(em, ctx.merchantId, input.payerInfo ?? {})
+        : await findShopper(em, ctx.merchantId, input.vaultedShopperId);
+    const request = {
+      shopper,
+      payer: input.payerInfo ?? { firstName: shopper.firstName ?? '', lastName: shopper.lastName ?? '' },
+      amountMinor: toMinorUnits(input.amount, input.currency),
+      ...(input.merchantTransactionId ? { merchantTransactionId: input.merchantTransactionId } : {}),
+      ...(input.transactionMetaData ? { transactionMetaData: input.transactionMetaData } : {}),
+    };
+    if (input.ecpTransaction) {
+      const debit = await openAchDebit(ctx, em, input.ecpTransaction, { ...request, currency: 'USD' }, now);
+      return presentAltTransaction(debit);
+    }
+    const iban =
+      input.sepaDirectDebitTransaction?.iban ??
+      (await storedIban(ctx, em, shopper, input.sepaDirectDebitTransaction));
+    // The contract allows only EUR without ecpTransaction.
+    const debit = await openSepaDebit(ctx, em, { ...request, iban, currency: 'EUR' }, now);
+    return presentAltTransaction(debit);
+  });
+}

@@ -1,0 +1,76 @@
+import { randomBytes } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { MerchantContext } from '../context.ts';
+import { executeParameterized } from '../db/wire.ts';
+import { bindings } from '../security/card-vault.ts';
+import type { Shopper } from '../shoppers/entities.ts';
+import { type DebitScheme, SepaMandate } from './entities.ts';
+import { insertMandate } from './queries.ts';
+
+/** Mandates: a shopper's authorization to debit one account, SEPA or ACH, its number sealed. */
+
+/**
+ * A mandate reference: 35 characters at most, of the SEPA character set; random so it reveals no count. An
+ * ACH authorization's reference is made alike, with a prefix of its own.
+ */
+function newMandateReference(scheme: DebitScheme): string {
+  return `${scheme === 'SEPA' ? 'PWM' : 'PWA'}${randomBytes(8).toString('hex').toUpperCase()}`;
+}
+
+/** The account a mandate authorizes debits of: an IBAN, or an ACH account number with its routing number. */
+export interface MandateAccount {
+  scheme: DebitScheme;
+  /** Sealed; never shown beyond its first and last four. */
+  number: string;
+  /** What identifies the account for the fingerprint (an ACH number is unique only with its routing number). */
+  identity: string;
+  routingNumber: string | null;
+  accountType: string | null;
+}
+
+/** The shopper's mandate for this IBAN, made on first use. */
+export function mandateFor(
+  ctx: MerchantContext,
+  em: EntityManager,
+  shopper: Shopper,
+  iban: string,
+  now: Date,
+): Promise<SepaMandate> {
+  const account = { scheme: 'SEPA' as const, number: iban, identity: `iban:${iban}` };
+  return accountMandate(ctx, em, shopper, { ...account, routingNumber: null, accountType: null }, now);
+}
+
+/**
+ * The shopper's mandate for this account, made on first use. Insert-or-nothing, then read: concurrent first
+ * debits of one shopper and account share one mandate without locking the shopper.
+ */
+export async function accountMandate(
+  ctx: MerchantContext,
+  em: EntityManager,
+  shopper: Shopper,
+  account: MandateAccount,
+  now: Date,
+): Promise<SepaMandate> {
+  const fingerprint = ctx.vault.fingerprint(account.identity);
+  if (shopper.id !== undefined) {
+    const known = await em.findOne(SepaMandate, { shopper, ibanFingerprint: fingerprint });
+    if (known) return known;
+  }
+  await em.flush(); // the shopper gets its id
+  await executeParameterized(em, insertMandate, [
+    ctx.merchantId,
+    shopper.id,
+    newMandateReference(account.scheme),
+    fingerprint,
+    ctx.vault.seal(account.number, bindings.mandate(ctx.merchantId, fingerprint)),
+    account.number.slice(0, 4),
+    account.number.slice(-4),
+    now,
+    account.scheme,
+    account.routingNumber,
+    account.accountType,
+  ]);
+  const mandate = await em.findOne(SepaMandate, { shopper, ibanFingerprint: fingerprint });
+  if (!mandate) throw new Error('the mandate was neither created nor found');
+  return mandate;
+}
