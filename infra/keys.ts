@@ -18,7 +18,7 @@ import { cliOperator } from './operator.ts';
 /** npm run keys -- status|rotate|create-kek: the data keys and their key-encryption key (docs/keys.md). */
 const usage = `usage:
   npm run keys -- status [--json] [--watch]
-  npm run keys -- rotate [--activate-after <seconds, default 3 x KEY_REFRESH_SECONDS>]
+  npm run keys -- rotate [--fingerprint] [--activate-after <seconds, default 3 x KEY_REFRESH_SECONDS>]
   npm run keys -- create-kek            (KEY_PROVIDER=pkcs11: makes PKCS11_KEY_LABEL on the token)`;
 
 const { positionals, values } = parseArgs({
@@ -26,6 +26,7 @@ const { positionals, values } = parseArgs({
   options: {
     json: { type: 'boolean', default: false },
     watch: { type: 'boolean', default: false },
+    fingerprint: { type: 'boolean', default: false },
     'activate-after': { type: 'string' },
   },
 });
@@ -79,9 +80,9 @@ function print(status: Status): void {
     say(
       [
         key.id,
-        key.legacy ? 'encryption (v1)' : key.purpose,
+        key.legacy ? `${key.purpose} (v1)` : key.purpose,
         key.state,
-        key.purpose === 'encryption' ? key.references : '-',
+        key.references,
         key.kekId,
         key.checkValue,
         key.activatesAt,
@@ -97,7 +98,7 @@ function print(status: Status): void {
 /** Old keys' references left: what a watch counts down to zero. */
 const leftOver = (status: Status) =>
   status.keys
-    .filter((key) => key.purpose === 'encryption' && key.state === 'opening')
+    .filter((key) => key.state === 'opening' || key.state === 'matching')
     .reduce((sum, key) => sum + key.references, 0);
 
 function bar(status: Status, total: number): void {
@@ -127,9 +128,14 @@ try {
     // Opening the ring checks the provider's key against every stored data key before anything changes.
     await openVault(em, provider, keyEnv.CARD_ENCRYPTION_KEY);
     if (command === 'rotate') {
-      const id = await addDataKey(em, provider, activateAfter, cliOperator());
+      const purpose = values.fingerprint ? 'fingerprint' : 'encryption';
+      const id = await addDataKey(em, provider, activateAfter, cliOperator(), purpose);
       await requestReencryptionAt(databaseUrl, activateAfter);
-      say(`data key ${id} made; it seals from ${activateAfter} s from now, then the workers re-encrypt`);
+      say(
+        purpose === 'fingerprint'
+          ? `fingerprint key ${id} made; new fingerprints use it from ${activateAfter} s from now, then the workers re-fingerprint`
+          : `data key ${id} made; it seals from ${activateAfter} s from now, then the workers re-encrypt`,
+      );
       return;
     }
     let status = await keyStatus(em);

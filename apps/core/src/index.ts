@@ -41,7 +41,7 @@ export { type RetentionSweep, sweepRetention } from './retention/sweep.ts';
 export { type AppRouter, appRouter, createCaller } from './router.ts';
 export { type AuditVerdict, verifyAuditTrail } from './security/audit/log.ts';
 export { type AuditOrigin, operatorOrigin } from './security/audit/trail.ts';
-export { bindings, type CardVault, createCardVault } from './security/card-vault.ts';
+export { bindings, type CardVault, createCardVault, ibanFingerprintInput } from './security/card-vault.ts';
 export type { ScryptCost } from './security/passwords.ts';
 export { type CoreOptions, type RunningCore, startCore } from './server.ts';
 export {

@@ -46,6 +46,7 @@ import { MerchantConsole } from './migrations/0028-console.ts';
 import { Retention } from './migrations/0029-retention.ts';
 import { FraudScreening } from './migrations/0030-fraud-screening.ts';
 import { SepaPresentation } from './migrations/0031-sepa-presentation.ts';
+import { FingerprintKeys } from './migrations/0036-fingerprint-keys.ts';
 import { grantAppRole } from './roles.ts';
 import { wireDialect } from './wire.ts';
 
@@ -109,6 +110,7 @@ const migrationsList = [
   { name: '0029-retention', class: Retention },
   { name: '0030-fraud-screening', class: FraudScreening },
   { name: '0031-sepa-presentation', class: SepaPresentation },
+  { name: '0036-fingerprint-keys', class: FingerprintKeys },
 ];
 
 /** Each open database's pool (wire.ts), for what needs a connection of its own (tests). */

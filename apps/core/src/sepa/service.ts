@@ -34,7 +34,7 @@ import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
 import { claimMerchantTransactionId } from '../payments/queries.ts';
 import { type RefundFollowUp, refundAnswer, refundColumns } from '../payments/refund-answer.ts';
 import { recordPaymentChange } from '../security/audit/trail.ts';
-import { bindings } from '../security/card-vault.ts';
+import { bindings, ibanFingerprintInput } from '../security/card-vault.ts';
 import type { Shopper } from '../shoppers/entities.ts';
 import { findShopper, newShopper } from '../shoppers/service.ts';
 import { liveCollectionBusinessDays, type SepaSettings } from './bank.ts';
@@ -171,10 +171,13 @@ export async function mandateFor(
   iban: string,
   now: Date,
 ): Promise<SepaMandate> {
-  const fingerprint = ctx.vault.fingerprint(`iban:${iban}`);
+  // the IBAN's fingerprints under every live fingerprint key: a mandate made before a rotation is found
+  const [fingerprint, ...earlier] = ctx.vault.fingerprints(ibanFingerprintInput(iban));
+  const known = async () =>
+    em.findOne(SepaMandate, { shopper, ibanFingerprint: { $in: [fingerprint, ...earlier] } });
   if (shopper.id !== undefined) {
-    const known = await em.findOne(SepaMandate, { shopper, ibanFingerprint: fingerprint });
-    if (known) return known;
+    const mandate = await known();
+    if (mandate) return mandate;
   }
   await em.flush(); // the shopper gets its id
   await executeParameterized(em, insertMandate, [
@@ -187,7 +190,7 @@ export async function mandateFor(
     iban.slice(-4),
     now,
   ]);
-  const mandate = await em.findOne(SepaMandate, { shopper, ibanFingerprint: fingerprint });
+  const mandate = await known();
   if (!mandate) throw new Error('the SEPA mandate was neither created nor found');
   return mandate;
 }
