@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { bindings, ibanFingerprintInput } from '@paywire/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, expectStatus, type Reply, saleBody } from './support/http.ts';
-import { type Stack, startStack } from './support/stack.ts';
+import { operatorCliEnv, type Stack, startStack } from './support/stack.ts';
 import { waitFor } from './support/wait.ts';
 
 /**
@@ -38,16 +38,12 @@ function run(args: string[], env: Record<string, string>): Promise<{ code: numbe
 describe('fingerprint key rotation', () => {
   let stack: Stack;
   let api: ReturnType<typeof client>;
-  let keyEnv: Record<string, string>;
+  let operator: Record<string, string>;
 
   beforeAll(async () => {
     stack = await startStack({ keyRefreshMs: 300, keyRetireAfterSeconds: 2 });
     api = client(stack);
-    keyEnv = {
-      DATABASE_URL: stack.databaseUrl,
-      KEY_PROVIDER: 'file',
-      CARD_ENCRYPTION_KEY: stack.coreOptions.cardEncryptionKey?.toString('base64') ?? '',
-    };
+    operator = await operatorCliEnv(stack); // the keys CLI acts through core's admin procedures
   });
 
   afterAll(async () => {
@@ -123,11 +119,22 @@ describe('fingerprint key rotation', () => {
     const load = [1, 2, 3].map(seller);
     await waitFor('sales under way', () => sales >= 6, 30_000);
 
-    const rotated = await run(['infra/keys.ts', 'rotate', '--fingerprint', '--activate-after', '2'], keyEnv);
+    const rotated = await run(
+      ['infra/keys.ts', 'rotate', '--fingerprint', '--activate-after', '2'],
+      operator,
+    );
     expect(rotated.code, rotated.output).toBe(0);
     expect(rotated.output).toMatch(/fingerprint key \d+ made/);
     const newest = Math.max(...(await fingerprintKeys()).map((key) => key.id));
     expect(newest).not.toBe(original?.id);
+    // audited as the operator whose admin credential asked
+    const rotation = await stack.db.query(
+      `select actor_kind, actor from audit_event where action = 'key.rotate' and object = $1`,
+      [`data-key:${newest}`],
+    );
+    expect(rotation.rows).toEqual([
+      { actor_kind: 'operator', actor: expect.stringMatching(/^operator-[0-9a-f]+ \(pwc_\d+\)$/) },
+    ]);
 
     const under = new RegExp(`^f${newest}:`);
     await waitFor(
@@ -214,7 +221,7 @@ describe('fingerprint key rotation', () => {
 
     // the old key stays while unexpired idempotency records refer to it; retired once they have expired
     expect((await fingerprintKeys()).find((key) => key.id === original?.id)?.retired).toBe(false);
-    const status = await run(['infra/keys.ts', 'status', '--json'], keyEnv);
+    const status = await run(['infra/keys.ts', 'status', '--json'], operator);
     expect(status.code, status.output).toBe(0);
     const shown = JSON.parse(status.output.trim().split('\n').pop() ?? '{}');
     expect(shown.keys.find((key: { id: number }) => key.id === newest)).toMatchObject({

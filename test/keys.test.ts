@@ -13,7 +13,7 @@ import { pkcs11KeyProvider } from '../apps/core/src/keys/pkcs11.ts';
 import { legacyKeys } from '../apps/core/src/security/card-vault.ts';
 import { as, client, saleBody } from './support/http.ts';
 import { newSoftHsmToken, type SoftHsmToken, softHsmAvailable } from './support/softhsm.ts';
-import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
+import { operatorCliEnv, type Stack, startStack, type TestMerchant } from './support/stack.ts';
 import { waitFor } from './support/wait.ts';
 
 /**
@@ -170,7 +170,10 @@ describe.skipIf(!hsm)('keys in an HSM (SoftHSM2 through PKCS#11)', () => {
     const load = Array.from({ length: 3 }, seller);
     await waitFor('sales under way', () => sales >= 6, 30_000);
 
-    const rotated = await run(['infra/keys.ts', 'rotate', '--activate-after', '2'], keyEnv);
+    const rotated = await run(
+      ['infra/keys.ts', 'rotate', '--activate-after', '2'],
+      await operatorCliEnv(stack),
+    );
     expect(rotated.code, rotated.output).toBe(0);
     const newest = Math.max(...(await keys()).map((key) => key.id));
     expect(before.some((key) => key.id === newest)).toBe(false);
@@ -204,7 +207,7 @@ describe.skipIf(!hsm)('keys in an HSM (SoftHSM2 through PKCS#11)', () => {
     expect(Number(reencrypted.find((line) => line[1] === 'stored_card')?.[2])).toBeGreaterThan(0);
     expect(metrics).toMatch(new RegExp(`^paywire_key_retirements_total ${before.length}$`, 'm'));
 
-    const status = await run(['infra/keys.ts', 'status', '--json'], keyEnv);
+    const status = await run(['infra/keys.ts', 'status', '--json'], await operatorCliEnv(stack));
     expect(status.code, status.output).toBe(0);
     const shown = JSON.parse(status.output.trim().split('\n').pop() ?? '{}');
     expect(shown.keys.find((key: { id: number }) => key.id === newest)).toMatchObject({ state: 'sealing' });

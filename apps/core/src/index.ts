@@ -1,5 +1,6 @@
 export { bootCore } from './boot.ts';
 export {
+  bootstrapAdminCredential,
   issueCallerCredential,
   listCallerCredentials,
   replaceCallerCredential,
@@ -18,9 +19,8 @@ export {
   reencryptRun,
   referencesPerKey,
   requestReencryption,
-  requestReencryptionAt,
 } from './keys/reencrypt.ts';
-export { addDataKey, openVault } from './keys/ring.ts';
+export { openVault } from './keys/ring.ts';
 export { type KeyView, keyStatus, type RotationView } from './keys/status.ts';
 export { upsertMerchant } from './merchants/service.ts';
 export { coreRegistry } from './metrics.ts';

@@ -6,6 +6,7 @@ import { clockRouter } from './clock/router.ts';
 import { consoleRouter } from './console/router.ts';
 import { fraudRouter } from './fraud/router.ts';
 import { ipnRouter } from './ipn/router.ts';
+import { keysRouter } from './keys/router.ts';
 import { marketplaceRouter } from './marketplace/router.ts';
 import { merchantsRouter } from './merchants/router.ts';
 import { ordersRouter } from './orders/router.ts';
@@ -39,6 +40,7 @@ export const appRouter = router({
   processors: processorsRouter,
   audit: auditRouter,
   wallets: walletsRouter,
+  keys: keysRouter,
   chargebacks: chargebacksRouter,
   fraud: fraudRouter,
   marketplace: marketplaceRouter,

@@ -26,6 +26,7 @@ export const auditActions = [
   'key.retire',
   'vendor.create',
   'vendor.update',
+  'wallet-keys.configure',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

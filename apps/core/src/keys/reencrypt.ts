@@ -1,7 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { PgBoss } from 'pg-boss';
 import { executeParameterized } from '../db/wire.ts';
-import { sendFollower, startJobs } from '../jobs/boss.ts';
+import { sendFollower } from '../jobs/boss.ts';
 import { keyRetirements, keyRowsReencrypted, keyRowsRefingerprinted } from '../metrics.ts';
 import { coreOrigin, recordAudit } from '../security/audit/trail.ts';
 import {
@@ -47,6 +47,8 @@ export interface KeyServices {
   refresh(): Promise<void>;
   /** After a new key's activation, how long before a key nothing refers to is retired (cores' refresh margin). */
   retireAfterSeconds: number;
+  /** A rotation's default wait before its key is current: longer than every core's refresh period. */
+  activateAfterSeconds: number;
   batchSize: number;
 }
 
@@ -54,7 +56,7 @@ export function keyServices(
   orm: MikroORM,
   provider: KeyProvider,
   vault: RefreshableVault,
-  settings: { retireAfterSeconds: number; batchSize: number },
+  settings: { retireAfterSeconds: number; activateAfterSeconds: number; batchSize: number },
 ): KeyServices {
   return {
     provider,
@@ -325,18 +327,8 @@ export async function startReencryption(
   });
 }
 
-/** Asks for a run now (a rotation): from a CLI or a core. */
+/** Asks for a run (a rotation's, when its key becomes current). */
 export async function requestReencryption(jobs: PgBoss, afterSeconds = 0): Promise<void> {
   await jobs.createQueue(reencryptQueue, { policy: 'stately', expireInSeconds: 3600, retryLimit: 0 });
   await jobs.send(reencryptQueue, {}, { startAfter: afterSeconds, heartbeatSeconds: 10 });
-}
-
-/** From a CLI: asks the workers for a run after `afterSeconds` (when the new key seals). */
-export async function requestReencryptionAt(databaseUrl: string, afterSeconds: number): Promise<void> {
-  const jobs = await startJobs(databaseUrl, () => {}, { worker: false });
-  try {
-    await requestReencryption(jobs, afterSeconds);
-  } finally {
-    await jobs.stop({ graceful: false });
-  }
 }
