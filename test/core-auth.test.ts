@@ -462,7 +462,7 @@ describe('credential lifecycle', () => {
   const auditOf = async (object: string) =>
     (
       await stack.db.query<{ action: string; actor_kind: string; actor: string }>(
-        'select action, actor_kind, actor from audit_event where object = $1 order by id',
+        'select action, actor_kind, actor from audit_event where object = $1 order by seq',
         [object],
       )
     ).rows;
@@ -507,7 +507,7 @@ describe('credential lifecycle', () => {
     await expect(cli('issue', '--name', 'cli-service', '--scope', 'read-only')).rejects.toMatchObject({
       code: 2,
     });
-  });
+  }, 60_000); // the CLI runs as processes of its own
 
   it('the operator CLI refuses without an admin credential: database access alone, none, or another scope', async () => {
     const count = async () =>
@@ -535,7 +535,7 @@ describe('credential lifecycle', () => {
       callerCli({ CORE_URL: stack.core.url, PAYWIRE_ADMIN_CREDENTIAL: `${admin}x` }, ...args),
     ).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('refused PAYWIRE_ADMIN_CREDENTIAL') });
     expect(await count()).toBe(before);
-  });
+  }, 60_000); // the CLI runs as processes of its own
 
   it('bootstraps the first admin credential from the database (owner), audited, and only the first', async () => {
     const databaseUrl = await newDatabase();
@@ -566,5 +566,5 @@ describe('credential lifecycle', () => {
     } finally {
       await db.end();
     }
-  });
+  }, 60_000); // the CLI runs as processes of its own
 });

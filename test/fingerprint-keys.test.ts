@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { bindings, ibanFingerprintInput } from '@paywire/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, expectStatus, type Reply, saleBody } from './support/http.ts';
+import { runNode } from './support/node-process.ts';
 import { operatorCliEnv, type Stack, startStack } from './support/stack.ts';
 import { waitFor } from './support/wait.ts';
 
@@ -13,27 +12,8 @@ import { waitFor } from './support/wait.ts';
  * and an IBAN vaulted before it are the same card and mandate after; the workers recompute every stored
  * fingerprint, and the old key is retired only once no idempotency record refers to it.
  */
-const root = fileURLToPath(new URL('..', import.meta.url));
 const card = '4007702835532454';
 const iban = 'DE89370400440532013000';
-
-function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env } });
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      output += chunk;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
 
 describe('fingerprint key rotation', () => {
   let stack: Stack;
@@ -119,7 +99,7 @@ describe('fingerprint key rotation', () => {
     const load = [1, 2, 3].map(seller);
     await waitFor('sales under way', () => sales >= 6, 30_000);
 
-    const rotated = await run(
+    const rotated = await runNode(
       ['infra/keys.ts', 'rotate', '--fingerprint', '--activate-after', '2'],
       operator,
     );
@@ -221,7 +201,7 @@ describe('fingerprint key rotation', () => {
 
     // the old key stays while unexpired idempotency records refer to it; retired once they have expired
     expect((await fingerprintKeys()).find((key) => key.id === original?.id)?.retired).toBe(false);
-    const status = await run(['infra/keys.ts', 'status', '--json'], operator);
+    const status = await runNode(['infra/keys.ts', 'status', '--json'], operator);
     expect(status.code, status.output).toBe(0);
     const shown = JSON.parse(status.output.trim().split('\n').pop() ?? '{}');
     expect(shown.keys.find((key: { id: number }) => key.id === newest)).toMatchObject({
