@@ -513,6 +513,11 @@ describe('credential lifecycle', () => {
     const count = async () =>
       (await stack.db.query<{ count: number }>('select count(*)::integer as count from caller_credential'))
         .rows[0]?.count;
+    const readOnly = await stack.issueCredential({
+      name: 'cli-reader',
+      scope: 'read-only',
+      merchantId: stack.merchant.id,
+    });
     const before = await count();
     const args = ['issue', '--name', 'sneaky', '--scope', 'any-merchant'];
     const withDatabase = callerCli(
@@ -522,11 +527,6 @@ describe('credential lifecycle', () => {
     await expect(withDatabase).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringContaining('PAYWIRE_ADMIN_CREDENTIAL is not set'),
-    });
-    const readOnly = await stack.issueCredential({
-      name: 'cli-reader',
-      scope: 'read-only',
-      merchantId: stack.merchant.id,
     });
     await expect(
       callerCli({ CORE_URL: stack.core.url, PAYWIRE_ADMIN_CREDENTIAL: readOnly }, ...args),
