@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import type { PaywireClient } from '@paywire/client';
 import {
   type CallerCredentialView,
   type IssuedCallerCredential,
@@ -6,24 +7,24 @@ import {
   revokeCallerInput,
   rotateCallerInput,
 } from '@paywire/contracts';
-import {
-  issueCallerCredential,
-  listCallerCredentials,
-  revokeCallerCredentials,
-  rotateCallerCredential,
-} from '@paywire/core';
 import type { z } from 'zod';
-import { type EntityManager, manageCallers } from './callers.ts';
+import { withAdminClient } from './admin.ts';
+import { bootstrapAdmin } from './callers.ts';
 import { provideDatabase } from './database.ts';
-import { loadLauncherEnv } from './launcher-env.ts';
-import { cliOperator } from './operator.ts';
+import { type LauncherEnv, loadLauncherEnv } from './launcher-env.ts';
 
-/** npm run caller -- issue|list|rotate|revoke ...: core's caller credentials, for operators. */
-const usage = `usage:
+/**
+ * npm run caller -- issue|list|rotate|revoke ...: core's caller credentials, for operators, through core's admin
+ * procedures with PAYWIRE_ADMIN_CREDENTIAL at CORE_URL. `bootstrap` alone works on the database (its owner):
+ * it issues the first admin credential, and refuses once one is active.
+ */
+const usage = `usage (PAYWIRE_ADMIN_CREDENTIAL and CORE_URL set):
   npm run caller -- issue --name <caller> --scope any-merchant|one-merchant|read-only|admin [--merchant <id>] [--expires-in <seconds>]
   npm run caller -- list
   npm run caller -- rotate --name <caller> [--grace <seconds, default 3600>]
-  npm run caller -- revoke --id <credential id> | --name <caller>`;
+  npm run caller -- revoke --id <credential id> | --name <caller>
+the first admin credential (DATABASE_URL as the database owner; refused once an admin credential is active):
+  npm run caller -- bootstrap --name <operator> [--expires-in <seconds>]`;
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -64,8 +65,10 @@ function printIssued(issued: IssuedCallerCredential): void {
   say(`credential (shown once; core keeps only its hash):\n${issued.credential}`);
 }
 
-/** Each command parses its options at once (a usage error opens no database) and returns its work. */
-const commands: Record<string, () => (em: EntityManager) => Promise<void>> = {
+type Work = (core: PaywireClient) => Promise<void>;
+
+/** Each command parses its options at once (a usage error reaches nothing) and returns its work. */
+const commands: Record<string, () => Work> = {
   issue() {
     const input = parsed(issueCallerInput, {
       name: values.name,
@@ -73,42 +76,54 @@ const commands: Record<string, () => (em: EntityManager) => Promise<void>> = {
       merchantId: number(values.merchant),
       expiresInSeconds: number(values['expires-in']),
     });
-    return async (em) => printIssued(await issueCallerCredential(em, input, cliOperator()));
+    return async (core) => printIssued(await core.callers.issue.mutate(input));
   },
-  list: () => async (em) => {
-    for (const credential of await listCallerCredentials(em)) say(describe(credential));
+  list: () => async (core) => {
+    for (const credential of await core.callers.list.query()) say(describe(credential));
   },
   rotate() {
     const input = parsed(rotateCallerInput, { name: values.name, graceSeconds: number(values.grace) });
-    return async (em) => printIssued(await rotateCallerCredential(em, input, cliOperator()));
+    return async (core) => printIssued(await core.callers.rotate.mutate(input));
   },
   revoke() {
     const input = parsed(
       revokeCallerInput,
       values.id === undefined ? { name: values.name } : { id: number(values.id) },
     );
-    return async (em) => {
-      const revoked = await revokeCallerCredentials(em, input, cliOperator());
+    return async (core) => {
+      const revoked = await core.callers.revoke.mutate(input);
       say(`revoked ${revoked.length} credential(s)`);
       for (const credential of revoked) say(describe(credential));
     };
   },
 };
 
+/** The one path without an admin credential: the database's owner issues the first one. */
+async function bootstrap(env: LauncherEnv): Promise<void> {
+  const { name, expiresInSeconds } = parsed(issueCallerInput, {
+    name: values.name,
+    scope: 'admin',
+    expiresInSeconds: number(values['expires-in']),
+  });
+  process.stderr.write(
+    'bootstrap: issuing the first admin credential directly in the database (owner role); audited as this operator\n',
+  );
+  const { server, databaseUrl } = await provideDatabase(env);
+  try {
+    printIssued(await bootstrapAdmin(databaseUrl, { name, expiresInSeconds }));
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  } finally {
+    await server.stop();
+  }
+}
+
 const command = positionals[0];
-if (command === undefined || !Object.hasOwn(commands, command)) {
+if (command === undefined || (command !== 'bootstrap' && !Object.hasOwn(commands, command))) {
   process.stderr.write(`${usage}\n`);
   process.exit(2);
 }
-const work = (commands[command] as () => (em: EntityManager) => Promise<void>)();
-
 const env = loadLauncherEnv();
-const { server, databaseUrl } = await provideDatabase(env);
-try {
-  await manageCallers(databaseUrl, work);
-} catch (error) {
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
-} finally {
-  await server.stop();
-}
+if (command === 'bootstrap') await bootstrap(env);
+else await withAdminClient(env, (commands[command] as () => Work)());

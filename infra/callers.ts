@@ -1,10 +1,19 @@
 import type { IssueCallerInput } from '@paywire/contracts';
-import { issueCallerCredential, openDatabase, replaceCallerCredential } from '@paywire/core';
+import {
+  bootstrapAdminCredential,
+  issueCallerCredential,
+  openDatabase,
+  replaceCallerCredential,
+} from '@paywire/core';
 import { cliOperator } from './operator.ts';
 
 export type EntityManager = Parameters<typeof issueCallerCredential>[0];
 
-/** Credential management on a short-lived ORM: the same service code as core's `callers.*` procedures. */
+/**
+ * Credential management on a short-lived ORM, for the in-process paths that precede any admin credential:
+ * `npm start`'s facade credential, the first admin credential, tests' set-up. Operators otherwise go through
+ * core's `callers.*` procedures (caller.ts).
+ */
 export async function manageCallers<T>(
   databaseUrl: string,
   work: (em: EntityManager) => Promise<T>,
@@ -32,4 +41,12 @@ export function replaceFacadeCredential(databaseUrl: string, name: string): Prom
     async (em) =>
       (await replaceCallerCredential(em, { name, scope: 'any-merchant' }, cliOperator())).credential,
   );
+}
+
+/** The first admin credential (core's `bootstrapAdminCredential`), audited as the operator at the CLI. */
+export function bootstrapAdmin(
+  databaseUrl: string,
+  input: Parameters<typeof bootstrapAdminCredential>[1],
+): ReturnType<typeof bootstrapAdminCredential> {
+  return manageCallers(databaseUrl, (em) => bootstrapAdminCredential(em, input, cliOperator()));
 }

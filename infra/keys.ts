@@ -1,24 +1,17 @@
 import { parseArgs } from 'node:util';
-import {
-  addDataKey,
-  createPkcs11Kek,
-  KeyConfigurationError,
-  keyProviderOf,
-  keyStatus,
-  loadKeyEnv,
-  openVault,
-  requestReencryptionAt,
-} from '@paywire/core';
-import { manageCallers } from './callers.ts';
-import { cardEncryptionKey } from './card-key.ts';
-import { provideDatabase } from './database.ts';
+import type { PaywireClient, RouterOutputs } from '@paywire/client';
+import { createPkcs11Kek, loadKeyEnv } from '@paywire/core';
+import { withAdminClient } from './admin.ts';
 import { loadLauncherEnv } from './launcher-env.ts';
-import { cliOperator } from './operator.ts';
 
-/** npm run keys -- status|rotate|create-kek: the data keys and their key-encryption key (docs/keys.md). */
+/**
+ * npm run keys -- status|rotate|create-kek: the data keys and their key-encryption key (docs/keys.md). Status
+ * and rotations go through core's admin procedures (PAYWIRE_ADMIN_CREDENTIAL at CORE_URL); create-kek works on
+ * the HSM token alone.
+ */
 const usage = `usage:
-  npm run keys -- status [--json] [--watch]
-  npm run keys -- rotate [--activate-after <seconds, default 3 x KEY_REFRESH_SECONDS>]
+  npm run keys -- status [--json] [--watch]                                    (PAYWIRE_ADMIN_CREDENTIAL, CORE_URL)
+  npm run keys -- rotate [--fingerprint] [--activate-after <seconds, default 3 x core's KEY_REFRESH_SECONDS>]
   npm run keys -- create-kek            (KEY_PROVIDER=pkcs11: makes PKCS11_KEY_LABEL on the token)`;
 
 const { positionals, values } = parseArgs({
@@ -26,6 +19,7 @@ const { positionals, values } = parseArgs({
   options: {
     json: { type: 'boolean', default: false },
     watch: { type: 'boolean', default: false },
+    fingerprint: { type: 'boolean', default: false },
     'activate-after': { type: 'string' },
   },
 });
@@ -40,12 +34,9 @@ const command = positionals[0];
 if (!command || !['status', 'rotate', 'create-kek'].includes(command))
   fail(`unknown command ${command ?? ''}`);
 const env = loadLauncherEnv();
-const keyEnv = loadKeyEnv({
-  ...process.env,
-  CARD_ENCRYPTION_KEY: cardEncryptionKey(env.CARD_ENCRYPTION_KEY, env.PAYWIRE_DATA_DIR),
-});
 
 if (command === 'create-kek') {
+  const keyEnv = loadKeyEnv(process.env);
   if (keyEnv.KEY_PROVIDER !== 'pkcs11') fail('create-kek is for KEY_PROVIDER=pkcs11');
   try {
     await createPkcs11Kek({
@@ -62,12 +53,11 @@ if (command === 'create-kek') {
   process.exit(0);
 }
 
-const activateAfter =
-  values['activate-after'] === undefined ? keyEnv.KEY_REFRESH_SECONDS * 3 : Number(values['activate-after']);
-if (!Number.isInteger(activateAfter) || activateAfter < 0)
+const activateAfter = values['activate-after'] === undefined ? undefined : Number(values['activate-after']);
+if (activateAfter !== undefined && (!Number.isInteger(activateAfter) || activateAfter < 0))
   fail('--activate-after: a whole number of seconds');
 
-type Status = Awaited<ReturnType<typeof keyStatus>>;
+type Status = RouterOutputs['keys']['status'];
 
 function print(status: Status): void {
   if (values.json) {
@@ -79,9 +69,9 @@ function print(status: Status): void {
     say(
       [
         key.id,
-        key.legacy ? 'encryption (v1)' : key.purpose,
+        key.legacy ? `${key.purpose} (v1)` : key.purpose,
         key.state,
-        key.purpose === 'encryption' ? key.references : '-',
+        key.references,
         key.kekId,
         key.checkValue,
         key.activatesAt,
@@ -97,7 +87,7 @@ function print(status: Status): void {
 /** Old keys' references left: what a watch counts down to zero. */
 const leftOver = (status: Status) =>
   status.keys
-    .filter((key) => key.purpose === 'encryption' && key.state === 'opening')
+    .filter((key) => key.state === 'opening' || key.state === 'matching')
     .reduce((sum, key) => sum + key.references, 0);
 
 function bar(status: Status, total: number): void {
@@ -110,46 +100,31 @@ function bar(status: Status, total: number): void {
   );
 }
 
-const provider = await (async () => {
-  try {
-    return await keyProviderOf(keyEnv);
-  } catch (error) {
-    if (error instanceof KeyConfigurationError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
+await withAdminClient(env, async (core: PaywireClient) => {
+  if (command === 'rotate') {
+    const rotated = await core.keys.rotate.mutate({
+      purpose: values.fingerprint ? 'fingerprint' : 'encryption',
+      ...(activateAfter === undefined ? {} : { activateAfterSeconds: activateAfter }),
+    });
+    const after = rotated.activateAfterSeconds;
+    say(
+      rotated.purpose === 'fingerprint'
+        ? `fingerprint key ${rotated.keyId} made; new fingerprints use it from ${after} s from now, then the workers re-fingerprint`
+        : `data key ${rotated.keyId} made; it seals from ${after} s from now, then the workers re-encrypt`,
+    );
+    return;
   }
-})();
-const { server, databaseUrl } = await provideDatabase(env);
-try {
-  await manageCallers(databaseUrl, async (em) => {
-    // Opening the ring checks the provider's key against every stored data key before anything changes.
-    await openVault(em, provider, keyEnv.CARD_ENCRYPTION_KEY);
-    if (command === 'rotate') {
-      const id = await addDataKey(em, provider, activateAfter, cliOperator());
-      await requestReencryptionAt(databaseUrl, activateAfter);
-      say(`data key ${id} made; it seals from ${activateAfter} s from now, then the workers re-encrypt`);
-      return;
-    }
-    let status = await keyStatus(em);
-    if (!values.watch) return print(status);
-    // A bar on a terminal, one structured line per poll otherwise, until no value is under an old key.
-    const tty = process.stdout.isTTY && !values.json;
-    const total = Math.max(leftOver(status), 1);
-    for (;;) {
-      if (tty) bar(status, total);
-      else print(status);
-      if (leftOver(status) === 0 && !status.keys.some((key) => key.state === 'pending')) break;
-      await new Promise((resolve) => setTimeout(resolve, 2000));
-      status = await keyStatus(em.fork());
-    }
-    if (tty) process.stdout.write('\n');
-  });
-} catch (error) {
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
-} finally {
-  await provider.close();
-  await server.stop();
-}
+  let status = await core.keys.status.query();
+  if (!values.watch) return print(status);
+  // A bar on a terminal, one structured line per poll otherwise, until no value is under an old key.
+  const tty = process.stdout.isTTY && !values.json;
+  const total = Math.max(leftOver(status), 1);
+  for (;;) {
+    if (tty) bar(status, total);
+    else print(status);
+    if (leftOver(status) === 0 && !status.keys.some((key) => key.state === 'pending')) break;
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    status = await core.keys.status.query();
+  }
+  if (tty) process.stdout.write('\n');
+});

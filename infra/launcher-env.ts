@@ -1,7 +1,7 @@
 import { minimumPasswordLength } from '@paywire/contracts';
 import { z } from 'zod';
 
-/** What `npm start` and the operator CLIs (merchant, caller, processor) read from the environment. */
+/** What `npm start` and the operator CLIs (merchant, caller, processor, keys) read from the environment. */
 const schema = z.object({
   DATABASE_URL: z.string().optional(),
   /** npm start with DATABASE_URL: core's own connection, as an app role the migration grants (docs/security.md). */
@@ -19,6 +19,10 @@ const schema = z.object({
     .enum(['true', 'false'])
     .default('false')
     .transform((value) => value === 'true'),
+  /** The operator CLIs (caller, processor, keys rotate, wallet-keys): core's tRPC endpoint... */
+  CORE_URL: z.url().default('http://127.0.0.1:8081/trpc'),
+  /** ...and the operator's admin credential for it (`npm run caller -- bootstrap` issues the first). */
+  PAYWIRE_ADMIN_CREDENTIAL: z.string().optional(),
   /** npm run processor -- add: the account's credentials as JSON, instead of a file. */
   PROCESSOR_CREDENTIALS: z.string().optional(),
   SANDBOX_API_USERNAME: z.string().min(1).default('sandbox'),

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import type { PaywireClient } from '@paywire/client';
 import {
   addProcessorAccountInput,
   disableProcessorAccountInput,
@@ -8,24 +9,16 @@ import {
   type ProcessorSetup,
   routeProcessorsInput,
 } from '@paywire/contracts';
-import {
-  addProcessorAccount,
-  type CardVault,
-  disableProcessorAccount,
-  listProcessorAccounts,
-  routeProcessors,
-} from '@paywire/core';
 import type { z } from 'zod';
-import type { EntityManager } from './callers.ts';
+import { withAdminClient } from './admin.ts';
 import { loadLauncherEnv } from './launcher-env.ts';
-import { cliOperator } from './operator.ts';
-import { withCardVault } from './vault.ts';
 
 /**
- * npm run processor -- add|list|disable|route ...: merchants' processor accounts, for operators. Credentials
- * come from a JSON file or PROCESSOR_CREDENTIALS, never a flag, so an api key stays out of shell history.
+ * npm run processor -- add|list|disable|route ...: merchants' processor accounts, for operators, through core's
+ * admin procedures with PAYWIRE_ADMIN_CREDENTIAL at CORE_URL (core seals the credentials). Credentials come
+ * from a JSON file or PROCESSOR_CREDENTIALS, never a flag, so an api key stays out of shell history.
  */
-const usage = `usage:
+const usage = `usage (PAYWIRE_ADMIN_CREDENTIAL and CORE_URL set):
   npm run processor -- add --merchant <id> --name <account> --connector sandbox|adyen --environment test|live
       --merchant-account <code> [--currencies EUR,USD] [--default] [--credentials-file <file.json>]
       (adyen: credentials from --credentials-file or PROCESSOR_CREDENTIALS, JSON:
@@ -124,9 +117,9 @@ function printSetup(setup: ProcessorSetup): void {
   }
 }
 
-type Work = (em: EntityManager, vault: CardVault) => Promise<void>;
+type Work = (core: PaywireClient) => Promise<void>;
 
-/** Each command parses its options at once (a usage error opens no database) and returns its work. */
+/** Each command parses its options at once (a usage error reaches nothing) and returns its work. */
 const commands: Record<string, (env: ReturnType<typeof loadLauncherEnv>) => Work> = {
   add(env) {
     const input = parsed(addProcessorAccountInput, {
@@ -139,25 +132,25 @@ const commands: Record<string, (env: ReturnType<typeof loadLauncherEnv>) => Work
       credentials: credentials(env.PROCESSOR_CREDENTIALS),
       default: values.default,
     });
-    return async (em, vault) => say(describe(await addProcessorAccount(em, vault, input, cliOperator())));
+    return async (core) => say(describe(await core.processors.add.mutate(input)));
   },
   list() {
     const input = parsed(listProcessorAccountsInput, { merchantId: number(values.merchant) });
-    return async (em, vault) => printSetup(await listProcessorAccounts(em, vault, input));
+    return async (core) => printSetup(await core.processors.list.query(input));
   },
   disable() {
     const input = parsed(disableProcessorAccountInput, {
       merchantId: number(values.merchant),
       name: values.name,
     });
-    return async (em, vault) => say(describe(await disableProcessorAccount(em, vault, input, cliOperator())));
+    return async (core) => say(describe(await core.processors.disable.mutate(input)));
   },
   route() {
     const input = parsed(routeProcessorsInput, {
       merchantId: number(values.merchant),
       rules: (values.rule ?? []).map(rule),
     });
-    return async (em, vault) => printSetup(await routeProcessors(em, vault, input, cliOperator()));
+    return async (core) => printSetup(await core.processors.route.mutate(input));
   },
 };
 
@@ -166,4 +159,4 @@ if (command === undefined || !Object.hasOwn(commands, command)) fail(`unknown co
 const env = loadLauncherEnv();
 const work = (commands[command] as (typeof commands)[string])(env);
 
-await withCardVault(env, work);
+await withAdminClient(env, work);

@@ -1,17 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import type { PaywireClient } from '@paywire/client';
 import { configureWalletKeysInput, type WalletKeysView } from '@paywire/contracts';
-import { type CardVault, configureWalletKeys, walletKeysView } from '@paywire/core';
-import type { EntityManager } from './callers.ts';
+import { withAdminClient } from './admin.ts';
 import { loadLauncherEnv } from './launcher-env.ts';
-import { withCardVault } from './vault.ts';
 
 /**
  * npm run wallet-keys -- set|show|remove ...: a merchant's wallet decryption keys (docs/wallets.md), for
- * operators. Private keys are read from PKCS #8 PEM files, never from a flag, so they stay out of shell history;
- * they are stored sealed by the card vault and never printed.
+ * operators, through core's admin procedures with PAYWIRE_ADMIN_CREDENTIAL at CORE_URL. Private keys are read
+ * from PKCS #8 PEM files, never from a flag, so they stay out of shell history; core stores them sealed by the
+ * card vault and never prints them.
  */
-const usage = `usage:
+const usage = `usage (PAYWIRE_ADMIN_CREDENTIAL and CORE_URL set):
   npm run wallet-keys -- set --merchant <id>
       [--google-recipient gateway:<id>|merchant:<id> [--google-gateway-merchant-id <id>] --google-key-file <key.pem>...]
       [--apple-merchant-identifier merchant.<...> --apple-key-file <key.pem>...]
@@ -60,7 +60,7 @@ function describe(view: WalletKeysView): void {
   say(`\tApple Pay: ${apple ? `${apple.merchantIdentifier}, ${apple.keys} key(s)` : 'none'}`);
 }
 
-type Work = (em: EntityManager, vault: CardVault) => Promise<void>;
+type Work = (core: PaywireClient) => Promise<void>;
 
 const merchantId = Number(values.merchant);
 
@@ -91,10 +91,10 @@ const commands: Record<string, () => Work> = {
     // Messages only: a value could be a key.
     if (!result.success)
       fail(result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('\n'));
-    return async (em, vault) => describe(await configureWalletKeys(em, vault, result.data));
+    return async (core) => describe(await core.wallets.configureKeys.mutate(result.data));
   },
   show() {
-    return async (em, vault) => describe(await walletKeysView(em, vault, merchantId));
+    return async (core) => describe(await core.wallets.keys.query({ merchantId }));
   },
   remove() {
     const wallet = values.wallet;
@@ -103,7 +103,7 @@ const commands: Record<string, () => Work> = {
       merchantId,
       [wallet === 'google' ? 'googlePay' : 'applePay']: null,
     });
-    return async (em, vault) => describe(await configureWalletKeys(em, vault, input));
+    return async (core) => describe(await core.wallets.configureKeys.mutate(input));
   },
 };
 
@@ -112,4 +112,4 @@ if (command === undefined || !Object.hasOwn(commands, command)) fail(`unknown co
 if (!Number.isInteger(merchantId) || merchantId <= 0) fail('--merchant must be a merchant id');
 const work = (commands[command] as () => Work)();
 const env = loadLauncherEnv();
-await withCardVault(env, work);
+await withAdminClient(env, work);

@@ -164,13 +164,14 @@ describe('every audited action leaves exactly one event', () => {
       ['caller-credential.issue', 'success', 'operator'],
       ['ipn-secret.read', 'success', 'caller'],
       ['ipn-secret.rotate', 'success', 'caller'],
-      ['caller-credential.issue', 'success', 'caller'],
-      ['caller-credential.rotate', 'success', 'caller'],
-      ['caller-credential.revoke', 'success', 'caller'],
-      ['processor-account.add', 'success', 'caller'],
-      ['processor-routing.set', 'success', 'caller'],
-      ['processor-routing.set', 'success', 'caller'],
-      ['processor-account.disable', 'success', 'caller'],
+      // an admin credential's calls are its operator's
+      ['caller-credential.issue', 'success', 'operator'],
+      ['caller-credential.rotate', 'success', 'operator'],
+      ['caller-credential.revoke', 'success', 'operator'],
+      ['processor-account.add', 'success', 'operator'],
+      ['processor-routing.set', 'success', 'operator'],
+      ['processor-routing.set', 'success', 'operator'],
+      ['processor-account.disable', 'success', 'operator'],
     ]);
     expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
 

@@ -6,8 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { type AppRouter, callOptions, createPaywireClient } from '@paywire/client';
 import type { TRPCClientError } from '@trpc/client';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
+import { newDatabase, type Stack, startStack, type TestMerchant } from './support/stack.ts';
 import { waitFor } from './support/wait.ts';
 
 const run = promisify(execFile);
@@ -456,11 +457,20 @@ describe('credential lifecycle', () => {
     expect(paywireError(unknown)?.errorName).toBe('RESOURCE_NOT_FOUND');
   });
 
-  it('the operator CLI issues, lists and revokes (npm run caller), and refuses bad options', async () => {
-    const cli = (...args: string[]) =>
-      run(process.execPath, ['infra/caller.ts', ...args], {
-        env: { ...process.env, DATABASE_URL: stack.databaseUrl },
-      });
+  const callerCli = (env: Record<string, string>, ...args: string[]) =>
+    run(process.execPath, ['infra/caller.ts', ...args], { env: { ...process.env, ...env } });
+  const auditOf = async (object: string) =>
+    (
+      await stack.db.query<{ action: string; actor_kind: string; actor: string }>(
+        'select action, actor_kind, actor from audit_event where object = $1 order by seq',
+        [object],
+      )
+    ).rows;
+
+  it('the operator CLI issues, lists and revokes through core with an admin credential (npm run caller), audited as the operator', async () => {
+    // no DATABASE_URL: core's admin procedures, reached with the operator's admin credential
+    const operator = { CORE_URL: stack.core.url, PAYWIRE_ADMIN_CREDENTIAL: admin };
+    const cli = (...args: string[]) => callerCli(operator, ...args);
     const issued = await cli(
       'issue',
       '--name',
@@ -473,6 +483,14 @@ describe('credential lifecycle', () => {
     const credential = /^(pwc_\d+_[A-Za-z0-9_-]{43})$/m.exec(issued.stdout)?.[1] ?? '';
     expect(credential).not.toBe('');
     expect((await raw('clock.get', 'query', { credential })).status).toBe(200);
+    const id = /^pwc_(\d+)_/.exec(credential)?.[1];
+    expect(await auditOf(`caller-credential:${id}`)).toEqual([
+      {
+        action: 'caller-credential.issue',
+        actor_kind: 'operator',
+        actor: expect.stringMatching(/^operator \(pwc_\d+\)$/),
+      },
+    ]);
 
     const listed = await cli('list');
     expect(listed.stdout).toMatch(/\tcli-service\tread-only merchant \d+\tactive\t/);
@@ -480,11 +498,73 @@ describe('credential lifecycle', () => {
 
     const revoked = await cli('revoke', '--name', 'cli-service');
     expect(revoked.stdout).toContain('revoked 1 credential(s)');
+    expect((await auditOf('caller:cli-service')).map((event) => [event.action, event.actor_kind])).toEqual([
+      ['caller-credential.revoke', 'operator'],
+    ]);
     await waitFor('the revoked CLI credential to stop working', async () => {
       return (await raw('clock.get', 'query', { credential })).status === 401;
     });
     await expect(cli('issue', '--name', 'cli-service', '--scope', 'read-only')).rejects.toMatchObject({
       code: 2,
     });
-  });
+  }, 60_000); // the CLI runs as processes of its own
+
+  it('the operator CLI refuses without an admin credential: database access alone, none, or another scope', async () => {
+    const count = async () =>
+      (await stack.db.query<{ count: number }>('select count(*)::integer as count from caller_credential'))
+        .rows[0]?.count;
+    const readOnly = await stack.issueCredential({
+      name: 'cli-reader',
+      scope: 'read-only',
+      merchantId: stack.merchant.id,
+    });
+    const before = await count();
+    const args = ['issue', '--name', 'sneaky', '--scope', 'any-merchant'];
+    const withDatabase = callerCli(
+      { DATABASE_URL: stack.databaseUrl, PAYWIRE_ADMIN_CREDENTIAL: '' },
+      ...args,
+    );
+    await expect(withDatabase).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('PAYWIRE_ADMIN_CREDENTIAL is not set'),
+    });
+    await expect(
+      callerCli({ CORE_URL: stack.core.url, PAYWIRE_ADMIN_CREDENTIAL: readOnly }, ...args),
+    ).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('has the read-only scope') });
+    await expect(
+      callerCli({ CORE_URL: stack.core.url, PAYWIRE_ADMIN_CREDENTIAL: `${admin}x` }, ...args),
+    ).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('refused PAYWIRE_ADMIN_CREDENTIAL') });
+    expect(await count()).toBe(before);
+  }, 60_000); // the CLI runs as processes of its own
+
+  it('bootstraps the first admin credential from the database (owner), audited, and only the first', async () => {
+    const databaseUrl = await newDatabase();
+    const db = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+    try {
+      const first = await callerCli({ DATABASE_URL: databaseUrl }, 'bootstrap', '--name', 'first-operator');
+      expect(first.stderr).toContain('directly in the database (owner role)');
+      expect(first.stdout).toMatch(/\tfirst-operator\tadmin\tactive\t/);
+      expect(first.stdout).toMatch(/^pwc_\d+_[A-Za-z0-9_-]{43}$/m);
+      const { rows } = await db.query(
+        `select action, actor_kind, object from audit_event where action = 'caller-credential.issue'`,
+      );
+      expect(rows).toEqual([
+        {
+          action: 'caller-credential.issue',
+          actor_kind: 'operator',
+          object: expect.stringMatching(/^caller-credential:\d+$/),
+        },
+      ]);
+      await expect(
+        callerCli({ DATABASE_URL: databaseUrl }, 'bootstrap', '--name', 'second-operator'),
+      ).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringContaining('an admin credential is active (first-operator)'),
+      });
+      const admins = await db.query(`select name from caller_credential where scope = 'admin'`);
+      expect(admins.rows).toEqual([{ name: 'first-operator' }]);
+    } finally {
+      await db.end();
+    }
+  }, 60_000); // the CLI runs as processes of its own
 });

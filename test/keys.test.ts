@@ -1,6 +1,4 @@
-import { spawn } from 'node:child_process';
 import { createCipheriv, randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import {
   bindings,
   coreRegistry,
@@ -12,8 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pkcs11KeyProvider } from '../apps/core/src/keys/pkcs11.ts';
 import { legacyKeys } from '../apps/core/src/security/card-vault.ts';
 import { as, client, saleBody } from './support/http.ts';
+import { runNode } from './support/node-process.ts';
 import { newSoftHsmToken, type SoftHsmToken, softHsmAvailable } from './support/softhsm.ts';
-import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
+import { operatorCliEnv, type Stack, startStack, type TestMerchant } from './support/stack.ts';
 import { waitFor } from './support/wait.ts';
 
 /**
@@ -23,7 +22,6 @@ import { waitFor } from './support/wait.ts';
  * row does not open; a wrong PIN, a wrong key and a removed key refuse to start, saying so.
  */
 const hsm = softHsmAvailable();
-const root = fileURLToPath(new URL('..', import.meta.url));
 
 function luhnCard(): string {
   const digits = `4${Array.from({ length: 14 }, () => Math.floor(Math.random() * 10)).join('')}`;
@@ -40,25 +38,6 @@ const cardSale = (number = luhnCard()) =>
   saleBody({
     creditCard: { cardNumber: number, securityCode: '123', expirationMonth: '02', expirationYear: '2031' },
   });
-
-/** Runs a CLI or core as a child process; resolves with its exit code and output. */
-function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env } });
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      output += chunk;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
 
 describe.skipIf(!hsm)('keys in an HSM (SoftHSM2 through PKCS#11)', () => {
   let token: SoftHsmToken;
@@ -170,7 +149,10 @@ describe.skipIf(!hsm)('keys in an HSM (SoftHSM2 through PKCS#11)', () => {
     const load = Array.from({ length: 3 }, seller);
     await waitFor('sales under way', () => sales >= 6, 30_000);
 
-    const rotated = await run(['infra/keys.ts', 'rotate', '--activate-after', '2'], keyEnv);
+    const rotated = await runNode(
+      ['infra/keys.ts', 'rotate', '--activate-after', '2'],
+      await operatorCliEnv(stack),
+    );
     expect(rotated.code, rotated.output).toBe(0);
     const newest = Math.max(...(await keys()).map((key) => key.id));
     expect(before.some((key) => key.id === newest)).toBe(false);
@@ -204,7 +186,7 @@ describe.skipIf(!hsm)('keys in an HSM (SoftHSM2 through PKCS#11)', () => {
     expect(Number(reencrypted.find((line) => line[1] === 'stored_card')?.[2])).toBeGreaterThan(0);
     expect(metrics).toMatch(new RegExp(`^paywire_key_retirements_total ${before.length}$`, 'm'));
 
-    const status = await run(['infra/keys.ts', 'status', '--json'], keyEnv);
+    const status = await runNode(['infra/keys.ts', 'status', '--json'], await operatorCliEnv(stack));
     expect(status.code, status.output).toBe(0);
     const shown = JSON.parse(status.output.trim().split('\n').pop() ?? '{}');
     expect(shown.keys.find((key: { id: number }) => key.id === newest)).toMatchObject({ state: 'sealing' });
@@ -262,7 +244,7 @@ describe.skipIf(!hsm)('keys in an HSM (SoftHSM2 through PKCS#11)', () => {
   });
 
   const startChild = (env: Record<string, string>) =>
-    run(['apps/core/src/main.ts'], { ...keyEnv, CORE_PORT: '0', ...env });
+    runNode(['apps/core/src/main.ts'], { ...keyEnv, CORE_PORT: '0', ...env });
 
   it('refuses to start with a wrong HSM PIN, saying so', async () => {
     const started = await startChild({ PKCS11_PIN: '999999' });

@@ -24,7 +24,14 @@ import {
   type PaymentToRoute,
   routeAccounts,
 } from '../apps/core/src/processors/accounts/routing.ts';
-import { newDatabase, newMerchant, type Stack, startStack, type TestMerchant } from './support/stack.ts';
+import {
+  newDatabase,
+  newMerchant,
+  operatorCliEnv,
+  type Stack,
+  startStack,
+  type TestMerchant,
+} from './support/stack.ts';
 
 const run = promisify(execFile);
 
@@ -398,13 +405,10 @@ describe('npm run processor', () => {
     const merchant = await stack.newMerchant();
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'paywire-')), 'adyen.json');
     writeFileSync(file, JSON.stringify(credentials()), { mode: 0o600 });
+    const operator = await operatorCliEnv(stack); // through core's admin procedures
     const cli = (...args: string[]) =>
       run(process.execPath, ['infra/processor.ts', ...args], {
-        env: {
-          ...process.env,
-          DATABASE_URL: stack.databaseUrl,
-          CARD_ENCRYPTION_KEY: stack.coreOptions.cardEncryptionKey?.toString('base64'),
-        },
+        env: { ...process.env, ...operator },
       });
     const merchantId = String(merchant.id);
     const added = await cli(

@@ -12,7 +12,13 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operatorOf, startLiveStack } from './support/adyen.ts';
 import { as, type CallOptions, client, type Reply, saleBody, xmlDocument } from './support/http.ts';
-import { paymentRowCounts, type Stack, startStack, type TestMerchant } from './support/stack.ts';
+import {
+  operatorCliEnv,
+  paymentRowCounts,
+  type Stack,
+  startStack,
+  type TestMerchant,
+} from './support/stack.ts';
 import { captureStdout } from './support/stdout.ts';
 import {
   type ApplePayOptions,
@@ -1050,13 +1056,10 @@ describe('npm run wallet-keys', () => {
     const appleKey = path.join(dir, 'apple.pem');
     writeFileSync(googleKey, keys.googlePay.privateKeys[0] ?? '', { mode: 0o600 });
     writeFileSync(appleKey, keys.applePay.privateKeys[0] ?? '', { mode: 0o600 });
+    const operator = await operatorCliEnv(stack); // through core's admin procedures
     const cli = (...args: string[]) =>
       promisify(execFile)(process.execPath, ['infra/wallet-keys.ts', ...args], {
-        env: {
-          ...process.env,
-          DATABASE_URL: stack.databaseUrl,
-          CARD_ENCRYPTION_KEY: (stack.coreOptions.cardEncryptionKey as Buffer).toString('base64'),
-        },
+        env: { ...process.env, ...operator },
       });
     const set = await cli(
       'set',

@@ -95,21 +95,34 @@ podman run -d --name "$run-postgres" --no-healthcheck --network "$run-db-net" \
 wait_until "postgres accepts connections" 60 \
   sh -c "podman logs $run-postgres 2>&1 | grep -q 'ready to accept connections'"
 
-# One-shot commands of the image on the database network: migrate, a merchant, the facade's credential.
+# One-shot commands of the image on the database network: migrate, a merchant, the first admin credential.
 oneshot() { podman run --rm "${common[@]}" --network "$run-db-net" -e "DATABASE_URL=$database_url" "$image" "$@"; }
 if out=$(oneshot migrate 2>&1); then pass "migrate (npm run migrate)"; else fail "migrate: $out"; fi
 if out=$(oneshot migrate 2>&1); then pass "migrate again is a no-op"; else fail "second migrate: $out"; fi
 if out=$(oneshot merchant create --username container-merchant --password container-password 2>&1); then
   pass "merchant created"
 else fail "merchant create: $out"; fi
-credential=$(oneshot caller issue --name facade --scope any-merchant 2>&1 | grep -o 'pwc_[0-9]*_[A-Za-z0-9_-]*' || true)
-if [ -n "$credential" ]; then pass "facade credential issued (npm run caller)"; else fail "caller issue gave no credential"; fi
+# The first admin credential is the one thing issued from the database (its owner); the rest goes through core.
+pwc='pwc_[0-9]*_[A-Za-z0-9_-]*'
+admin=$(oneshot caller bootstrap --name container-operator 2>&1 | grep -o "$pwc" || true)
+if [ -n "$admin" ]; then pass "first admin credential bootstrapped (npm run caller -- bootstrap)"; else
+  fail "caller bootstrap gave no credential"; fi
 
 core_env=(-e "DATABASE_URL=$database_url" -e "CARD_ENCRYPTION_KEY=$card_key" -e CORE_METRICS_PORT=9465)
 podman run -d --name "$run-core-api" "${hardening[@]}" --health-interval=disable --network "$run-db-net" \
   --network "$run-core-net" "${core_env[@]}" "$image" core-api >/dev/null
 podman run -d --name "$run-core-worker" "${hardening[@]}" --health-interval=disable --network "$run-db-net" \
   --network "$run-egress-net" "${core_env[@]}" "$image" core-worker >/dev/null
+# the facade's credential, through core's admin procedures with the admin credential (core may still be starting)
+issue_facade() {
+  podman run --rm "${common[@]}" --network "$run-core-net" -e "CORE_URL=http://$run-core-api:8081/trpc" \
+    -e "PAYWIRE_ADMIN_CREDENTIAL=$admin" "$image" caller issue --name facade --scope any-merchant >"$1" 2>&1
+}
+issued=$(mktemp)
+wait_until "core issues the facade's credential (npm run caller -- issue)" 90 issue_facade "$issued"
+credential=$(grep -o "$pwc" "$issued" || true)
+if [ -n "$credential" ]; then pass "facade credential issued through core (npm run caller)"; else
+  fail "caller issue gave no credential: $(head -c 300 "$issued")"; fi
 podman run -d --name "$run-facade" "${hardening[@]}" --health-interval=disable --network "$run-core-net" \
   --network "$run-facade-net" -p 127.0.0.1::8080 -e "CORE_URL=http://$run-core-api:8081/trpc" \
   -e "CORE_CREDENTIAL=$credential" -e METRICS_PORT=9464 "$image" facade >/dev/null

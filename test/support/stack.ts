@@ -47,6 +47,18 @@ export interface Stack {
   close(): Promise<void>;
 }
 
+/**
+ * What an operator CLI (caller, processor, keys, wallet-keys) needs to act through the stack's core: its tRPC
+ * URL and a fresh admin credential. No DATABASE_URL: database access is not what they use.
+ */
+export async function operatorCliEnv(stack: Stack): Promise<Record<string, string>> {
+  const name = `operator-${randomBytes(4).toString('hex')}`;
+  return {
+    CORE_URL: stack.core.url,
+    PAYWIRE_ADMIN_CREDENTIAL: await stack.issueCredential({ name, scope: 'admin' }),
+  };
+}
+
 /** A database of its own on the run's PostgreSQL, migrated. */
 export async function newDatabase(
   prefix = 'paywire',

@@ -1,5 +1,6 @@
 export { bootCore } from './boot.ts';
 export {
+  bootstrapAdminCredential,
   issueCallerCredential,
   listCallerCredentials,
   replaceCallerCredential,
@@ -19,9 +20,8 @@ export {
   reencryptRun,
   referencesPerKey,
   requestReencryption,
-  requestReencryptionAt,
 } from './keys/reencrypt.ts';
-export { addDataKey, openVault } from './keys/ring.ts';
+export { openVault } from './keys/ring.ts';
 export { type KeyView, keyStatus, type RotationView } from './keys/status.ts';
 export { refusedIban, sandboxPayoutBank } from './marketplace/payout-bank.ts';
 export { upsertMerchant } from './merchants/service.ts';
@@ -44,7 +44,7 @@ export { type RetentionSweep, sweepRetention } from './retention/sweep.ts';
 export { type AppRouter, appRouter, createCaller } from './router.ts';
 export { type AuditVerdict, verifyAuditTrail } from './security/audit/log.ts';
 export { type AuditOrigin, operatorOrigin } from './security/audit/trail.ts';
-export { bindings, type CardVault, createCardVault } from './security/card-vault.ts';
+export { accountFingerprintInput, bindings, type CardVault, createCardVault } from './security/card-vault.ts';
 export type { ScryptCost } from './security/passwords.ts';
 export { type CoreOptions, type RunningCore, startCore } from './server.ts';
 export {

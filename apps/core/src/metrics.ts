@@ -195,6 +195,13 @@ export const keyRowsReencrypted = new Counter({
   registers,
 });
 
+export const keyRowsRefingerprinted = new Counter({
+  name: 'paywire_key_rows_refingerprinted_total',
+  help: 'Vaulted cards and mandates given their fingerprint under the current fingerprint key by the rotation job, by table',
+  labelNames: ['table'] as const,
+  registers,
+});
+
 export const keyRetirements = new Counter({
   name: 'paywire_key_retirements_total',
   help: 'Data keys retired (wrapped material erased) once nothing referred to them',

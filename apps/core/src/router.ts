@@ -7,6 +7,7 @@ import { clockRouter } from './clock/router.ts';
 import { consoleRouter } from './console/router.ts';
 import { fraudRouter } from './fraud/router.ts';
 import { ipnRouter } from './ipn/router.ts';
+import { keysRouter } from './keys/router.ts';
 import { marketplaceRouter } from './marketplace/router.ts';
 import { merchantsRouter } from './merchants/router.ts';
 import { ordersRouter } from './orders/router.ts';
@@ -43,6 +44,7 @@ export const appRouter = router({
   audit: auditRouter,
   wallets: walletsRouter,
   accountUpdater: accountUpdaterRouter,
+  keys: keysRouter,
   chargebacks: chargebacksRouter,
   fraud: fraudRouter,
   marketplace: marketplaceRouter,

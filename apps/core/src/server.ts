@@ -336,6 +336,8 @@ async function openKeys(orm: MikroORM, options: CoreOptions) {
   const vault = createCardVault(ring);
   const keys = keyServices(orm, provider, vault, {
     retireAfterSeconds: options.keyRetireAfterSeconds ?? 60,
+    // every core refreshes its keys within this (docs/keys.md): a new key is current only then
+    activateAfterSeconds: Math.ceil((3 * (options.keyRefreshMs ?? 10_000)) / 1000),
     batchSize: options.keyBatchSize ?? 200,
   });
   return { vault, keys };

@@ -31,6 +31,7 @@ export const auditActions = [
   'partner-link.add',
   'partner-link.remove',
   'console-user.create',
+  'wallet-keys.configure',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

@@ -16,6 +16,7 @@ export * from './fraud.ts';
 export * from './idempotency.ts';
 export * from './internal-headers.ts';
 export * from './ipn.ts';
+export * from './keys.ts';
 export * from './marketplace.ts';
 export * from './merchants.ts';
 export * from './money.ts';

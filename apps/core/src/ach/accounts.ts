@@ -26,7 +26,6 @@ export function achMandate(
     {
       scheme: 'ACH',
       number: account.accountNumber,
-      identity: `ach:${account.routingNumber}:${account.accountNumber}`,
       routingNumber: account.routingNumber,
       accountType: account.accountType,
     },

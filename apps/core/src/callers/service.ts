@@ -12,11 +12,11 @@ import {
 } from '@paywire/contracts';
 import type { z } from 'zod';
 import { inTransaction } from '../db/transaction.ts';
-import { executePrepared } from '../db/wire.ts';
+import { executeParameterized, executePrepared } from '../db/wire.ts';
 import { Merchant } from '../merchants/entities.ts';
 import { type AuditEntry, type AuditOrigin, recordAudit } from '../security/audit/trail.ts';
 import { CallerCredential } from './entities.ts';
-import { liveCredential } from './queries.ts';
+import { activeAdmins, liveCredential, lockBootstrap } from './queries.ts';
 
 /** Who is calling core, as its credential says. */
 export interface Caller {
@@ -64,6 +64,27 @@ export function issueCallerCredential(
     const issued = await createCredential(em, input);
     await recordAudit(em, origin, credentialEntry('caller-credential.issue', issued));
     return issued;
+  });
+}
+
+/**
+ * The first admin credential, for the database's owner at a CLI (no admin credential exists to call core
+ * with): refused once an admin credential is active, so database access is no way around core's admin
+ * procedures. Audited like any issue, with the operator as actor.
+ */
+export function bootstrapAdminCredential(
+  em: EntityManager,
+  input: Omit<z.output<typeof issueCallerInput>, 'scope' | 'merchantId'>,
+  origin: AuditOrigin,
+): Promise<IssuedCallerCredential> {
+  return inTransaction(em, async (em) => {
+    await executeParameterized(em, lockBootstrap, []);
+    const admins = await executeParameterized<{ name: string }>(em, activeAdmins, []);
+    if (admins.length > 0)
+      throw new Error(
+        `an admin credential is active (${admins.map((admin) => admin.name).join(', ')}): issue others with npm run caller -- issue, using it`,
+      );
+    return issueCallerCredential(em, { ...input, scope: 'admin' }, origin);
   });
 }
 

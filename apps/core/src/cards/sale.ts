@@ -203,7 +203,7 @@ export function saleOperation(
       {
         amountMinor,
         currency,
-        ...(source.wallet ? {} : { cardFingerprint: ctx.vault.fingerprint(source.material.number) }),
+        ...(source.wallet ? {} : { cardFingerprints: ctx.vault.fingerprints(source.material.number) }),
         cardCountry: ctx.cardProfile(source.wallet ? { brand } : { number: source.material.number, brand })
           .issuingCountry,
         ...(ipAddress ? { ipAddress } : {}),

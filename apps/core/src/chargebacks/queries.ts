@@ -60,6 +60,6 @@ export const insertEvidence = `insert into chargeback_evidence
 export const evidenceOf = `select id, chargeback_id, media_type, size_bytes, sha256, created_at
      from chargeback_evidence where merchant_id = $1 and chargeback_id = any($2::bigint[]) order by id`;
 
-/** Whether transaction $1 is a captured sale of the stored card whose fingerprint is $2. */
+/** Whether transaction $1 is a captured sale of the stored card whose fingerprint is one of $2. */
 export const captureOfCard = `select t.captured_minor, t.currency from card_transaction t
-     join stored_card c on c.id = t.card_id where t.id = $1 and t.status = 'CAPTURED' and c.fingerprint = $2`;
+     join stored_card c on c.id = t.card_id where t.id = $1 and t.status = 'CAPTURED' and c.fingerprint = any($2::varchar[])`;

@@ -24,7 +24,7 @@ export async function disputeTestCardSale(
   if (ctx.mode !== 'sandbox' || cardLastFour !== disputeTestCard.slice(-4)) return;
   const [sale] = await executeParameterized<{ captured_minor: string; currency: string }>(em, captureOfCard, [
     transactionId,
-    ctx.vault.fingerprint(disputeTestCard),
+    ctx.vault.fingerprints(disputeTestCard),
   ]);
   if (!sale) return;
   await openDispute(ctx, em, {

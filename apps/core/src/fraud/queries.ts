@@ -10,12 +10,15 @@
 export const lockScreening = `select pg_advisory_xact_lock(k) from (
     select hashtextextended(t, 7) as k from unnest($1::text[]) t order by 1) keys`;
 
-/** Sales of merchant $1 that passed screening since $4: with card fingerprint $2, and from IP address $3. */
+/**
+ * Sales of merchant $1 that passed screening since $4: with one of card fingerprints $2 (the card's under each
+ * live fingerprint key), and from IP address $3.
+ */
 export const recentScreenings = `select
-    count(*) filter (where card_fingerprint = $2)::int as card_count,
+    count(*) filter (where card_fingerprint = any($2::varchar[]))::int as card_count,
     count(*) filter (where ip_address = $3)::int as ip_count
   from fraud_screening
-  where merchant_id = $1 and screened_at > $4 and (card_fingerprint = $2 or ip_address = $3)`;
+  where merchant_id = $1 and screened_at > $4 and (card_fingerprint = any($2::varchar[]) or ip_address = $3)`;
 
 /**
  * Records a screened sale of merchant $1 (card fingerprint $2, IP address $3, at $4 by its clock) and removes a

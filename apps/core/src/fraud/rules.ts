@@ -52,10 +52,10 @@ export function settingsOf(rules: FraudRules): FraudSettings {
 /** Whether a rule counts sales, so screening must count and record them under a lock. */
 export function countsSales(
   rules: FraudRules,
-  sale: { cardFingerprint?: string; ipAddress?: string },
+  sale: { cardFingerprints?: readonly string[]; ipAddress?: string },
 ): boolean {
   return (
-    (rules.cardHourlyLimit !== null && sale.cardFingerprint !== undefined) ||
+    (rules.cardHourlyLimit !== null && sale.cardFingerprints !== undefined) ||
     (rules.ipAddressHourlyLimit !== null && sale.ipAddress !== undefined)
   );
 }

@@ -32,8 +32,11 @@ export class FraudDeclined extends ReportedFailure {
 export interface SaleToScreen {
   amountMinor: number;
   currency: string;
-  /** The card's keyed fingerprint; none for a wallet token, which velocity does not count. */
-  cardFingerprint?: string;
+  /**
+   * The card's keyed fingerprints under every live fingerprint key, the current one first (it is recorded,
+   * any one is counted); none for a wallet token, which velocity does not count.
+   */
+  cardFingerprints?: [string, ...string[]];
   cardCountry?: string;
   ipAddress?: string;
   /** Whether the shopper's device data was collected (transactionFraudInfo.fraudSessionId). */
@@ -66,14 +69,16 @@ export async function screenSale(
   declined: () => EventParameters,
 ): Promise<FraudResultInfo> {
   const counting = countsSales(rules, sale);
-  const card = rules.cardHourlyLimit === null ? null : (sale.cardFingerprint ?? null);
+  const card = rules.cardHourlyLimit === null ? null : (sale.cardFingerprints ?? null);
   const ip = rules.ipAddressHourlyLimit === null ? null : (sale.ipAddress ?? null);
   const since = new Date(sale.now.getTime() - hourMs);
   let counts = { card_count: 0, ip_count: 0 };
   if (counting) {
-    const keys = [card && `card:${ctx.merchantId}:${card}`, ip && `ip:${ctx.merchantId}:${ip}`].filter(
-      (key): key is string => key !== null,
-    );
+    // one lock per fingerprint: a core still on the old fingerprint key waits on the same lock
+    const keys = [
+      ...(card ?? []).map((fingerprint) => `card:${ctx.merchantId}:${fingerprint}`),
+      ...(ip ? [`ip:${ctx.merchantId}:${ip}`] : []),
+    ];
     await sendWithNext(em, lockScreening, [keys]);
     const [row] = await executePrepared<typeof counts>(em, recentScreenings, [
       ctx.merchantId,
@@ -96,6 +101,7 @@ export async function screenSale(
   if (broken.length > 0) {
     throw new FraudDeclined({ fraudReferenceId: randomUUID(), fraudEvent: broken }, declined());
   }
-  if (counting) await sendWithNext(em, recordScreening, [ctx.merchantId, card, ip, sale.now, since]);
+  if (counting)
+    await sendWithNext(em, recordScreening, [ctx.merchantId, card?.[0] ?? null, ip, sale.now, since]);
   return { deviceDataCollector: sale.deviceData ? 'Y' : 'N' };
 }

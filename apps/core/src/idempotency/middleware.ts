@@ -46,7 +46,7 @@ async function readClaim(
   ctx: MerchantContext,
   em: EntityManager,
   claim: (Claim & FactsRow) | undefined,
-  fingerprint: string,
+  fingerprints: Fingerprints,
 ): Promise<Date | string | TRPCError> {
   if (!claim?.locked) throw inProgress();
   ctx.memo.facts = Promise.resolve(factsOf(claim));
@@ -54,8 +54,9 @@ async function readClaim(
   // an outcome of null with a fingerprint is a phased call still in flight (0014)
   if (claim.outcome === null && claim.fingerprint !== null) throw inProgress();
   if (claim.outcome === null || !claim.expires_at || new Date(claim.expires_at) <= now) return now;
-  // A record from before fingerprints were keyed has none (0011): it replays, as a retry needs.
-  if (claim.fingerprint !== null && claim.fingerprint !== fingerprint) {
+  // A record from before fingerprints were keyed has none (0011): it replays, as a retry needs. One under a
+  // fingerprint key a rotation replaced replays too, until it expires.
+  if (claim.fingerprint !== null && !fingerprints.includes(claim.fingerprint)) {
     idempotencyOutcomes.inc({ outcome: 'conflict' });
     throw new DomainError(
       'SAME_IDEMPOTENCY_KEY_WAS_ALREADY_IN_USE_WITH_PREVIOUS_DIFFERENT_REQUEST',
@@ -76,13 +77,21 @@ interface Claim {
   expires_at: string | Date | null;
 }
 
+/** A request's fingerprints under every live fingerprint key: the first is stored, any one matches. */
+type Fingerprints = [string, ...string[]];
+
 /**
  * What is stored to recognise a retry: a keyed hash (the card vault's, from the card key) of the facade's
  * digest of the request, or of the call itself when no digest came. A plain digest of a body holding a
  * card number and CVV would let anyone holding the row test guesses offline; this one needs the key.
  */
-function fingerprintOf(vault: CardVault, request: IdempotentRequest, path: string, input: unknown): string {
-  return vault.fingerprint(
+function fingerprintsOf(
+  vault: CardVault,
+  request: IdempotentRequest,
+  path: string,
+  input: unknown,
+): Fingerprints {
+  return vault.fingerprints(
     request.fingerprint === undefined
       ? `call:${path}\n${JSON.stringify(input ?? null)}`
       : `request:${request.fingerprint}`,
@@ -123,13 +132,13 @@ export async function runIdempotently<R extends Result>(
   },
 ): Promise<R> {
   const key = checkIdempotencyKey(ctx.idempotency.key);
-  const fingerprint = fingerprintOf(ctx.vault, ctx.idempotency, path, await getRawInput());
-  if (run.phased) return runInPhases(ctx, path, key, fingerprint, run);
+  const fingerprints = fingerprintsOf(ctx.vault, ctx.idempotency, path, await getRawInput());
+  if (run.phased) return runInPhases(ctx, path, key, fingerprints, run);
   const { merchantId } = ctx;
   return inTransaction(ctx.em, async (em) => {
     // One round trip: the key's lock and record, and the merchant's facts (clock, IPN) the call will need.
     const [claim] = await executePrepared<Claim & FactsRow>(em, claimKey, [merchantId, key]);
-    const now = await readClaim(ctx, em, claim, fingerprint);
+    const now = await readClaim(ctx, em, claim, fingerprints);
     if (now instanceof TRPCError) throw now;
     if (typeof now === 'string') return run.replay(JSON.parse(now));
 
@@ -155,7 +164,7 @@ export async function runIdempotently<R extends Result>(
     await sendWithNext(em, claim?.outcome == null ? recordOutcome : renewWithOutcome, [
       merchantId,
       key,
-      fingerprint,
+      fingerprints[0],
       path,
       JSON.stringify(outcome),
       addSeconds(now, idempotencyRetentionSeconds),
@@ -176,7 +185,7 @@ async function runInPhases<R extends Result>(
   ctx: MerchantContext,
   path: string,
   key: string,
-  fingerprint: string,
+  fingerprints: Fingerprints,
   run: {
     proceed: (em: EntityManager, keyed?: KeyedCall) => Promise<R>;
     replay: (data: unknown) => Promise<R>;
@@ -185,13 +194,13 @@ async function runInPhases<R extends Result>(
   const { merchantId } = ctx;
   const claimed = await inTransaction(ctx.em, async (em) => {
     const [claim] = await executePrepared<Claim & FactsRow>(em, claimKey, [merchantId, key]);
-    const now = await readClaim(ctx, em, claim, fingerprint);
+    const now = await readClaim(ctx, em, claim, fingerprints);
     if (!(now instanceof Date)) return now;
     // the in-flight record travels with the commit
     await sendWithNext(em, recordInFlight, [
       merchantId,
       key,
-      fingerprint,
+      fingerprints[0],
       path,
       null,
       addSeconds(now, idempotencyRetentionSeconds),

@@ -25,9 +25,9 @@ export const currentKey = `select id, activates_at, now() >= activates_at as act
   where purpose = 'encryption' and not legacy and retired_at is null and activates_at <= now()
   order by activates_at desc, id desc limit 1`;
 
-/** The newest encryption key (active or waiting for its activation), with how long until then. */
+/** The newest key of purpose $1 (active or waiting for its activation), with how long until then. */
 export const newestKey = `select id, greatest(0, extract(epoch from activates_at - now()))::float8 as wait_seconds
-  from data_key where purpose = 'encryption' and not legacy and retired_at is null
+  from data_key where purpose = $1 and not legacy and retired_at is null
   order by activates_at desc, id desc limit 1`;
 
 /**
@@ -68,6 +68,33 @@ export const resealed = {
   vendor: 'update vendor set sealed_secrets = $2 where id = $1::integer and sealed_secrets = $3',
 } as const;
 
+/**
+ * Fingerprinted values, per table: `$1` the last row seen, `$2` the prefix fingerprints under the target key
+ * start with, `$3` the batch size. Each returns the row's cursor, merchant, fingerprint (the row its sealed
+ * value is bound to) and sealed value; a mandate also its scheme and routing number, part of what is
+ * fingerprinted.
+ */
+export const fingerprintedBatches = {
+  stored_card: `select id::text as cursor, merchant_id, fingerprint as row, sealed_number as sealed from stored_card
+    where id > coalesce($1::bigint, 0) and fingerprint is not null and fingerprint not like $2 order by id limit $3`,
+  sepa_mandate: `select id::text as cursor, merchant_id, iban_fingerprint as row, sealed_iban as sealed, scheme,
+      routing_number from sepa_mandate
+    where id > coalesce($1::bigint, 0) and iban_fingerprint not like $2 order by id limit $3`,
+} as const;
+
+/**
+ * Replaces a value's fingerprint ($2) and its value sealed bound to it ($3) only if both are still the ones
+ * read ($4 fingerprint, $5 sealed), and the shopper has none under the new fingerprint. $1 cursor.
+ */
+export const refingerprinted = {
+  stored_card: `update stored_card c set fingerprint = $2, sealed_number = $3
+    where c.id = $1::bigint and c.fingerprint = $4 and c.sealed_number = $5
+      and not exists (select 1 from stored_card o where o.shopper_id = c.shopper_id and o.fingerprint = $2)`,
+  sepa_mandate: `update sepa_mandate m set iban_fingerprint = $2, sealed_iban = $3
+    where m.id = $1::bigint and m.iban_fingerprint = $4 and m.sealed_iban = $5
+      and not exists (select 1 from sepa_mandate o where o.shopper_id = m.shopper_id and o.iban_fingerprint = $2)`,
+} as const;
+
 /** $1 key, $2 table: the rotation's progress there (made on first use). */
 export const progressOf = `insert into key_reencryption (key_id, table_name) values ($1, $2)
   on conflict (key_id, table_name) do update set updated_at = key_reencryption.updated_at
@@ -103,6 +130,40 @@ export const retireKey = `update data_key set retired_at = now(), wrapped = null
     and not exists (select 1 from ipn_secret where sealed_secret like $2)
     and not exists (select 1 from vendor where sealed_secrets like $2)
   returning id`;
+
+/**
+ * Fingerprints still in use, per fingerprint key id ('legacy' for bare ones): vaulted cards' and mandates', and
+ * those idempotency records and fraud screenings compare with (a record until it expires, a screening for the
+ * velocity rules' hour).
+ */
+export const fingerprintReferencesByKey = `with fingerprinted(value) as (
+    select fingerprint from stored_card where fingerprint is not null
+    union all select iban_fingerprint from sepa_mandate
+    union all select fingerprint from idempotency_record where fingerprint is not null and expires_at > now()
+    union all select card_fingerprint from fraud_screening
+      where card_fingerprint is not null and screened_at > now() - interval '1 hour')
+  select coalesce(substring(value from '^f([0-9]+):'), 'legacy') as key, count(*)::integer as count
+  from fingerprinted group by 1`;
+
+/**
+ * Retires fingerprint key $1 when nothing refers to it (as `fingerprintReferencesByKey` counts), its wrapped
+ * material erased in the statement that proves it; $2 the pattern of its fingerprints.
+ */
+export const retireFingerprintKey = `update data_key set retired_at = now(), wrapped = null
+  where id = $1 and purpose = 'fingerprint' and retired_at is null
+    and not exists (select 1 from stored_card where fingerprint ~ $2)
+    and not exists (select 1 from sepa_mandate where iban_fingerprint ~ $2)
+    and not exists (select 1 from idempotency_record where fingerprint ~ $2 and expires_at > now())
+    and not exists (select 1 from fraud_screening where card_fingerprint ~ $2
+      and screened_at > now() - interval '1 hour')
+  returning id`;
+
+/**
+ * Whether vaulted cards or mandates still hold a fingerprint matching $1 (a fingerprint key's pattern): what
+ * another walk can rewrite, unlike idempotency records and screenings, which only expire.
+ */
+export const fingerprintStragglers = `select exists (select 1 from stored_card where fingerprint ~ $1)
+  or exists (select 1 from sepa_mandate where iban_fingerprint ~ $1) as found`;
 
 /** Each rotation's progress per table, newest first. */
 export const rotationProgress = `select key_id, table_name, rows_reencrypted::integer as rows_reencrypted, finished_at,

@@ -1,18 +1,28 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { PgBoss } from 'pg-boss';
 import { executeParameterized } from '../db/wire.ts';
-import { sendFollower, startJobs } from '../jobs/boss.ts';
-import { keyRetirements, keyRowsReencrypted } from '../metrics.ts';
+import { sendFollower } from '../jobs/boss.ts';
+import { keyRetirements, keyRowsReencrypted, keyRowsRefingerprinted } from '../metrics.ts';
 import { coreOrigin, recordAudit } from '../security/audit/trail.ts';
-import type { Binding, RefreshableVault, SealedTable } from '../security/card-vault.ts';
+import {
+  accountFingerprintInput,
+  type Binding,
+  type RefreshableVault,
+  type SealedTable,
+} from '../security/card-vault.ts';
 import type { KeyProvider } from './provider.ts';
 import {
   advanceProgress,
+  fingerprintedBatches,
+  fingerprintReferencesByKey,
+  fingerprintStragglers,
   liveKeys,
   newestKey,
   progressOf,
   referencesByKey,
+  refingerprinted,
   resealed,
+  retireFingerprintKey,
   retireKey,
   sealedBatches,
 } from './queries.ts';
@@ -37,6 +47,8 @@ export interface KeyServices {
   refresh(): Promise<void>;
   /** After a new key's activation, how long before a key nothing refers to is retired (cores' refresh margin). */
   retireAfterSeconds: number;
+  /** A rotation's default wait before its key is current: longer than every core's refresh period. */
+  activateAfterSeconds: number;
   batchSize: number;
 }
 
@@ -44,7 +56,7 @@ export function keyServices(
   orm: MikroORM,
   provider: KeyProvider,
   vault: RefreshableVault,
-  settings: { retireAfterSeconds: number; batchSize: number },
+  settings: { retireAfterSeconds: number; activateAfterSeconds: number; batchSize: number },
 ): KeyServices {
   return {
     provider,
@@ -61,12 +73,103 @@ interface SealedRow {
   merchant_id: number;
   row: string;
   sealed: string;
+  /** A mandate's (keys/queries.ts, fingerprintedBatches). */
+  scheme?: 'SEPA' | 'ACH';
+  routing_number?: string | null;
 }
 
-/** Re-encrypts one table's values not under `target`, batch by batch from where the last run stopped. */
-async function reencryptTable(
+type FingerprintedTable = keyof typeof fingerprintedBatches;
+
+/** How often a key only expiring references hold is tried again for retirement. */
+const expiringReferencesPollSeconds = 60;
+
+/**
+ * What a rotation of each purpose walks and when it retires a key. A DEK rotation re-seals every value under
+ * the new key; a fingerprint key rotation recomputes each vaulted card's and mandate's fingerprint from the
+ * opened value and re-seals it bound to the new fingerprint. Idempotency records and fraud screenings cannot be
+ * recomputed (only their keyed hash is kept): they keep their key referenced until they expire.
+ */
+interface Rotation {
+  purpose: 'encryption' | 'fingerprint';
+  tables: readonly SealedTable[];
+  /** The prefix of values (or fingerprints) already under the target key, for `not like`. */
+  under(target: number): string;
+  batch(table: SealedTable): string;
+  /** Rewrites one row under the target key in `tx`; how many rows changed (0: a concurrent writer won). */
+  rewrite(
+    tx: EntityManager,
+    keys: KeyServices,
+    table: SealedTable,
+    target: number,
+    row: SealedRow,
+  ): Promise<number>;
+  retire: string;
+  /** What the retirement statement matches of an old key's values. */
+  pattern(key: { id: number; legacy: boolean }): string;
+  /**
+   * Whether the tables it walks still hold values matching a pattern, when other references only expire;
+   * absent: every reference is in the tables it walks.
+   */
+  stragglers?: string;
+  counter: typeof keyRowsReencrypted;
+}
+
+const reencryption: Rotation = {
+  purpose: 'encryption',
+  tables,
+  under: (target) => `v2:${target}:%`,
+  batch: (table) => sealedBatches[table],
+  async rewrite(tx, keys, table, target, row) {
+    const at: Binding = { merchantId: row.merchant_id, table, row: row.row };
+    const fresh = keys.vault.sealWith(target, keys.vault.open(row.sealed, at), at);
+    return (await executeParameterized(tx, `${resealed[table]} returning 1`, [row.cursor, fresh, row.sealed]))
+      .length;
+  },
+  retire: retireKey,
+  pattern: (key) => (key.legacy ? 'v1:%' : `v2:${key.id}:%`),
+  counter: keyRowsReencrypted,
+};
+
+const refingerprinting: Rotation = {
+  purpose: 'fingerprint',
+  tables: Object.keys(fingerprintedBatches) as FingerprintedTable[],
+  under: (target) => `f${target}:%`,
+  batch: (table) => fingerprintedBatches[table as FingerprintedTable],
+  async rewrite(tx, keys, table, target, row) {
+    const plain = keys.vault.open(row.sealed, { merchantId: row.merchant_id, table, row: row.row });
+    const fingerprint = keys.vault.fingerprintWith(
+      target,
+      row.scheme
+        ? accountFingerprintInput({
+            scheme: row.scheme,
+            number: plain,
+            routingNumber: row.routing_number ?? null,
+          })
+        : plain,
+    );
+    const sealed = keys.vault.seal(plain, { merchantId: row.merchant_id, table, row: fingerprint });
+    return (
+      await executeParameterized(tx, `${refingerprinted[table as FingerprintedTable]} returning 1`, [
+        row.cursor,
+        fingerprint,
+        sealed,
+        row.row,
+        row.sealed,
+      ])
+    ).length;
+  },
+  retire: retireFingerprintKey,
+  // a legacy key's fingerprints are bare: no key id, no colon
+  pattern: (key) => (key.legacy ? '^[^:]*$' : `^f${key.id}:`),
+  stragglers: fingerprintStragglers,
+  counter: keyRowsRefingerprinted,
+};
+
+/** Rewrites one table's values not under `target`, batch by batch from where the last run stopped. */
+async function rotateTable(
   orm: MikroORM,
   keys: KeyServices,
+  rotation: Rotation,
   target: number,
   table: SealedTable,
   onFailure: (error: unknown) => void,
@@ -81,22 +184,15 @@ async function reencryptTable(
   let cursor = progress?.last_row ?? null;
   for (;;) {
     const done = await em.fork().transactional(async (tx) => {
-      const rows = await executeParameterized<SealedRow>(tx, sealedBatches[table], [
+      const rows = await executeParameterized<SealedRow>(tx, rotation.batch(table), [
         cursor,
-        `v2:${target}:%`,
+        rotation.under(target),
         keys.batchSize,
       ]);
       let count = 0;
       for (const row of rows) {
-        const at: Binding = { merchantId: row.merchant_id, table, row: row.row };
         try {
-          const fresh = keys.vault.sealWith(target, keys.vault.open(row.sealed, at), at);
-          const updated = await executeParameterized(tx, `${resealed[table]} returning 1`, [
-            row.cursor,
-            fresh,
-            row.sealed,
-          ]);
-          count += updated.length;
+          count += await rotation.rewrite(tx, keys, table, target, row);
         } catch (error) {
           // A value that does not open keeps its key referenced (never retired); the operator sees why.
           onFailure(error);
@@ -106,7 +202,7 @@ async function reencryptTable(
       if (last) cursor = last.cursor;
       const finished = rows.length < keys.batchSize;
       await executeParameterized(tx, advanceProgress, [target, table, cursor, count, finished]);
-      keyRowsReencrypted.inc({ table }, count);
+      rotation.counter.inc({ table }, count);
       return finished;
     });
     if (done) return;
@@ -119,22 +215,24 @@ export type RunOutcome =
   | { state: 'referenced'; keys: string[] };
 
 /**
- * One run: once the newest DEK seals, every value under another key is re-encrypted under it; then each older
- * key nothing refers to (every table checked in the statement that retires it) is retired, its wrapped
- * material erased. Resumable: progress is kept per table, and values written meanwhile under an old key send
- * the next run over the tables again.
+ * One rotation's run: once its newest key is current, every value under another key is rewritten under it;
+ * then each older key of its purpose nothing refers to (every table checked in the statement that retires it)
+ * is retired, its wrapped material erased. Resumable: progress is kept per table, and values written
+ * meanwhile under an old key send the next run over the tables again.
  */
-export async function reencryptRun(
+async function rotationRun(
   orm: MikroORM,
   keys: KeyServices,
+  rotation: Rotation,
   onFailure: (error: unknown) => void,
 ): Promise<RunOutcome> {
-  await keys.refresh();
   const em = orm.em.fork();
-  const [newest] = await executeParameterized<{ id: number; wait_seconds: number }>(em, newestKey, []);
+  const [newest] = await executeParameterized<{ id: number; wait_seconds: number }>(em, newestKey, [
+    rotation.purpose,
+  ]);
   if (!newest) return { state: 'done' };
   if (newest.wait_seconds > 0) return { state: 'waiting', seconds: newest.wait_seconds };
-  for (const table of tables) await reencryptTable(orm, keys, newest.id, table, onFailure);
+  for (const table of rotation.tables) await rotateTable(orm, keys, rotation, newest.id, table, onFailure);
 
   const wait = keys.retireAfterSeconds;
   const [activated] = await executeParameterized<{ seconds: number }>(
@@ -146,15 +244,13 @@ export async function reencryptRun(
     return { state: 'waiting', seconds: wait - (activated?.seconds ?? 0) };
 
   const live = await executeParameterized<{ id: number; purpose: string; legacy: boolean }>(em, liveKeys, []);
-  const older = live.filter((key) => key.purpose === 'encryption' && key.id !== newest.id);
+  const older = live.filter((key) => key.purpose === rotation.purpose && key.id !== newest.id);
   const referenced: string[] = [];
+  let walkAgain = rotation.stragglers === undefined;
   for (const key of older) {
     // The retirement and its audit event (core's own, of no merchant) commit together.
     const retired = await em.transactional(async (tx) => {
-      const rows = await executeParameterized(tx, retireKey, [
-        key.id,
-        key.legacy ? 'v1:%' : `v2:${key.id}:%`,
-      ]);
+      const rows = await executeParameterized(tx, rotation.retire, [key.id, rotation.pattern(key)]);
       if (rows.length > 0)
         await recordAudit(tx, coreOrigin, {
           merchantId: null,
@@ -165,17 +261,50 @@ export async function reencryptRun(
       return rows;
     });
     if (retired.length > 0) keyRetirements.inc();
-    else referenced.push(String(key.id));
+    else {
+      referenced.push(String(key.id));
+      if (rotation.stragglers && !walkAgain) {
+        const [found] = await executeParameterized<{ found: boolean }>(em, rotation.stragglers, [
+          rotation.pattern(key),
+        ]);
+        walkAgain = found?.found ?? true;
+      }
+    }
   }
   if (referenced.length === 0) return { state: 'done' };
+  // Only references that expire (idempotency records, screenings) remain: look again later, walking nothing.
+  if (!walkAgain) return { state: 'waiting', seconds: expiringReferencesPollSeconds };
   // Something still holds an old key (written by a core that had not switched yet): go over the tables again.
   await executeParameterized(em, 'delete from key_reencryption where key_id = $1', [newest.id]);
   return { state: 'referenced', keys: referenced };
 }
 
+/** A run of both rotations, DEKs' and the fingerprint key's: the more pressing outcome of the two. */
+export async function reencryptRun(
+  orm: MikroORM,
+  keys: KeyServices,
+  onFailure: (error: unknown) => void,
+): Promise<RunOutcome> {
+  await keys.refresh();
+  const outcomes = [
+    await rotationRun(orm, keys, reencryption, onFailure),
+    await rotationRun(orm, keys, refingerprinting, onFailure),
+  ];
+  const referenced = outcomes.flatMap((outcome) => (outcome.state === 'referenced' ? outcome.keys : []));
+  if (referenced.length > 0) return { state: 'referenced', keys: referenced };
+  const waits = outcomes.flatMap((outcome) => (outcome.state === 'waiting' ? [outcome.seconds] : []));
+  return waits.length > 0 ? { state: 'waiting', seconds: Math.min(...waits) } : { state: 'done' };
+}
+
 /** Values per key id ('v1' for the legacy format), for `keys status`. */
 export async function referencesPerKey(em: EntityManager): Promise<Map<string, number>> {
   const rows = await executeParameterized<{ key: string; count: number }>(em, referencesByKey, []);
+  return new Map(rows.map((row) => [row.key, row.count]));
+}
+
+/** Fingerprints per fingerprint key id ('legacy' for bare ones), for `keys status`. */
+export async function fingerprintReferencesPerKey(em: EntityManager): Promise<Map<string, number>> {
+  const rows = await executeParameterized<{ key: string; count: number }>(em, fingerprintReferencesByKey, []);
   return new Map(rows.map((row) => [row.key, row.count]));
 }
 
@@ -207,18 +336,8 @@ export async function startReencryption(
   });
 }
 
-/** Asks for a run now (a rotation): from a CLI or a core. */
+/** Asks for a run (a rotation's, when its key becomes current). */
 export async function requestReencryption(jobs: PgBoss, afterSeconds = 0): Promise<void> {
   await jobs.createQueue(reencryptQueue, { policy: 'stately', expireInSeconds: 3600, retryLimit: 0 });
   await jobs.send(reencryptQueue, {}, { startAfter: afterSeconds, heartbeatSeconds: 10 });
-}
-
-/** From a CLI: asks the workers for a run after `afterSeconds` (when the new key seals). */
-export async function requestReencryptionAt(databaseUrl: string, afterSeconds: number): Promise<void> {
-  const jobs = await startJobs(databaseUrl, () => {}, { worker: false });
-  try {
-    await requestReencryption(jobs, afterSeconds);
-  } finally {
-    await jobs.stop({ graceful: false });
-  }
 }

@@ -120,10 +120,13 @@ export async function openKeyRing(
         throw new KeyConfigurationError(
           'this database holds card data from before data keys (v1): start once with CARD_ENCRYPTION_KEY set to its key, so that key and its fingerprint key are imported',
         );
-      await addKey(tx, provider, 'fingerprint', legacy?.fingerprint ?? randomBytes(32));
+      // the imported key's fingerprints are bare HMACs, as v1 stored them (0036)
+      await addKey(tx, provider, 'fingerprint', legacy?.fingerprint ?? randomBytes(32), {
+        legacy: legacy !== undefined,
+      });
       added = true;
     }
-    if (legacy && !everyKey.some((key) => key.legacy)) {
+    if (legacy && !everyKey.some((key) => key.legacy && key.purpose === 'encryption')) {
       await addKey(tx, provider, 'encryption', legacy.encryption, { legacy: true });
       added = true;
     }
@@ -150,18 +153,20 @@ export async function refreshKeyRing(
 }
 
 /**
- * A rotation: a new DEK, sealing from `activateAfterSeconds` on (longer than every core's refresh period, so
- * each can open values under it before any seals with it). Re-encryption (reencrypt.ts) follows.
+ * A rotation: a new DEK (or fingerprint key), current from `activateAfterSeconds` on (longer than every core's
+ * refresh period, so each can open values, or match fingerprints, under it before any writes with it).
+ * Re-encryption or re-fingerprinting (reencrypt.ts) follows.
  */
 export async function addDataKey(
   em: EntityManager,
   provider: KeyProvider,
   activateAfterSeconds: number,
   origin: AuditOrigin,
+  purpose: 'encryption' | 'fingerprint' = 'encryption',
 ): Promise<number> {
   return em.transactional(async (tx) => {
     await executeParameterized(tx, lockKeys, []);
-    const id = await addKey(tx, provider, 'encryption', randomBytes(32), { activateAfterSeconds });
+    const id = await addKey(tx, provider, purpose, randomBytes(32), { activateAfterSeconds });
     // A rotation is the operator's, of no merchant: it joins the trail's own chain (docs/security-audit.md).
     await recordAudit(tx, origin, {
       merchantId: null,

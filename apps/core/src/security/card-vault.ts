@@ -12,8 +12,9 @@ import {
  * Card data at rest: AES-256-GCM under data keys (DEKs) that a key provider wraps (keys/), each ciphertext
  * naming its key: `v2:<key id>:<base64 iv | 16-byte tag | body>`, with additional data binding it to its
  * merchant, table and row, so a value copied into another row does not open. A separate fingerprint key makes
- * a keyed fingerprint, so the same card can be recognised without decrypting anything; it is not rotated with
- * the DEKs, so a rotation changes no duplicate detection and no idempotency replay.
+ * a keyed fingerprint (`f<key id>:<HMAC>`; a bare HMAC under a legacy fingerprint key), so the same card can be
+ * recognised without decrypting anything. Fingerprint keys rotate apart from DEKs; while two are live, lookups
+ * try the fingerprints under both (`fingerprints`), so a rotation changes no duplicate detection and no replay.
  *
  * `v1:` values (one static key, no key id, no additional data) stay readable under the legacy key imported at
  * the first start, until a rotation re-encrypts them.
@@ -21,7 +22,12 @@ import {
 export interface CardVault {
   seal(plain: string, at: Binding): string;
   open(sealed: string, at: Binding): string;
+  /** The fingerprint new values get: under the current fingerprint key. */
   fingerprint(value: string): string;
+  /** The value's fingerprint under every live fingerprint key, the current one first: what lookups match. */
+  fingerprints(value: string): [string, ...string[]];
+  /** The fingerprint under a given key (re-fingerprinting under the key a rotation made current). */
+  fingerprintWith(keyId: number, value: string): string;
   /** Seals under a given key (re-encryption under the key a rotation made current). */
   sealWith(keyId: number, plain: string, at: Binding): string;
   /** The data key currently sealing. */
@@ -87,11 +93,25 @@ export const bindings = {
   }),
 };
 
+/**
+ * What a mandate's account is fingerprinted as, apart from card numbers whatever the digits: an IBAN alone,
+ * an ACH account number with its routing number (the number is unique only with it).
+ */
+export const accountFingerprintInput = (account: {
+  scheme: 'SEPA' | 'ACH';
+  number: string;
+  routingNumber: string | null;
+}) =>
+  account.scheme === 'ACH' ? `ach:${account.routingNumber}:${account.number}` : `iban:${account.number}`;
+
 /** A data key, unwrapped once (at start, or when a refresh finds a new one). */
 export interface DataKey {
   id: number;
   purpose: 'encryption' | 'fingerprint';
-  /** The key `v1:` values were sealed under: opens them, never seals. */
+  /**
+   * Of the format before key ids: the encryption key `v1:` values were sealed under (opens them, never seals);
+   * a fingerprint key whose fingerprints are bare HMACs.
+   */
   legacy: boolean;
   /** When it may start sealing (every core has learnt it by then). */
   activatesAt: Date;
@@ -133,26 +153,30 @@ export function createCardVault(initial: KeyRing, now: () => number = Date.now):
   let ring = initial;
   let byId = new Map<number, DataKey>();
   let sealing: DataKey[] = []; // newest first
+  let fingerprinting: DataKey[] = []; // newest first
   let legacy: DataKey | undefined;
-  let fingerprintKey: DataKey | undefined;
+  const newestFirst = (keys: DataKey[]) =>
+    keys.sort((a, b) => b.activatesAt.getTime() - a.activatesAt.getTime() || b.id - a.id);
   const index = (next: KeyRing) => {
     ring = next;
     byId = new Map(next.keys.map((key) => [key.id, key]));
-    sealing = next.keys
-      .filter((key) => key.purpose === 'encryption' && !key.legacy)
-      .sort((a, b) => b.activatesAt.getTime() - a.activatesAt.getTime() || b.id - a.id);
+    sealing = newestFirst(next.keys.filter((key) => key.purpose === 'encryption' && !key.legacy));
+    fingerprinting = newestFirst(next.keys.filter((key) => key.purpose === 'fingerprint'));
     legacy = next.keys.find((key) => key.purpose === 'encryption' && key.legacy);
-    const fingerprints = next.keys.filter((key) => key.purpose === 'fingerprint');
-    if (fingerprints.length !== 1) throw new Error('the key ring needs exactly one fingerprint key');
-    fingerprintKey = fingerprints[0];
+    if (fingerprinting.length === 0) throw new Error('the key ring has no fingerprint key');
     if (sealing.length === 0) throw new Error('the key ring has no data key to seal with');
   };
   index(initial);
-  const current = (): DataKey => {
+  /** The newest key already active (every core has learnt it), else the oldest. */
+  const current = (keys: DataKey[]): DataKey => {
     const at = now();
-    const active = sealing.find((key) => key.activatesAt.getTime() <= at) ?? sealing[sealing.length - 1];
+    const active = keys.find((key) => key.activatesAt.getTime() <= at) ?? keys[keys.length - 1];
     if (!active) throw new Error('the key ring has no data key to seal with');
     return active;
+  };
+  const fingerprintUnder = (key: DataKey, value: string) => {
+    const mac = createHmac('sha256', key.key).update(value).digest('base64url');
+    return key.legacy ? mac : `f${key.id}:${mac}`;
   };
   const sealUnder = (key: DataKey, plain: string, at: Binding) => {
     const iv = randomBytes(ivLength);
@@ -163,7 +187,7 @@ export function createCardVault(initial: KeyRing, now: () => number = Date.now):
   };
 
   return {
-    seal: (plain, at) => sealUnder(current(), plain, at),
+    seal: (plain, at) => sealUnder(current(sealing), plain, at),
     sealWith(keyId, plain, at) {
       const key = byId.get(keyId);
       if (key?.purpose !== 'encryption' || key.legacy) throw new Error(`data key ${keyId} cannot seal`);
@@ -181,12 +205,20 @@ export function createCardVault(initial: KeyRing, now: () => number = Date.now):
       if (key?.purpose !== 'encryption') throw new Error(`data key ${id} is unknown to this process`);
       return decrypt(key.key, Buffer.from(payload, 'base64'), additionalData(key.id, at));
     },
-    fingerprint(value) {
-      return createHmac('sha256', (fingerprintKey as DataKey).key)
-        .update(value)
-        .digest('base64url');
+    fingerprint: (value) => fingerprintUnder(current(fingerprinting), value),
+    fingerprints(value) {
+      const first = current(fingerprinting);
+      return [
+        fingerprintUnder(first, value),
+        ...fingerprinting.filter((key) => key !== first).map((key) => fingerprintUnder(key, value)),
+      ];
     },
-    currentKeyId: () => current().id,
+    fingerprintWith(keyId, value) {
+      const key = byId.get(keyId);
+      if (key?.purpose !== 'fingerprint') throw new Error(`data key ${keyId} is no fingerprint key`);
+      return fingerprintUnder(key, value);
+    },
+    currentKeyId: () => current(sealing).id,
     ring: () => ring,
     replace: index,
   };
@@ -208,7 +240,7 @@ export function ephemeralRing(legacySecret?: Buffer): KeyRing {
       {
         id: 1,
         purpose: 'fingerprint',
-        legacy: false,
+        legacy: legacy !== undefined,
         activatesAt: epoch,
         key: createSecretKey(legacy?.fingerprint ?? randomBytes(32)),
       },

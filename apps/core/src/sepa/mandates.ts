@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MerchantContext } from '../context.ts';
 import { executeParameterized } from '../db/wire.ts';
-import { bindings } from '../security/card-vault.ts';
+import { accountFingerprintInput, bindings } from '../security/card-vault.ts';
 import type { Shopper } from '../shoppers/entities.ts';
 import { type DebitScheme, SepaMandate } from './entities.ts';
 import { insertMandate } from './queries.ts';
@@ -22,8 +22,6 @@ export interface MandateAccount {
   scheme: DebitScheme;
   /** Sealed; never shown beyond its first and last four. */
   number: string;
-  /** What identifies the account for the fingerprint (an ACH number is unique only with its routing number). */
-  identity: string;
   routingNumber: string | null;
   accountType: string | null;
 }
@@ -36,8 +34,8 @@ export function mandateFor(
   iban: string,
   now: Date,
 ): Promise<SepaMandate> {
-  const account = { scheme: 'SEPA' as const, number: iban, identity: `iban:${iban}` };
-  return accountMandate(ctx, em, shopper, { ...account, routingNumber: null, accountType: null }, now);
+  const account = { scheme: 'SEPA' as const, number: iban, routingNumber: null, accountType: null };
+  return accountMandate(ctx, em, shopper, account, now);
 }
 
 /**
@@ -51,10 +49,13 @@ export async function accountMandate(
   account: MandateAccount,
   now: Date,
 ): Promise<SepaMandate> {
-  const fingerprint = ctx.vault.fingerprint(account.identity);
+  // the account's fingerprints under every live fingerprint key: a mandate made before a rotation is found
+  const [fingerprint, ...earlier] = ctx.vault.fingerprints(accountFingerprintInput(account));
+  const known = () =>
+    em.findOne(SepaMandate, { shopper, ibanFingerprint: { $in: [fingerprint, ...earlier] } });
   if (shopper.id !== undefined) {
-    const known = await em.findOne(SepaMandate, { shopper, ibanFingerprint: fingerprint });
-    if (known) return known;
+    const mandate = await known();
+    if (mandate) return mandate;
   }
   await em.flush(); // the shopper gets its id
   await executeParameterized(em, insertMandate, [
@@ -70,7 +71,7 @@ export async function accountMandate(
     account.routingNumber,
     account.accountType,
   ]);
-  const mandate = await em.findOne(SepaMandate, { shopper, ibanFingerprint: fingerprint });
+  const mandate = await known();
   if (!mandate) throw new Error('the mandate was neither created nor found');
   return mandate;
 }

@@ -10,10 +10,16 @@
  * gives.
  */
 export function vaultCard(first: number): string {
-  const [merchant, ...columns] = Array.from({ length: 10 }, (_, n) => `$${first + n}`);
+  const [merchant, fingerprint, ...columns] = Array.from({ length: 10 }, (_, n) => `$${first + n}`);
+  const earlier = `$${first + 10}`;
+  // The shopper's card under an earlier fingerprint key (a rotation under way) is this card: its fingerprint is
+  // the conflict's, so its sealed number, bound to it, stays. Locked, so the re-fingerprinting waits; a row it
+  // re-fingerprinted meanwhile no longer matches, and conflicts under the current fingerprint instead.
   return `insert into stored_card (merchant_id, shopper_id, fingerprint, sealed_number, brand, last_four,
       expiration_month, expiration_year, card_sub_type, card_category, billing_contact, created_at)
-    select ${merchant}::integer, s.id, ${columns.join(', ')}::jsonb, now() from s
+    select ${merchant}::integer, s.id, coalesce((select k.fingerprint from stored_card k
+        where k.shopper_id = s.id and k.fingerprint = any(${earlier}::varchar[]) limit 1 for update),
+        ${fingerprint}::varchar), ${columns.join(', ')}::jsonb, now() from s
     on conflict (shopper_id, fingerprint) do update set expiration_month = excluded.expiration_month,
       expiration_year = excluded.expiration_year,
       billing_contact = coalesce(excluded.billing_contact, stored_card.billing_contact)

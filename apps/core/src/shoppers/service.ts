@@ -65,6 +65,8 @@ export type CardFacts = Pick<
 /** A card as the vault keeps it: the number sealed and fingerprinted, the rest reduced to its facts. */
 export interface VaultableCard extends CardFacts {
   fingerprint: string;
+  /** The number's fingerprints under the other live fingerprint keys: the shopper's card under one is this card. */
+  earlierFingerprints: string[];
   sealedNumber: string;
   billingContact: BillingContact | null;
 }
@@ -76,9 +78,10 @@ export function vaultable(
 ): VaultableCard {
   const brand = brandOf(card.number) as CardBrand; // contracts refuse numbers of no known brand
   const profile = ctx.cardProfile({ number: card.number, brand });
-  const fingerprint = ctx.vault.fingerprint(card.number);
+  const [fingerprint, ...earlierFingerprints] = ctx.vault.fingerprints(card.number);
   return {
     fingerprint,
+    earlierFingerprints,
     sealedNumber: ctx.vault.seal(card.number, bindings.card(ctx.merchantId, fingerprint)),
     brand,
     lastFour: card.number.slice(-4),
@@ -103,6 +106,7 @@ export function vaultCardParameters(merchantId: number, card: VaultableCard): un
     card.cardSubType,
     card.cardCategory,
     card.billingContact === null ? null : JSON.stringify(card.billingContact),
+    card.earlierFingerprints,
   ];
 }
 

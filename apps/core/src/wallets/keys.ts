@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { type ConfigureWalletKeysInput, DomainError, type WalletKeysView } from '@paywire/contracts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
+import { type AuditOrigin, recordAudit } from '../security/audit/trail.ts';
 import { bindings, type CardVault } from '../security/card-vault.ts';
 import type { AppleRecipient } from './apple-pay-crypto.ts';
 import { type GoogleRecipient, type GoogleRootKey, googleRootKeySet } from './google-pay-crypto.ts';
@@ -110,6 +111,7 @@ export function configureWalletKeys(
   em: EntityManager,
   vault: CardVault,
   input: ConfigureWalletKeysInput,
+  origin: AuditOrigin,
 ): Promise<WalletKeysView> {
   const { merchantId } = input;
   for (const [wallet, keys] of [
@@ -146,6 +148,12 @@ export function configureWalletKeys(
         merchantId,
         vault.seal(JSON.stringify(sealed), bindings.walletKeys(merchantId)),
       ]);
+    await recordAudit(em, origin, {
+      merchantId,
+      action: 'wallet-keys.configure',
+      object: `merchant:${merchantId}`,
+      outcome: 'success',
+    });
     return viewOf(merchantId, sealed);
   });
 }

@@ -7,7 +7,7 @@ import { configureWalletKeys, walletKeysView } from './keys.ts';
 export const walletsRouter = router({
   configureKeys: adminProcedure
     .input(configureWalletKeysInput)
-    .mutation(({ ctx, input }) => configureWalletKeys(ctx.em, ctx.vault, input)),
+    .mutation(({ ctx, input }) => configureWalletKeys(ctx.em, ctx.vault, input, ctx.origin)),
   keys: adminProcedure
     .input(z.object({ merchantId: z.number().int().positive().max(999_999_999) }))
     .query(({ ctx, input }) => walletKeysView(ctx.em, ctx.vault, input.merchantId)),

@@ -33,6 +33,7 @@ import { Payouts } from './0032-payouts.ts';
 import { AccountUpdater } from './0033-account-updater.ts';
 import { Ach } from './0034-ach.ts';
 import { ExtendedAndPartners } from './0035-extended-and-partners.ts';
+import { FingerprintKeys } from './0036-fingerprint-keys.ts';
 import { ErasedMandates } from './0037-erased-mandates.ts';
 
 /** Committed migrations, in order. The schema only ever changes through these, never by sync at boot. */
@@ -72,5 +73,6 @@ export const migrations = [
   { name: '0033-account-updater', class: AccountUpdater },
   { name: '0034-ach', class: Ach },
   { name: '0035-extended-and-partners', class: ExtendedAndPartners },
+  { name: '0036-fingerprint-keys', class: FingerprintKeys },
   { name: '0037-erased-mandates', class: ErasedMandates },
 ];

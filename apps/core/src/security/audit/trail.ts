@@ -48,7 +48,9 @@ export async function recordAudit(em: EntityManager, origin: AuditOrigin, entry:
 
 /**
  * The origin of a call to core. The facade names the merchant's client address on the calls it makes for a
- * merchant's Basic login: the merchant is then the actor. Any other call's actor is its caller credential.
+ * merchant's Basic login: the merchant is then the actor. An admin credential is an operator's (the operator
+ * CLIs call with one, docs/security.md): its calls are the operator's, named by the credential. Any other
+ * call's actor is its caller credential.
  */
 export function callOrigin(
   caller: { credentialId: number; name: string; scope: string },
@@ -58,7 +60,7 @@ export function callOrigin(
 ): AuditOrigin {
   const merchantLogin = clientAddress !== undefined && merchantId !== null && caller.scope === 'any-merchant';
   return {
-    actorKind: merchantLogin ? 'merchant' : 'caller',
+    actorKind: merchantLogin ? 'merchant' : caller.scope === 'admin' ? 'operator' : 'caller',
     actor: merchantLogin ? String(merchantId) : `${caller.name} (pwc_${caller.credentialId})`,
     clientAddress: merchantLogin ? clientAddress : null,
     requestId: requestId ?? null,
