@@ -1,5 +1,6 @@
 import { sweepRetention } from '@paywire/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sepaDebitBody } from './support/debits.ts';
 import { as, client, expectStatus, type Reply, saleBody, xmlDocument } from './support/http.ts';
 import { type IpnReceiver, startIpnReceiver } from './support/ipn-receiver.ts';
 import { createPlan } from './support/recurring.ts';
@@ -279,18 +280,7 @@ describe('deleting a vaulted shopper', () => {
     const merchant = await stack.newMerchant();
     const shopperId = await newShopper(merchant, [visa]);
     const debit = expectStatus(
-      await api.post(
-        '/alt-transactions',
-        {
-          vaultedShopperId: shopperId,
-          sepaDirectDebitTransaction: { iban: 'DE89370400440532013000' },
-          payerInfo: { firstName: 'Ada', lastName: 'Lovelace' },
-          amount: 10.5,
-          currency: 'EUR',
-          authorizedByShopper: true,
-        },
-        as(merchant),
-      ),
+      await api.post('/alt-transactions', sepaDebitBody({ vaultedShopperId: shopperId }), as(merchant)),
       200,
     ).body;
     expect(failure(await api.delete(`/vaulted-shoppers/${shopperId}`, as(merchant)))).toMatchObject({

@@ -4,7 +4,7 @@ import { type RunningCore, startCore } from '@paywire/core';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SepaBank, sandboxSepaBank } from '../apps/core/src/sepa/bank.ts';
-import { deliveredIpn, merchantWithDebitIpn } from './support/debits.ts';
+import { collectedIban, deliveredIpn, merchantWithDebitIpn, sepaDebitBody } from './support/debits.ts';
 import {
   as,
   type CallOptions,
@@ -26,7 +26,7 @@ import { waitFor } from './support/wait.ts';
 // ---------------------------------------------------------------------------------------------------------
 
 /** The sandbox IBANs (docs/conformance.md, SEPA direct debit). */
-const SUCCEEDS = 'DE89370400440532013000';
+const SUCCEEDS = collectedIban;
 const FAILS = 'DE62370400440532013001';
 const RETURNED = 'DE35370400440532013002';
 /** More valid IBANs of supported countries (published examples). */
@@ -65,20 +65,9 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-function debitBody(overrides: Record<string, unknown> = {}) {
-  return {
-    sepaDirectDebitTransaction: { iban: SUCCEEDS },
-    payerInfo: { firstName: 'Ada', lastName: 'Lovelace' },
-    amount: 10.5,
-    currency: 'EUR',
-    authorizedByShopper: true,
-    ...overrides,
-  };
-}
-
 /** POST /alt-transactions that must succeed; the JSON body. */
 async function debit(overrides: Record<string, unknown> = {}, merchant = stack.merchant) {
-  return expectStatus(await api.post('/alt-transactions', debitBody(overrides), as(merchant)), 200).body;
+  return expectStatus(await api.post('/alt-transactions', sepaDebitBody(overrides), as(merchant)), 200).body;
 }
 
 const getDebit = async (id: string, merchant = stack.merchant) =>
@@ -155,7 +144,7 @@ describe('POST /alt-transactions (JSON)', () => {
     const reply = expectStatus(
       await api.post(
         '/alt-transactions',
-        debitBody({ merchantTransactionId: `sepa-${randomUUID()}` }),
+        sepaDebitBody({ merchantTransactionId: `sepa-${randomUUID()}` }),
         as(merchant),
       ),
       200,
@@ -290,7 +279,7 @@ describe('validation', () => {
 
   it.each(cases)('refuses %s with 400 and the property', async (_what, overrides, property, code) => {
     const before = await db.query('select count(*)::int as n from sepa_debit');
-    const reply = await api.post('/alt-transactions', debitBody(overrides));
+    const reply = await api.post('/alt-transactions', sepaDebitBody(overrides));
     expectInvalid(reply, property, code ?? 10001);
     const after = await db.query('select count(*)::int as n from sepa_debit');
     expect(after.rows[0].n).toBe(before.rows[0].n);
@@ -300,19 +289,19 @@ describe('validation', () => {
     const length = expectInvalid(
       await api.post(
         '/alt-transactions',
-        debitBody({ sepaDirectDebitTransaction: { iban: 'NL91ABNA04171643001' } }),
+        sepaDebitBody({ sepaDirectDebitTransaction: { iban: 'NL91ABNA04171643001' } }),
       ),
       'sepaDirectDebitTransaction.iban',
     );
     expect(length.description).toBe('sepaDirectDebitTransaction.iban: a NL IBAN has 18 characters, not 19');
     expect(length.invalidProperty).not.toHaveProperty('messageValue');
     const country = expectInvalid(
-      await api.post('/alt-transactions', debitBody({ sepaDirectDebitTransaction: { iban: BRITISH } })),
+      await api.post('/alt-transactions', sepaDebitBody({ sepaDirectDebitTransaction: { iban: BRITISH } })),
       'sepaDirectDebitTransaction.iban',
     );
     expect(country.description).toMatch(/country GB is not supported/);
     const currency = expectInvalid(
-      await api.post('/alt-transactions', debitBody({ currency: 'USD' })),
+      await api.post('/alt-transactions', sepaDebitBody({ currency: 'USD' })),
       'currency',
     );
     expect(currency).toMatchObject({
@@ -322,18 +311,21 @@ describe('validation', () => {
     // An IBAN sent in place of its object (letters among its digits, so it looks like no card number).
     const misplaced = await api.post(
       '/alt-transactions',
-      debitBody({ sepaDirectDebitTransaction: 'NL91ABNA0417164300' }),
+      sepaDebitBody({ sepaDirectDebitTransaction: 'NL91ABNA0417164300' }),
     );
     expectInvalid(misplaced, 'sepaDirectDebitTransaction');
     expect(misplaced.text).not.toContain('NL91ABNA0417164300');
   });
 
   it('refuses an unknown or foreign vaultedShopperId with 404', async () => {
-    const reply = expectStatus(await api.post('/alt-transactions', debitBody({ vaultedShopperId: 1 })), 404);
+    const reply = expectStatus(
+      await api.post('/alt-transactions', sepaDebitBody({ vaultedShopperId: 1 })),
+      404,
+    );
     expect(reply.body.message[0]).toMatchObject({ errorName: 'SHOPPER_NOT_FOUND', code: 20002 });
     const theirs = await debit({}, await stack.newMerchant());
     expectStatus(
-      await api.post('/alt-transactions', debitBody({ vaultedShopperId: theirs.vaultedShopperId })),
+      await api.post('/alt-transactions', sepaDebitBody({ vaultedShopperId: theirs.vaultedShopperId })),
       404,
     );
   });
@@ -342,7 +334,7 @@ describe('validation', () => {
     const merchantTransactionId = `sepa-${randomUUID()}`;
     await debit({ merchantTransactionId });
     expectInvalid(
-      await api.post('/alt-transactions', debitBody({ merchantTransactionId })),
+      await api.post('/alt-transactions', sepaDebitBody({ merchantTransactionId })),
       'merchantTransactionId',
     );
     expectInvalid(
@@ -352,14 +344,14 @@ describe('validation', () => {
     const cardFirst = `card-${randomUUID()}`;
     expectStatus(await api.post('/transactions', { ...saleBody(), merchantTransactionId: cardFirst }), 200);
     expectInvalid(
-      await api.post('/alt-transactions', debitBody({ merchantTransactionId: cardFirst })),
+      await api.post('/alt-transactions', sepaDebitBody({ merchantTransactionId: cardFirst })),
       'merchantTransactionId',
     );
     // Another merchant has ids of its own.
     expectStatus(
       await api.post(
         '/alt-transactions',
-        debitBody({ merchantTransactionId }),
+        sepaDebitBody({ merchantTransactionId }),
         as(await stack.newMerchant()),
       ),
       200,
@@ -485,7 +477,7 @@ describe('mandates and vaulted shoppers', () => {
     expectInvalid(
       await api.post(
         '/alt-transactions',
-        debitBody({ vaultedShopperId: sale.vaultedShopperId, sepaDirectDebitTransaction: undefined }),
+        sepaDebitBody({ vaultedShopperId: sale.vaultedShopperId, sepaDirectDebitTransaction: undefined }),
       ),
       'sepaDirectDebitTransaction.iban',
     );
@@ -493,7 +485,7 @@ describe('mandates and vaulted shoppers', () => {
     expectInvalid(
       await api.post(
         '/alt-transactions',
-        debitBody({ vaultedShopperId, sepaDirectDebitTransaction: { ibanLastFour: '9999' } }),
+        sepaDebitBody({ vaultedShopperId, sepaDirectDebitTransaction: { ibanLastFour: '9999' } }),
       ),
       'sepaDirectDebitTransaction.iban',
     );
@@ -637,7 +629,10 @@ describe("the bank, asked from settlement (the payment pipeline's call phase)", 
 
   it('presents a debit only when it falls due, outside any transaction; a run the bank failed is taken over', async () => {
     const merchant = bankStack.merchant;
-    const opened = expectStatus(await bankApi.post('/alt-transactions', debitBody(), as(merchant)), 200).body;
+    const opened = expectStatus(
+      await bankApi.post('/alt-transactions', sepaDebitBody(), as(merchant)),
+      200,
+    ).body;
     const id: string = opened.transactionId;
     // Opening asks no bank: the debit waits for its collection date with no outcome.
     expect(presented).toEqual([]);
@@ -653,7 +648,7 @@ describe("the bank, asked from settlement (the payment pipeline's call phase)", 
     // While leased, a later run (proved by a debit of the same merchant it collects) does not present it.
     unreachable = false;
     const control = expectStatus(
-      await bankApi.post('/alt-transactions', debitBody(), as(merchant)),
+      await bankApi.post('/alt-transactions', sepaDebitBody(), as(merchant)),
       200,
     ).body;
     expectStatus(await bankApi.put('/sandbox/clock', { advanceBy: 'PT5M' }, as(merchant)), 200);
@@ -965,7 +960,7 @@ describe('refunds of SEPA debits', () => {
 describe('idempotent retries', () => {
   it('replays the same debit for the same Idempotency-Key and body', async () => {
     const key = randomUUID();
-    const body = debitBody({ amount: 42 });
+    const body = sepaDebitBody({ amount: 42 });
     const first = expectStatus(
       await api.post('/alt-transactions', body, { headers: { 'Idempotency-Key': key } }),
       200,
@@ -978,7 +973,7 @@ describe('idempotent retries', () => {
     expect(second.text).toBe(first.text);
     const rows = await db.query('select count(*)::int as n from sepa_debit where amount_minor = 4200');
     expect(rows.rows[0].n).toBe(1);
-    const changed = await api.post('/alt-transactions', debitBody({ amount: 43 }), {
+    const changed = await api.post('/alt-transactions', sepaDebitBody({ amount: 43 }), {
       headers: { 'Idempotency-Key': key },
     });
     expect(changed.status).toBe(422);
@@ -1067,7 +1062,7 @@ describe('live mode', () => {
     const response = await fetch(`${facade.baseUrl}/alt-transactions`, {
       method: 'POST',
       headers: { authorization: merchant.authorization, 'content-type': 'application/json' },
-      body: JSON.stringify(debitBody()),
+      body: JSON.stringify(sepaDebitBody()),
     });
     expect(response.status).toBe(200);
     const created = (await response.json()) as {

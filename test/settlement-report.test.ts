@@ -3,6 +3,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sepaDebitBody } from './support/debits.ts';
 import { as, client, expectStatus, saleBody } from './support/http.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
 import { waitFor } from './support/wait.ts';
@@ -34,20 +35,7 @@ beforeAll(async () => {
   const stranger = await stack.newMerchant();
 
   // A SEPA debit the sandbox bank collects once the merchant's clock passes its due time.
-  const debit = expectStatus(
-    await api.post(
-      '/alt-transactions',
-      {
-        sepaDirectDebitTransaction: { iban: 'DE89370400440532013000' },
-        payerInfo: { firstName: 'Ada', lastName: 'Lovelace' },
-        amount: 10.5,
-        currency: 'EUR',
-        authorizedByShopper: true,
-      },
-      as(merchant),
-    ),
-    200,
-  ).body;
+  const debit = expectStatus(await api.post('/alt-transactions', sepaDebitBody(), as(merchant)), 200).body;
   expectStatus(await api.put('/sandbox/clock', { advanceBy: 'PT3M' }, as(merchant)), 200);
   await waitFor('the debit to be collected', async () => {
     const reply = await api.get(`/alt-transactions/${debit.transactionId}`, as(merchant));

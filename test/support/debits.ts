@@ -4,7 +4,22 @@ import type { IpnReceiver } from './ipn-receiver.ts';
 import type { Stack, TestMerchant } from './stack.ts';
 import { waitFor } from './wait.ts';
 
-/** Bank debits' tests (SEPA, ECP/ACH): a merchant hearing every debit event, and those events. */
+/** Bank debits' tests (SEPA, ECP/ACH): a debit's body, a merchant hearing every debit event, and those events. */
+
+/** An IBAN the sandbox bank collects (docs/conformance.md, SEPA direct debit). */
+export const collectedIban = 'DE89370400440532013000';
+
+/** A SEPA debit's POST /alt-transactions body: 10.50 EUR from an IBAN the sandbox collects, unless overridden. */
+export function sepaDebitBody(overrides: Record<string, unknown> = {}) {
+  return {
+    sepaDirectDebitTransaction: { iban: collectedIban },
+    payerInfo: { firstName: 'Ada', lastName: 'Lovelace' },
+    amount: 10.5,
+    currency: 'EUR',
+    authorizedByShopper: true,
+    ...overrides,
+  };
+}
 
 /** A new merchant (its own clock) with every debit event (ChargePending, Charge, Decline, Refund) sent to the receiver. */
 export async function merchantWithDebitIpn(
