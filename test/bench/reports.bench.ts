@@ -116,7 +116,14 @@ try {
       '',
     ].join('\n'),
   );
-  if (response.status !== 200 || rows !== rowsWanted || rssPeak > 250 * 2 ** 20) failed = true;
+  if (response.status !== 200 || rows !== rowsWanted) {
+    failed = true;
+    log(`benchmark failed: status ${response.status}, ${rows} of ${rowsWanted} rows`);
+  }
+  if (rssPeak > 250 * 2 ** 20) {
+    failed = true;
+    log(`benchmark failed: peak RSS ${megabytes(rssPeak)} is over the 250 MB target`);
+  }
 } catch (error) {
   failed = true;
   log(`benchmark failed: ${(error as Error).stack ?? String(error)}`);
