@@ -24,7 +24,12 @@ import { waitFor } from './support/wait.ts';
  * operations guide.
  */
 const clients = 6;
-const keysPerRound = 40;
+/** Bounds a round's load: sales go on until the round has seen the new primary serve, at most this many keys. */
+const maxKeysPerRound = 2000;
+/** Sales answered after the promotion before a round stops its load. */
+const salesAfterPromotion = 20;
+/** A client's pause between keys: about 20 keys a second in all, so a round's books stay small. */
+const paceMs = 250;
 const sandbox = createSandboxProcessor({ latencyMs: 50 });
 /** A bank that takes a second to answer, so the primary can be lost while a settlement run holds its lease. */
 const slowBank: SepaBank = {
@@ -195,11 +200,24 @@ interface Observed {
   acknowledged: Map<string, Set<string>>;
   /** When each 200 arrived (ms since the epoch). */
   answeredAt: number[];
+  /** Every key sent, in order. */
+  keys: string[];
+  /** Set once the round has seen enough: clients finish their key and take no new one. */
+  stop: boolean;
 }
 
-/** Keyed sales from `clients` clients, each key retried on 503 and 409 until answered for good (bounded). */
-function sell(merchant: TestMerchant, seen: Observed, keys: string[]): Promise<void> {
-  const queue = [...keys];
+/**
+ * Keyed sales from `clients` clients, each key retried on 503 and 409 until answered for good (bounded), new
+ * keys taken until `seen.stop` is set: the load goes on through the outage however long the round takes to
+ * bring it about.
+ */
+function sell(merchant: TestMerchant, seen: Observed): Promise<void> {
+  const nextKey = () => {
+    if (seen.stop || seen.keys.length >= maxKeysPerRound) return undefined;
+    const key = randomUUID();
+    seen.keys.push(key);
+    return key;
+  };
   const one = async (key: string) => {
     for (let attempt = 0; attempt < 2000; attempt++) {
       let response: Response;
@@ -234,7 +252,10 @@ function sell(merchant: TestMerchant, seen: Observed, keys: string[]): Promise<v
   };
   return Promise.all(
     Array.from({ length: clients }, async () => {
-      for (let key = queue.shift(); key; key = queue.shift()) await one(key);
+      for (let key = nextKey(); key; key = nextKey()) {
+        await one(key);
+        await delay(paceMs);
+      }
     }),
   ).then(() => undefined);
 }
@@ -267,9 +288,10 @@ async function round(change: (seen: Observed) => Promise<number>): Promise<Figur
     retryAfterMissing: 0,
     acknowledged: new Map(),
     answeredAt: [],
+    keys: [],
+    stop: false,
   };
-  const keys = Array.from({ length: keysPerRound }, () => randomUUID());
-  const load = sell(merchant, seen, keys);
+  const load = sell(merchant, seen);
   await waitFor('sales under way', () => seen.answeredAt.length >= 10, 60_000);
   const lostAt = await change(seen);
   const promotedAt = Date.now();
@@ -281,7 +303,15 @@ async function round(change: (seen: Observed) => Promise<number>): Promise<Figur
     60_000,
   );
   const servingAt = Math.min(...seen.answeredAt.filter((at) => at > promotedAt));
+  await waitFor(
+    'sales served on the new primary',
+    () => seen.answeredAt.filter((at) => at > promotedAt).length >= salesAfterPromotion,
+    60_000,
+  );
+  seen.stop = true;
   await load;
+  const { keys } = seen;
+  expect(keys.length).toBeLessThan(maxKeysPerRound);
 
   expect([...seen.statuses.keys()].filter((status) => ![200, 409, 503].includes(status))).toEqual([]);
   expect(seen.retryAfterMissing).toBe(0);
