@@ -51,7 +51,7 @@ export function nextDebitNotification(
   return {
     amountMinor: debit.amountMinor,
     currency: debit.currency,
-    collectionDate: nextStepAt(settings, chargeDateStart(debit.chargeDate)),
+    collectionDate: nextStepAt(settings, chargeDateStart(debit.chargeDate), 'SEPA'),
     mandateId: debit.mandateId,
     ibanLastFour: debit.ibanLastFour,
   };

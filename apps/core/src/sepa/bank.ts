@@ -39,5 +39,8 @@ export interface SepaSettings {
   sandboxSettleSeconds: number;
 }
 
-/** Live debits are collected 5 TARGET business days after submission (see docs/conformance.md, SEPA direct debit). */
+/**
+ * Live debits are collected 5 business days after submission (see docs/conformance.md, SEPA direct debit), of
+ * TARGET2's calendar for SEPA and the Federal Reserve's for ACH.
+ */
 export const liveCollectionBusinessDays = 5;

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { addBusinessDays, easterSunday, isTargetBusinessDay } from './business-days.ts';
+import {
+  addBusinessDays,
+  easterSunday,
+  isFederalReserveBusinessDay,
+  isTargetBusinessDay,
+} from './business-days.ts';
 
 const day = (iso: string) => new Date(`${iso}T10:30:00Z`);
 const dateOf = (date: Date) => date.toISOString().slice(0, 10);
@@ -70,5 +75,49 @@ describe('TARGET business days', () => {
     expect(dateOf(addBusinessDays(day('2026-03-16'), -5))).toBe('2026-03-09'); // Mon -> Mon
     // 2026: Mon 13 Apr; Mon 6 and Fri 3 closed -> 10, 9, 8, 7, 2 Apr.
     expect(dateOf(addBusinessDays(day('2026-04-13'), -5))).toBe('2026-04-02');
+  });
+});
+
+describe('Federal Reserve business days (ACH)', () => {
+  it('closes on the published holidays of 2026 and 2027, a Sunday holiday observed on the Monday', () => {
+    const closed = [
+      '2026-01-01',
+      '2026-01-19', // Martin Luther King Jr. Day
+      '2026-02-16', // Washington's Birthday
+      '2026-05-25', // Memorial Day
+      '2026-06-19', // Juneteenth
+      '2026-09-07', // Labor Day
+      '2026-10-12', // Columbus Day
+      '2026-11-11', // Veterans Day
+      '2026-11-26', // Thanksgiving Day
+      '2026-12-25',
+      '2027-01-18',
+      '2027-05-31',
+      '2027-07-05', // Independence Day falls on Sunday 4 July
+      '2027-11-25',
+      '2022-12-26', // Christmas Day 2022 fell on a Sunday
+    ];
+    for (const iso of closed) expect(isFederalReserveBusinessDay(day(iso)), iso).toBe(false);
+  });
+
+  it('opens on the Friday before a Saturday holiday, and on the TARGET-only holidays', () => {
+    const open = [
+      '2026-07-03', // Independence Day 2026 is a Saturday: not moved
+      '2027-06-18', // Juneteenth 2027 is a Saturday
+      '2027-12-24', // Christmas Day 2027 is a Saturday
+      '2026-04-03', // Good Friday
+      '2026-04-06', // Easter Monday
+      '2026-05-01',
+      '2026-12-24',
+      '2026-12-28',
+      '2026-01-20',
+    ];
+    for (const iso of open) expect(isFederalReserveBusinessDay(day(iso)), iso).toBe(true);
+  });
+
+  it('counts an ACH debit past Thanksgiving, and a SEPA debit through it', () => {
+    // Wed 25 Nov 2026: Thu 26 closed -> 27 Nov, 30 Nov, 1, 2, 3 Dec.
+    expect(dateOf(addBusinessDays(day('2026-11-25'), 5, isFederalReserveBusinessDay))).toBe('2026-12-03');
+    expect(dateOf(addBusinessDays(day('2026-11-25'), 5))).toBe('2026-12-02');
   });
 });

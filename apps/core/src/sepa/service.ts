@@ -37,7 +37,7 @@ import { recordPaymentChange } from '../security/audit/trail.ts';
 import { bindings, type CardVault } from '../security/card-vault.ts';
 import type { Shopper } from '../shoppers/entities.ts';
 import { liveCollectionBusinessDays, type SepaSettings } from './bank.ts';
-import { addBusinessDays } from './business-days.ts';
+import { addBusinessDays, isFederalReserveBusinessDay, isTargetBusinessDay } from './business-days.ts';
 import { type DebitCurrency, type DebitScheme, SepaDebit, SepaMandate, SepaRefund } from './entities.ts';
 import { mandateFor } from './mandates.ts';
 import { mandateText, type PreNotification, preNotificationText } from './texts.ts';
@@ -88,11 +88,18 @@ export interface SepaDebitView {
   refundedMinor: number;
 }
 
-/** When the bank's next answer is due, by the merchant's clock: seconds in the sandbox, business days live. */
-export function nextStepAt(settings: { mode: Mode; sepa: SepaSettings }, from: Date): Date {
-  return settings.mode === 'sandbox'
-    ? addSeconds(from, settings.sepa.sandboxSettleSeconds)
-    : addBusinessDays(from, liveCollectionBusinessDays);
+/**
+ * When the bank's next answer is due, by the merchant's clock: seconds in the sandbox, business days of the
+ * scheme's calendar live (TARGET2's for SEPA, the Federal Reserve's for ACH).
+ */
+export function nextStepAt(
+  settings: { mode: Mode; sepa: SepaSettings },
+  from: Date,
+  scheme: DebitScheme,
+): Date {
+  if (settings.mode === 'sandbox') return addSeconds(from, settings.sepa.sandboxSettleSeconds);
+  const calendar = scheme === 'ACH' ? isFederalReserveBusinessDay : isTargetBusinessDay;
+  return addBusinessDays(from, liveCollectionBusinessDays, calendar);
 }
 
 /** What an ACH mandate shows of its account. */
@@ -247,7 +254,7 @@ export async function openDebit(
   now: Date,
 ): Promise<SepaDebitView> {
   const { shopper, payer, amountMinor, currency } = request;
-  const dueAt = nextStepAt(ctx, now);
+  const dueAt = nextStepAt(ctx, now, mandate.scheme);
   const debit = em.create(SepaDebit, {
     merchantId: ctx.merchantId,
     merchantTransactionId: request.merchantTransactionId ?? null,

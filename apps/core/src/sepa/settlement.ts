@@ -136,7 +136,9 @@ function transitionOf(
     }
     // The return of a returned debit is due one step after its collection was due.
     const nextActionAt =
-      outcome === 'SUCCESS_THEN_RETURN' ? nextStepAt(services, new Date(row.next_action_at)) : null;
+      outcome === 'SUCCESS_THEN_RETURN'
+        ? nextStepAt(services, new Date(row.next_action_at), row.scheme)
+        : null;
     return { ...base, status: 'SUCCESS', nextActionAt, event: 'Charge', eventAmountMinor: amountMinor };
   }
   if (row.status !== 'SUCCESS' || outcome !== 'SUCCESS_THEN_RETURN') {
