@@ -1,17 +1,18 @@
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { type RunningCore, startCore } from '@paywire/core';
-import { createLogger } from '@paywire/observability';
 import pg from 'pg';
-import { startFacade, type TestFacade } from '../support/stack.ts';
+import { freePort } from '../support/ports.ts';
 import { type BenchDatabase, startBenchDatabase, stopParts, stopsOnce } from './bench-database.ts';
+import { benchProcesses } from './processes.ts';
 
 /**
  * Reporting API export: N captured card sales of one merchant (written straight into the tables, spread
  * over the last days), then GET /services/2/report/TransactionDetail?format=csv for all of them, read by a
- * client that counts lines and bytes and keeps nothing. Core and facade run in this process on a durable
- * embedded PostgreSQL, so the RSS sampled every 100 ms is core's and the facade's together: an upper bound
- * of core's. The report streams a batch of core's rows at a time; its RSS must not grow with N.
+ * client that counts lines and bytes and keeps nothing. Core and facade run as the split deployment runs
+ * them (two processes, the services' node options) on a durable embedded PostgreSQL; each one's RSS is
+ * sampled every 100 ms. The report streams a batch of core's rows at a time; core's RSS must not grow with N
+ * and stays under 250 MB.
  * Usage: node test/bench/reports.bench.ts [--rows 1000000] [--timeout-seconds 900]
  */
 const { values: args } = parseArgs({
@@ -26,12 +27,11 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 const megabytes = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
 
 let database: BenchDatabase | undefined;
-let core: RunningCore | undefined;
-let facade: TestFacade | undefined;
 let db: pg.Client | undefined;
+const processes = benchProcesses();
 const cleanup = stopsOnce(async () => {
-  await facade?.close();
-  await stopParts({ database, core, db }, log);
+  await processes.stop();
+  await stopParts({ database, core: undefined, db }, log);
 }, log);
 
 /** One shopper and card (no card data: last four only), and N sales a second apart back from now. */
@@ -49,6 +49,27 @@ const seed = `
          '{}'::jsonb, now() - g * interval '1 second', now(), now()
     from card, generate_series(1, $2) g`;
 
+/** Each process's resident memory in whole MB. */
+async function rssOf(of: {
+  core: ChildProcess;
+  facade: ChildProcess;
+}): Promise<{ core: number; facade: number }> {
+  const [core, facade] = await Promise.all([processes.rssMb(of.core), processes.rssMb(of.facade)]);
+  return { core: Math.round(core), facade: Math.round(facade) };
+}
+
+/** Once the first login's hash has been given back: RSS no longer falling between two readings. */
+async function waitForSettledRss(of: { core: ChildProcess; facade: ChildProcess }) {
+  let last = await rssOf(of);
+  for (let reading = 0; reading < 50; reading++) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const now = await rssOf(of);
+    if (now.core >= last.core) return now;
+    last = now;
+  }
+  return last;
+}
+
 let failed = false;
 try {
   database = await startBenchDatabase('reports-bench');
@@ -59,14 +80,20 @@ try {
   await db.query(seed, [merchant.id, rowsWanted]);
   await db.query('analyze');
 
-  core = await startCore({
-    databaseUrl,
-    port: 0,
-    mode: 'sandbox',
-    cardEncryptionKey: randomBytes(32),
-    log: createLogger('core', (line) => log(`core: ${line.trimEnd()}`), 'warn'),
+  const corePort = await freePort();
+  const facadePort = await freePort();
+  const core = await processes.start('apps/core/src/main.ts', [], {
+    DATABASE_URL: databaseUrl,
+    CORE_PORT: String(corePort),
+    CARD_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
   });
-  facade = await startFacade(core.url, database.facadeCredential);
+  const facade = await processes.start('apps/facade/src/main.ts', [], {
+    PORT: String(facadePort),
+    HOST: '127.0.0.1',
+    CORE_URL: `http://127.0.0.1:${corePort}/trpc`,
+    CORE_CREDENTIAL: database.facadeCredential,
+    LOG_REQUESTS: 'false',
+  });
 
   const day = (offsetDays: number) => {
     const local = new Date(Date.now() - 8 * 3_600_000 + offsetDays * 86_400_000);
@@ -80,16 +107,36 @@ try {
   });
   const authorization = `Basic ${Buffer.from(`${merchant.username}:${merchant.password}`).toString('base64')}`;
 
-  const rssBefore = process.memoryUsage().rss;
-  let rssPeak = rssBefore;
-  const sampler = setInterval(() => {
-    rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+  const memory = { core, facade };
+  const idle = await rssOf(memory);
+  const peak = { ...idle };
+  const sampler = setInterval(async () => {
+    const now = await rssOf(memory).catch(() => idle);
+    peak.core = Math.max(peak.core, now.core);
+    peak.facade = Math.max(peak.facade, now.facade);
   }, 100);
+  // The merchant's first call hashes its password (scrypt at OWASP's cost: 128 MiB for a moment, one hash at
+  // a time by core's password gate); measured on its own, so the export's peak is the export's.
+  const login = await fetch(
+    `http://127.0.0.1:${facadePort}/services/2/report/TransactionDetail?${query}&pageSize=1`,
+    {
+      headers: { authorization, accept: 'application/json' },
+    },
+  );
+  await login.arrayBuffer();
+  if (login.status !== 200) throw new Error(`the first call answered ${login.status}`);
+  const afterLogin = await waitForSettledRss(memory);
+  const loginPeak = { ...peak };
+  const before = afterLogin;
+  Object.assign(peak, before);
   const started = performance.now();
-  const response = await fetch(`${facade.baseUrl}/report/TransactionDetail?${query}`, {
-    headers: { authorization },
-    signal: AbortSignal.timeout(timeoutSeconds * 1000),
-  });
+  const response = await fetch(
+    `http://127.0.0.1:${facadePort}/services/2/report/TransactionDetail?${query}`,
+    {
+      headers: { authorization },
+      signal: AbortSignal.timeout(timeoutSeconds * 1000),
+    },
+  );
   const firstByteMs = performance.now() - started;
   let lines = 0;
   let bytes = 0;
@@ -104,7 +151,7 @@ try {
   process.stdout.write(
     [
       '',
-      `Reporting API CSV export, ${new Date().toISOString()}: TransactionDetail of ${rowsWanted} card sales of one merchant; core and facade in this process, durable embedded PostgreSQL`,
+      `Reporting API CSV export, ${new Date().toISOString()}: TransactionDetail of ${rowsWanted} card sales of one merchant; core and facade in processes of their own with the services' node options, durable embedded PostgreSQL`,
       '',
       '| figure | value |',
       '|---|---|',
@@ -112,7 +159,9 @@ try {
       `| rows received | ${rows} (${megabytes(bytes)} of CSV) |`,
       `| first byte | ${firstByteMs.toFixed(0)} ms (the row count comes first) |`,
       `| **rows/s** | **${(rows / seconds).toFixed(0)}** (${seconds.toFixed(1)} s) |`,
-      `| RSS before, peak (core and facade) | ${megabytes(rssBefore)}, ${megabytes(rssPeak)} |`,
+      `| core RSS idle, peak of the first login | ${idle.core} MB, ${loginPeak.core} MB |`,
+      `| core RSS before, peak of the export | ${before.core} MB, **${peak.core} MB** |`,
+      `| facade RSS before, peak of the export | ${before.facade} MB, ${peak.facade} MB |`,
       '',
     ].join('\n'),
   );
@@ -120,9 +169,9 @@ try {
     failed = true;
     log(`benchmark failed: status ${response.status}, ${rows} of ${rowsWanted} rows`);
   }
-  if (rssPeak > 250 * 2 ** 20) {
+  if (peak.core > 250) {
     failed = true;
-    log(`benchmark failed: peak RSS ${megabytes(rssPeak)} is over the 250 MB target`);
+    log(`benchmark failed: core's peak RSS ${peak.core} MB is over the 250 MB target`);
   }
 } catch (error) {
   failed = true;
