@@ -49,6 +49,7 @@ export async function bootCore(env: CoreEnv, log: Logger): Promise<RunningCore> 
       keyRetireAfterSeconds: env.KEY_RETIRE_AFTER_SECONDS,
       poolSize: env.DATABASE_POOL_SIZE,
       databaseAnswerTimeoutMs: env.DATABASE_ANSWER_TIMEOUT_MS,
+      databaseOutageWaitMs: env.DATABASE_OUTAGE_WAIT_MS,
       ipnRetryDelaySeconds: env.IPN_RETRY_DELAY_SECONDS,
       ipnDestinationConcurrency: env.IPN_DESTINATION_CONCURRENCY,
       sepaSandboxSettleSeconds: env.SEPA_SANDBOX_SETTLE_SECONDS,

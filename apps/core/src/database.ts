@@ -2,6 +2,7 @@ import { CallerCredential } from './callers/entities.ts';
 import { CardTransaction, Refund } from './cards/entities.ts';
 import { CatalogProduct, CatalogSku, CustomParameter } from './catalog/entities.ts';
 import { openOrm } from './db/orm.ts';
+import type { DatabaseWaits } from './db/wire.ts';
 import { IdempotencyRecord } from './idempotency/entities.ts';
 import { IpnConfig, IpnDelivery } from './ipn/entities.ts';
 import { Vendor } from './marketplace/entities.ts';
@@ -43,5 +44,5 @@ const entities = [
 ];
 
 /** Paywire's database (db/orm.ts) with every capability's entities mapped. */
-export const openDatabase = (databaseUrl: string, poolSize: number, answerTimeoutMs?: number) =>
-  openOrm(entities, databaseUrl, poolSize, answerTimeoutMs);
+export const openDatabase = (databaseUrl: string, poolSize: number, waits?: DatabaseWaits) =>
+  openOrm(entities, databaseUrl, poolSize, waits);

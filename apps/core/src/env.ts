@@ -57,6 +57,8 @@ const schema = z
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(16),
     /** How long core waits for PostgreSQL's answer or a connection before giving the connection up (503). */
     DATABASE_ANSWER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+    /** How long a call waits for a connection while the database cannot be reached, before its 503. */
+    DATABASE_OUTAGE_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
     IPN_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
     /** IPN attempts in flight (keep-alive connections) per destination. */
     IPN_DESTINATION_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),

@@ -80,6 +80,11 @@ export interface CoreOptions {
    * connection up and the call a 503 (default 30 000 ms; docs/operations.md, Losing the database primary).
    */
   databaseAnswerTimeoutMs?: number;
+  /**
+   * How long a call waits for a connection while the database cannot be reached before it answers 503
+   * (default 10 000 ms): a planned switchover costs calls a moment, not an error.
+   */
+  databaseOutageWaitMs?: number;
   /** The sandbox connector (default: one answering at once, its book in memory). */
   sandbox?: Processor;
   /** How long an Adyen call may take before its outcome counts as unknown (default 15 000 ms). */
@@ -204,7 +209,10 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
   const log = options.log ?? createLogger('core');
   const role = options.role ?? 'both';
   const answerTimeoutMs = options.databaseAnswerTimeoutMs ?? 30_000;
-  const orm: MikroORM = await openDatabase(options.databaseUrl, options.poolSize ?? 16, answerTimeoutMs);
+  const orm: MikroORM = await openDatabase(options.databaseUrl, options.poolSize ?? 16, {
+    answerTimeoutMs,
+    outageWaitMs: options.databaseOutageWaitMs ?? 10_000,
+  });
   const lifecycle: Lifecycle = { started: false, draining: () => http.draining, orm };
   let serve: (request: IncomingMessage, response: ServerResponse) => void = (request, response) =>
     refuse(request, response, notYet);

@@ -4,23 +4,23 @@ import pg from 'pg';
 import { migrateJobSchema } from '../jobs/boss.ts';
 import { migrations } from './migrations/index.ts';
 import { grantAppRole } from './roles.ts';
-import { wireDialect } from './wire.ts';
+import { type DatabaseWaits, wireDialect } from './wire.ts';
 
 /** Each open database's pool (wire.ts), for what needs a connection of its own (tests). */
 const pools = new WeakMap<MikroORM, pg.Pool>();
 
 /**
  * The database through the pipelined pool, mapping the entities it is given (the composition root's list:
- * this module knows no capability). Core gives an answer timeout (wire.ts); one-shot commands such as
- * migrations give none, since a migration's statement may rightly run long.
+ * this module knows no capability). Core gives its waits (wire.ts); one-shot commands such as migrations
+ * give none, since a migration's statement may rightly run long.
  */
 export async function openOrm(
   entities: NonNullable<Options['entities']>,
   databaseUrl: string,
   poolSize: number,
-  answerTimeoutMs?: number,
+  waits?: DatabaseWaits,
 ): Promise<MikroORM> {
-  const { dialect, pool } = wireDialect(databaseUrl, poolSize, answerTimeoutMs);
+  const { dialect, pool } = wireDialect(databaseUrl, poolSize, waits);
   const orm = await MikroORM.init({
     clientUrl: databaseUrl,
     entities,

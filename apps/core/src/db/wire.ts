@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { createPostgreSqlTypeParsers, type EntityManager } from '@mikro-orm/postgresql';
 import { inSpan, SpanKind, tracingEnabled } from '@paywire/observability';
 import {
@@ -14,6 +15,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { observePool } from '../metrics.ts';
+import { isDatabaseUnavailable } from './unavailable.ts';
 
 /** Marks the statements the hot path sends on every call. */
 const preparedMarker = '/* prepared */ ';
@@ -171,15 +173,34 @@ const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 /** Kysely's driver interface over a pg pool of pipelined connections. */
 class WireDriver implements Driver {
   readonly pool: pg.Pool;
+  readonly #outageWaitMs: number;
 
-  constructor(pool: pg.Pool) {
+  constructor(pool: pg.Pool, outageWaitMs: number) {
     this.pool = pool;
+    this.#outageWaitMs = outageWaitMs;
   }
 
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new WireConnection(await this.pool.connect());
+    return new WireConnection(await this.#connect());
+  }
+
+  /**
+   * A connection, waiting through an outage up to `outageWaitMs`: a connection not had yet has sent nothing,
+   * so trying again is safe, and a planned switchover (the primary shut down, the standby promoted, the
+   * endpoint moved: a second or two) costs a call that much time instead of a 503.
+   */
+  async #connect(): Promise<pg.PoolClient> {
+    const giveUpAt = Date.now() + this.#outageWaitMs;
+    for (let pauseMs = 50; ; pauseMs = Math.min(pauseMs * 2, 500)) {
+      try {
+        return await this.pool.connect();
+      } catch (error) {
+        if (!isDatabaseUnavailable(error) || Date.now() + pauseMs > giveUpAt) throw error;
+        await delay(pauseMs);
+      }
+    }
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
@@ -215,18 +236,27 @@ class WireDriver implements Driver {
   }
 }
 
+/** How long core waits on PostgreSQL (docs/operations.md, Losing the database primary). */
+export interface DatabaseWaits {
+  /**
+   * A statement unanswered this long gives its connection up (pg destroys a pipelined connection whose sent
+   * statement timed out, and the pool drops it), and so does a connection or a pool slot not had in that
+   * time: a primary cut off by the network, whose connections stay open and silent, costs calls that long
+   * (503, the outcome unknown) instead of holding them and the pool until TCP gives up. None: no limit.
+   */
+  answerTimeoutMs?: number | undefined;
+  /** How long a connection is tried for while the database cannot be reached (default 0: once). */
+  outageWaitMs?: number | undefined;
+}
+
 /**
  * The Kysely dialect MikroORM runs on (its `driverOptions`): PostgreSQL's own query compiler, adapter and
- * introspector, over our driver, whose pool is returned for metrics and tests. With `answerTimeoutMs`, a
- * statement unanswered that long gives its connection up (pg destroys a pipelined connection whose sent
- * statement timed out, and the pool drops it), and so does a connection or a pool slot not had in that
- * time: a primary cut off by the network, whose connections stay open and silent, costs calls that long
- * (503, the outcome unknown) instead of holding them and the pool until TCP gives up.
+ * introspector, over our driver, whose pool is returned for metrics and tests.
  */
 export function wireDialect(
   databaseUrl: string,
   poolSize: number,
-  answerTimeoutMs?: number,
+  { answerTimeoutMs, outageWaitMs = 0 }: DatabaseWaits = {},
 ): { dialect: Dialect; pool: pg.Pool } {
   const pool = new pg.Pool({
     connectionString: databaseUrl,
@@ -241,7 +271,7 @@ export function wireDialect(
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
   observePool(pool);
-  const driver = new WireDriver(pool);
+  const driver = new WireDriver(pool, outageWaitMs);
   const dialect: Dialect = {
     createAdapter: () => new PostgresAdapter(),
     createDriver: () => driver,
