@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import type { default as Router, RouterContext } from '@koa/router';
 import {
   cardTransactionBody,
   checkTransactionType,
@@ -14,8 +14,8 @@ import {
 import { z } from 'zod';
 import { asMerchant, type CoreClient } from '../core-client.ts';
 import { readBody, respond } from '../http/respond.ts';
-import { type RouteDeclaration, route } from '../http/route.ts';
-import { body, noContent, ok } from '../openapi/operation.ts';
+import { route } from '../http/route.ts';
+import { type Body, body, noContent, ok } from '../openapi/operation.ts';
 import { xmlShapes } from '../xml-shapes.ts';
 import type { MerchantState } from './state.ts';
 
@@ -151,45 +151,40 @@ export function transactionRoutes(router: Router<MerchantState>, core: CoreClien
   );
 
   /** POST refunds name the transaction by one id in the path; the body may not name it otherwise. */
-  const refundBy = (
-    declaration: Omit<RouteDeclaration, 'method' | 'tag' | 'answers' | 'request'>,
-    id: 'transactionId' | 'merchantTransactionId',
-    requestName: string,
-  ) =>
-    route(
-      router,
-      {
-        ...declaration,
-        method: 'POST',
-        tag,
-        request: body(requestName, refundInput, xmlShapes.refund),
-        answers: [refund],
-      },
-      async (ctx, { request }) => {
-        const input = validate(request.schema, {
-          ...readBody(ctx, request.shape),
-          transactionId: undefined,
-          merchantTransactionId: undefined,
-          [id]: ctx.params[id],
-        });
-        respond(ctx, 200, await core.refunds.create.mutate(input, asMerchant(ctx.state)), request.shape);
-      },
-    );
-  refundBy(
+  const refundBy =
+    (id: 'transactionId' | 'merchantTransactionId') =>
+    async (ctx: RouterContext<MerchantState>, { request }: { request: Body<typeof refundInput> }) => {
+      const input = validate(request.schema, {
+        ...readBody(ctx, request.shape),
+        transactionId: undefined,
+        merchantTransactionId: undefined,
+        [id]: ctx.params[id],
+      });
+      respond(ctx, 200, await core.refunds.create.mutate(input, asMerchant(ctx.state)), request.shape);
+    };
+  route(
+    router,
     {
+      method: 'POST',
       path: '/transactions/refund/:transactionId',
+      tag,
       summary: 'Refund, all or part (body), answering the refund',
+      request: body('RefundRequest', refundInput, xmlShapes.refund),
+      answers: [refund],
     },
-    'transactionId',
-    'RefundRequest',
+    refundBy('transactionId'),
   );
-  refundBy(
+  route(
+    router,
     {
+      method: 'POST',
       path: '/transactions/refund/merchant/:merchantTransactionId',
+      tag,
       summary: "Refund by the merchant's transaction id, answering the refund",
       params: refundInput,
+      request: body('RefundByMerchantTransactionIdRequest', refundInput, xmlShapes.refund),
+      answers: [refund],
     },
-    'merchantTransactionId',
-    'RefundByMerchantTransactionIdRequest',
+    refundBy('merchantTransactionId'),
   );
 }
