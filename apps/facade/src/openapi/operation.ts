@@ -67,6 +67,12 @@ export const body = <Schema extends z.ZodType>(
   shape,
 });
 export const ok = (description: string, answer: Body): Answer => ({ status: 200, description, body: answer });
+/** 201 with no body: the new resource is where Location says. */
+export const created = (location: string, description = 'Created; no body'): Answer => ({
+  status: 201,
+  description,
+  headers: { Location: location },
+});
 export const noContent = (description: string): Answer => ({ status: 204, description });
 export const file = (media: string | readonly string[], description: string, status = 200): Answer => ({
   status,

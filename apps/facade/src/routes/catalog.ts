@@ -13,7 +13,7 @@ import { asMerchant, type CoreClient } from '../core-client.ts';
 import { publicUrl } from '../http/links.ts';
 import { readBody, respond } from '../http/respond.ts';
 import { route } from '../http/route.ts';
-import { body, noContent, ok } from '../openapi/operation.ts';
+import { body, created, noContent, ok } from '../openapi/operation.ts';
 import { xmlShapes } from '../xml-shapes.ts';
 import type { MerchantState } from './state.ts';
 
@@ -32,13 +32,7 @@ export function catalogRoutes(router: Router<MerchantState>, core: CoreClient): 
       tag,
       summary: 'Create a product with its priced skus',
       request: body('CreateProduct', createProductInput, shape),
-      answers: [
-        {
-          status: 201,
-          description: 'Created; no body',
-          headers: { Location: 'The product URL (GET it for the sku ids)' },
-        },
-      ],
+      answers: [created('The product URL (GET it for the sku ids)')],
     },
     async (ctx, { request }) => {
       const input = validate(request.schema, readBody(ctx, request.shape));
@@ -74,7 +68,7 @@ export function catalogRoutes(router: Router<MerchantState>, core: CoreClient): 
       tag,
       summary: 'Create a custom parameter (a checkout field)',
       request: body('CreateCustomParameter', customParameterInput, parameterShape),
-      answers: [{ status: 201, description: 'Created; no body', headers: { Location: 'The parameter URL' } }],
+      answers: [created('The parameter URL')],
     },
     async (ctx, { request }) => {
       const input = validate(request.schema, readBody(ctx, request.shape));

@@ -16,7 +16,7 @@ import { asMerchant, type CoreClient } from '../core-client.ts';
 import { publicUrl } from '../http/links.ts';
 import { readBody, respond } from '../http/respond.ts';
 import { route } from '../http/route.ts';
-import { body, ok } from '../openapi/operation.ts';
+import { body, created, ok } from '../openapi/operation.ts';
 import { xmlShapes } from '../xml-shapes.ts';
 import type { MerchantState } from './state.ts';
 
@@ -101,7 +101,7 @@ export function orderRoutes(router: Router<MerchantState>, core: CoreClient): vo
       tag,
       summary: "Create a shopper with its cards (the Extended API's; a vaulted shopper)",
       request: body('CreateShopper', extendedShopperInput, xmlShapes.shopper),
-      answers: [{ status: 201, description: 'Created; no body', headers: { Location: 'The shopper URL' } }],
+      answers: [created('The shopper URL')],
     },
     async (ctx, { request }) => {
       // A card number or security code is named in an error, never echoed.

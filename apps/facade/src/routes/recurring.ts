@@ -27,7 +27,7 @@ import { asMerchant, type CoreClient } from '../core-client.ts';
 import { publicUrl } from '../http/links.ts';
 import { readBody, respond } from '../http/respond.ts';
 import { route } from '../http/route.ts';
-import { body, noContent, ok } from '../openapi/operation.ts';
+import { body, created, noContent, ok } from '../openapi/operation.ts';
 import { xmlShapes } from '../xml-shapes.ts';
 import type { MerchantState } from './state.ts';
 
@@ -289,13 +289,7 @@ export function recurringRoutes(router: Router<MerchantState>, core: CoreClient)
         extendedSubscriptionChargeInput,
         xmlShapes.subscriptionCharge,
       ),
-      answers: [
-        {
-          status: 201,
-          description: 'Charged; no body',
-          headers: { Location: 'The charge URL; its last segment is the chargeId' },
-        },
-      ],
+      answers: [created('The charge URL; its last segment is the chargeId', 'Charged; no body')],
     },
     async (ctx, { request }) => {
       const input = validate(request.schema, {

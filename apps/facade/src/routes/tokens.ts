@@ -6,7 +6,7 @@ import { publicUrl } from '../http/links.ts';
 import type { RequestState } from '../http/observe.ts';
 import { readBody, respond } from '../http/respond.ts';
 import { route } from '../http/route.ts';
-import { type Answer, body, ok } from '../openapi/operation.ts';
+import { body, created, ok } from '../openapi/operation.ts';
 import { xmlShapes } from '../xml-shapes.ts';
 import type { MerchantState } from './state.ts';
 
@@ -14,12 +14,8 @@ const tag = 'Hosted payment fields';
 const shape = xmlShapes.paymentFieldsToken;
 
 // 201 with the token as the last segment of Location, and no body (see docs/conformance.md, Status codes).
-const createdAnswer: Answer = {
-  status: 201,
-  description: 'Created; no body',
-  headers: { Location: 'The token URL; its last segment is the token' },
-};
-const created = (ctx: Context, token: string) => {
+const tokenCreated = created('The token URL; its last segment is the token');
+const respondCreated = (ctx: Context, token: string) => {
   ctx.status = 201;
   ctx.set('Location', publicUrl(ctx, `/services/2/payment-fields-tokens/${token}`));
   ctx.body = '';
@@ -33,10 +29,10 @@ export function tokenRoutes(router: Router<MerchantState>, core: CoreClient): vo
       path: '/payment-fields-tokens',
       tag,
       summary: 'Create a hosted payment fields token',
-      answers: [createdAnswer],
+      answers: [tokenCreated],
     },
     async (ctx) => {
-      created(ctx, (await core.tokens.create.mutate(undefined, asMerchant(ctx.state))).token);
+      respondCreated(ctx, (await core.tokens.create.mutate(undefined, asMerchant(ctx.state))).token);
     },
   );
 
@@ -49,11 +45,11 @@ export function tokenRoutes(router: Router<MerchantState>, core: CoreClient): vo
       tag,
       summary: 'Create a token carrying a card the merchant holds (no security code)',
       request: body('PrefillPaymentFieldsToken', prefillTokenInput, shape),
-      answers: [createdAnswer],
+      answers: [tokenCreated],
     },
     async (ctx, { request }) => {
       const input = validate(request.schema, readBody(ctx, request.shape));
-      created(ctx, (await core.tokens.prefill.mutate(input, asMerchant(ctx.state))).token);
+      respondCreated(ctx, (await core.tokens.prefill.mutate(input, asMerchant(ctx.state))).token);
     },
   );
 }

@@ -12,7 +12,7 @@ import { asMerchant, type CoreClient } from '../core-client.ts';
 import { publicUrl } from '../http/links.ts';
 import { readBody, respond } from '../http/respond.ts';
 import { route } from '../http/route.ts';
-import { body, noContent, ok } from '../openapi/operation.ts';
+import { body, created, noContent, ok } from '../openapi/operation.ts';
 import { xmlShapes } from '../xml-shapes.ts';
 import type { MerchantState } from './state.ts';
 
@@ -33,13 +33,7 @@ export function vendorRoutes(router: Router<MerchantState>, core: CoreClient): v
       summary:
         'Create a vendor (its bank account and identity numbers are kept sealed, shown by their last four)',
       request: body('CreateVendor', createVendorInput, vendor),
-      answers: [
-        {
-          status: 201,
-          description: 'Created; no body',
-          headers: { Location: 'The vendor URL, ending in its id' },
-        },
-      ],
+      answers: [created('The vendor URL, ending in its id')],
     },
     async (ctx, { request }) => {
       const input = validate(request.schema, readBody(ctx, request.shape));
