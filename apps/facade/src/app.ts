@@ -74,7 +74,6 @@ export function createFacade({
   const publicRoutes = new Router({ prefix: basePath });
   publicTokenRoutes(publicRoutes, core);
   hostedFieldsRoutes(publicRoutes, core);
-  apiDescriptionRoutes(publicRoutes, xmlNamespace);
   const merchantRoutes = new Router<MerchantState>({ prefix: basePath });
   transactionRoutes(merchantRoutes, core);
   shopperRoutes(merchantRoutes, core);
@@ -93,6 +92,7 @@ export function createFacade({
   chargebackRoutes(merchantRoutes, core);
   vendorRoutes(merchantRoutes, core);
   accountUpdaterRoutes(merchantRoutes, core);
+  apiDescriptionRoutes(publicRoutes, xmlNamespace, [publicRoutes, merchantRoutes]);
 
   app.use(healthRoutes(readiness)); // before the request log: probes every few seconds are not traffic
   app.use(observeRequests(log, logRequests));

@@ -1,12 +1,13 @@
 import { errorBodySchema, idempotencyKeyMaxLength } from '@paywire/contracts';
 import { z } from 'zod';
+import type { RouteDeclaration } from '../http/route.ts';
 import { xmlShapes } from '../xml-shapes.ts';
-import { type Answer, type Body, type Operation, operations, type Route } from './operations.ts';
+import { type Answer, type Body, type Operation, tags } from './operation.ts';
 import { addXmlNames, type JsonSchema } from './xml-names.ts';
 
 /**
- * The OpenAPI 3.1 description of /services/2, generated from the route table (operations.ts) and the zod
- * contracts: request schemas as clients may send them (zod's input side), response schemas as they are
+ * The OpenAPI 3.1 description of /services/2, generated from the routes' declarations (http/route.ts) and
+ * the zod contracts: request schemas as clients may send them (zod's input side), response schemas as they are
  * answered, both with the XML element names of packages/xml.
  */
 
@@ -142,12 +143,14 @@ function responses(builder: Builder, method: string, operation: Operation, hasPa
   return all;
 }
 
-function operationObject(builder: Builder, route: Route, operation: Operation) {
-  const [method = '', koaPath = ''] = route.split(' ');
+function operationObject(builder: Builder, operation: RouteDeclaration) {
+  const { method, path: koaPath } = operation;
   const { params } = openApiPath(koaPath);
   const parameters: object[] = [
-    ...params.map((name) => parameter(name, 'path', operation.params?.[name] ?? z.string())),
-    ...Object.entries(operation.query ?? {}).map(([name, schema]) => parameter(name, 'query', schema)),
+    ...params.map((name) => parameter(name, 'path', operation.params?.shape[name] ?? z.string())),
+    ...Object.entries(operation.query?.shape ?? {})
+      .filter(([name]) => !params.includes(name))
+      .map(([name, schema]) => parameter(name, 'query', schema)),
     { $ref: '#/components/parameters/BluesnapVersion' },
   ];
   if (method === 'POST' && !operation.public)
@@ -183,26 +186,27 @@ the hosted payment fields and this description are public. Every error answers
 \`{"message":[{errorName, code, description, invalidProperty?}]}\` (XML: \`<messages><message>\`). A POST with an
 \`Idempotency-Key\` runs once: a retry with the same key and request gets the first answer.`;
 
-/** The document for a facade whose XML answers carry `xmlNamespace`. */
-export function openApiDocument(xmlNamespace: string): object {
+/** The document of `routes` for a facade whose XML answers carry `xmlNamespace`. */
+export function openApiDocument(xmlNamespace: string, routes: readonly RouteDeclaration[]): object {
   const builder: Builder = {
     namespace: xmlNamespace,
     bodies: new Map(),
     schemas: { Error: addXmlNames(jsonSchema(errorBodySchema, 'output'), xmlShapes.messages, xmlNamespace) },
   };
   const paths: Record<string, Record<string, object>> = {};
-  for (const [route, operation] of Object.entries(operations) as [Route, Operation][]) {
-    const [method = '', koaPath = ''] = route.split(' ');
-    const { path } = openApiPath(koaPath);
+  for (const route of routes) {
+    const { path } = openApiPath(route.path);
+    const method = route.method.toLowerCase();
     paths[path] ??= {};
-    paths[path][method.toLowerCase()] = operationObject(builder, route, operation);
+    if (paths[path][method]) throw new Error(`${route.method} ${route.path} is declared twice`);
+    paths[path][method] = operationObject(builder, route);
   }
   return {
     openapi: '3.1.1',
     info: { title: 'Paywire', version: '2', description },
     servers: [{ url: basePath }],
     security: [{ basic: [] }],
-    tags: [...new Set(Object.values(operations).map((operation) => operation.tag))].map((name) => ({ name })),
+    tags: tags.filter((tag) => routes.some((route) => route.tag === tag)).map((name) => ({ name })),
     paths,
     components: {
       securitySchemes: {

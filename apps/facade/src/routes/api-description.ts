@@ -5,7 +5,9 @@ import { dirname, join } from 'node:path';
 import type Router from '@koa/router';
 import { DomainError } from '@paywire/contracts';
 import type { Context } from 'koa';
+import { declaredRoutes, route } from '../http/route.ts';
 import { openApiDocument } from '../openapi/document.ts';
+import { file, scriptsAndStyles } from '../openapi/operation.ts';
 import { pagePolicy, securityHeaders } from './hosted-fields.ts';
 
 /**
@@ -52,27 +54,69 @@ function send(ctx: Context, { body, type, etag }: Asset): void {
   ctx.body = body;
 }
 
-/** The document is generated here, at start: a route table the generator refuses stops the facade. */
-export function apiDescriptionRoutes(router: Router, xmlNamespace: string): void {
+const tag = 'API description';
+
+/**
+ * Mounted last: the document describes the routes declared on `routers` (this one's included), generated
+ * here, at start, so a declaration the generator refuses stops the facade.
+ */
+export function apiDescriptionRoutes(router: Router, xmlNamespace: string, routers: readonly Router[]): void {
   const assets = new Map(
     Object.entries(assetFiles).map(([name, file]) => [name, asset(readFileSync(file.path), file.type)]),
   );
   const page = asset(readFileSync(join(pageDirectory, 'docs.html'), 'utf8'), 'text/html; charset=utf-8');
-  const document = asset(JSON.stringify(openApiDocument(xmlNamespace)), 'application/json; charset=utf-8');
+  route(
+    router,
+    {
+      method: 'GET',
+      path: '/openapi.json',
+      tag,
+      public: true,
+      summary: 'This OpenAPI 3.1 document',
+      answers: [file('application/json', 'The document')],
+    },
+    (ctx) => {
+      ctx.set('Access-Control-Allow-Origin', '*'); // merchants' tooling may read it from anywhere
+      send(ctx, document);
+    },
+  );
 
-  router.get('/openapi.json', (ctx) => {
-    ctx.set('Access-Control-Allow-Origin', '*'); // merchants' tooling may read it from anywhere
-    send(ctx, document);
-  });
+  route(
+    router,
+    {
+      method: 'GET',
+      path: '/docs',
+      tag,
+      public: true,
+      summary: 'The reference page rendering this document',
+      answers: [file('text/html', 'The page')],
+    },
+    (ctx) => {
+      send(ctx, page);
+      ctx.set('Content-Security-Policy', `${pagePolicy(undefined)}; img-src 'self' data:`);
+    },
+  );
 
-  router.get('/docs', (ctx) => {
-    send(ctx, page);
-    ctx.set('Content-Security-Policy', `${pagePolicy(undefined)}; img-src 'self' data:`);
-  });
+  route(
+    router,
+    {
+      method: 'GET',
+      path: '/docs/:file',
+      tag,
+      public: true,
+      summary: "The reference page's scripts and style sheets",
+      answers: [file(scriptsAndStyles, 'The script or style sheet')],
+    },
+    (ctx) => {
+      const file = assets.get(ctx.params.file ?? '');
+      if (!file) throw new DomainError('RESOURCE_NOT_FOUND', `no resource at ${ctx.method} ${ctx.path}`);
+      send(ctx, file);
+    },
+  );
 
-  router.get('/docs/:file', (ctx) => {
-    const file = assets.get(ctx.params.file ?? '');
-    if (!file) throw new DomainError('RESOURCE_NOT_FOUND', `no resource at ${ctx.method} ${ctx.path}`);
-    send(ctx, file);
-  });
+  const routes = routers.flatMap((declaredOn) => declaredRoutes(declaredOn));
+  const document = asset(
+    JSON.stringify(openApiDocument(xmlNamespace, routes)),
+    'application/json; charset=utf-8',
+  );
 }

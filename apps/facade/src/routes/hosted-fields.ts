@@ -1,10 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Router from '@koa/router';
-import { DomainError } from '@paywire/contracts';
+import { DomainError, formOpeningInput } from '@paywire/contracts';
 import type { Context } from 'koa';
+import { z } from 'zod';
 import { type CoreClient, forRequest } from '../core-client.ts';
 import type { RequestState } from '../http/observe.ts';
+import { route } from '../http/route.ts';
+import { file, scriptsAndStyles } from '../openapi/operation.ts';
 
 /**
  * The hosted payment fields: a card form page per token and the script merchants include to embed it.
@@ -95,46 +98,77 @@ export function hostedFieldsRoutes(router: Router<RequestState>, core: CoreClien
   );
   const formPage = read('form.html');
 
-  router.get('/hosted-fields/:file', (ctx) => {
-    const asset = assets.get(ctx.params.file ?? '');
-    if (!asset) throw new DomainError('RESOURCE_NOT_FOUND', `no resource at ${ctx.method} ${ctx.path}`);
-    securityHeaders(ctx);
-    ctx.set('Cache-Control', 'no-cache');
-    ctx.set('Cross-Origin-Resource-Policy', asset.crossOrigin ? 'cross-origin' : 'same-origin');
-    ctx.type = asset.type;
-    ctx.body = asset.body;
-  });
+  route(
+    router,
+    {
+      method: 'GET',
+      path: '/hosted-fields/:file',
+      tag: 'Hosted payment fields',
+      public: true,
+      summary: 'Static files of the hosted fields: paywire-fields.js (for merchant pages) and the form files',
+      answers: [file(scriptsAndStyles, 'The script or style sheet')],
+    },
+    (ctx) => {
+      const asset = assets.get(ctx.params.file ?? '');
+      if (!asset) throw new DomainError('RESOURCE_NOT_FOUND', `no resource at ${ctx.method} ${ctx.path}`);
+      securityHeaders(ctx);
+      ctx.set('Cache-Control', 'no-cache');
+      ctx.set('Cross-Origin-Resource-Policy', asset.crossOrigin ? 'cross-origin' : 'same-origin');
+      ctx.type = asset.type;
+      ctx.body = asset.body;
+    },
+  );
 
   // The card form for one token; no form for a token that cannot be used or that another origin framed first
   // (a token that expires while the shopper types is refused by the PUT, and form.js then says so).
-  router.get('/payment-fields-tokens/:token/form', async (ctx) => {
-    const origin = embeddingOrigin(ctx.query.origin);
-    securityHeaders(ctx);
-    ctx.set('Cache-Control', 'no-store');
-    ctx.set('Content-Security-Policy', pagePolicy(origin));
-    ctx.type = 'text/html; charset=utf-8';
-    const token = ctx.params.token ?? '';
-    if (origin === null) {
-      ctx.status = 400;
-      ctx.body = messagePage(
-        'BAD_EMBEDDING',
-        'This payment form cannot be shown here',
-        'The page embedding it gave no valid origin. No card data was requested.',
-      );
-    } else if (
-      !tokenPattern.test(token) ||
-      !(await core.tokens.openForm.mutate({ token, ...(origin ? { origin } : {}) }, forRequest(ctx.state)))
-        .usable
-    ) {
-      ctx.status = 404;
-      ctx.body = messagePage(
-        'TOKEN_UNUSABLE',
-        'This payment form is not available',
-        'The link is not valid, has expired, has already been used or belongs to another page. Return to the checkout and start again; no payment was made.',
-      );
-    } else {
-      ctx.status = 200;
-      ctx.body = formPage;
-    }
-  });
+  route(
+    router,
+    {
+      method: 'GET',
+      path: '/payment-fields-tokens/:token/form',
+      tag: 'Hosted payment fields',
+      public: true,
+      summary: "The card form page of a token, for the merchant's iframe",
+      query: z.object({
+        origin: formOpeningInput.shape.origin.describe(
+          'The origin of the embedding page, e.g. https://shop.example',
+        ),
+      }),
+      answers: [
+        file('text/html', 'The card form'),
+        file('text/html', 'No form: the origin given is not an origin', 400),
+        file('text/html', 'No form: the token is unknown, expired, used or framed by another origin', 404),
+      ],
+    },
+    async (ctx) => {
+      const origin = embeddingOrigin(ctx.query.origin);
+      securityHeaders(ctx);
+      ctx.set('Cache-Control', 'no-store');
+      ctx.set('Content-Security-Policy', pagePolicy(origin));
+      ctx.type = 'text/html; charset=utf-8';
+      const token = ctx.params.token ?? '';
+      if (origin === null) {
+        ctx.status = 400;
+        ctx.body = messagePage(
+          'BAD_EMBEDDING',
+          'This payment form cannot be shown here',
+          'The page embedding it gave no valid origin. No card data was requested.',
+        );
+      } else if (
+        !tokenPattern.test(token) ||
+        !(await core.tokens.openForm.mutate({ token, ...(origin ? { origin } : {}) }, forRequest(ctx.state)))
+          .usable
+      ) {
+        ctx.status = 404;
+        ctx.body = messagePage(
+          'TOKEN_UNUSABLE',
+          'This payment form is not available',
+          'The link is not valid, has expired, has already been used or belongs to another page. Return to the checkout and start again; no payment was made.',
+        );
+      } else {
+        ctx.status = 200;
+        ctx.body = formPage;
+      }
+    },
+  );
 }

@@ -16,6 +16,8 @@ import type { Logger } from '@paywire/observability';
 import type { Context } from 'koa';
 import { asMerchant, type CoreClient } from '../core-client.ts';
 import { type ReportFormat, reportDocument, reportMediaTypes } from '../http/report-documents.ts';
+import { route } from '../http/route.ts';
+import { file } from '../openapi/operation.ts';
 import type { MerchantState } from './state.ts';
 
 /** Rows asked of core at a time while a whole report streams. */
@@ -36,53 +38,83 @@ interface ReportRequest {
  * with it, one page and the original's paging headers.
  */
 export function reportRoutes(router: Router<MerchantState>, core: CoreClient): void {
-  router.get('/report/:reportCode', async (ctx) => {
-    const query = validate(reportQuery, { ...ctx.query, reportCode: ctx.params.reportCode });
-    const request = query.nextPageToken === undefined ? firstRequest(query) : nextRequest(query);
-    const call = asMerchant(ctx.state);
-    const plan = await core.reports.open.query(
-      {
-        reportCode: request.rows.reportCode,
-        filters: request.rows.filters,
-        period: request.period,
-        window: request.rows.window ?? undefined,
-        withTotals: request.withTotals,
-      },
-      call,
-    );
-    const read: ReadRows = (after, limit) =>
-      core.reports.rows.query({ ...request.rows, window: plan.window, after, limit }, call);
-    const format = reportFormat(ctx, query.format);
+  route(
+    router,
+    {
+      method: 'GET',
+      path: '/report/:reportCode',
+      tag: 'Reporting',
+      summary: "Report data in JSON or CSV, the original's report codes and query parameters",
+      description:
+        'Report codes TransactionDetail, RecurringCharges, ActiveSubscriptions, PendingRefunds, Chargebacks, ' +
+        'AccountBalance, PayoutSummary (SEPA settlement) and PayoutDetail (vendor payouts). Periods and dates are read in UTC-8 (PST, no ' +
+        'daylight saving) on the merchant clock. Without pageSize the whole report streams; with it, one page ' +
+        'and next-page-token for the next (docs/reports.md).',
+      params: reportQuery,
+      query: reportQuery,
+      answers: [
+        {
+          ...file(
+            ['application/json', 'text/csv'],
+            'The report: JSON unless format=csv or Accept prefers text/csv',
+          ),
+          headers: {
+            'total-row-count': 'Rows in the whole report',
+            'start-row': 'The first row of this answer, from 1',
+            'page-size': 'The page size asked for (paged requests only)',
+            'next-page-token': 'Pass as nextPageToken for the next page; absent on the last page',
+          },
+        },
+      ],
+    },
+    async (ctx, declaration) => {
+      const query = validate(declaration.query, { ...ctx.query, reportCode: ctx.params.reportCode });
+      const request = query.nextPageToken === undefined ? firstRequest(query) : nextRequest(query);
+      const call = asMerchant(ctx.state);
+      const plan = await core.reports.open.query(
+        {
+          reportCode: request.rows.reportCode,
+          filters: request.rows.filters,
+          period: request.period,
+          window: request.rows.window ?? undefined,
+          withTotals: request.withTotals,
+        },
+        call,
+      );
+      const read: ReadRows = (after, limit) =>
+        core.reports.rows.query({ ...request.rows, window: plan.window, after, limit }, call);
+      const format = reportFormat(ctx, query.format);
 
-    if (request.page === undefined) {
-      // the first batch before the status line: a failure there is still an error answer
-      const first = await read(request.after, streamBatchRows);
-      answerWith(ctx, format, plan, request.rows.reportCode, { 'start-row': '1' });
-      ctx.body = Readable.from(reportDocument(format, plan, batchesFrom(first, read, ctx.state.log)));
-      return;
-    }
-    const { startRow, size } = request.page;
-    const batch = await read(request.after, size);
-    const nextStartRow = startRow + batch.rows.length;
-    const nextAfter = nextStartRow <= plan.totalRowCount ? batch.last : null;
-    answerWith(ctx, format, plan, request.rows.reportCode, {
-      'page-size': String(size),
-      'start-row': String(startRow),
-      ...(nextAfter
-        ? {
-            'next-page-token': encodePageToken({
-              ...request.rows,
-              window: plan.window,
-              after: nextAfter,
-              startRow: nextStartRow,
-              pageSize: size,
-              withTotals: request.withTotals,
-            }),
-          }
-        : {}),
-    });
-    ctx.body = await collect(reportDocument(format, plan, once(batch.rows)));
-  });
+      if (request.page === undefined) {
+        // the first batch before the status line: a failure there is still an error answer
+        const first = await read(request.after, streamBatchRows);
+        answerWith(ctx, format, plan, request.rows.reportCode, { 'start-row': '1' });
+        ctx.body = Readable.from(reportDocument(format, plan, batchesFrom(first, read, ctx.state.log)));
+        return;
+      }
+      const { startRow, size } = request.page;
+      const batch = await read(request.after, size);
+      const nextStartRow = startRow + batch.rows.length;
+      const nextAfter = nextStartRow <= plan.totalRowCount ? batch.last : null;
+      answerWith(ctx, format, plan, request.rows.reportCode, {
+        'page-size': String(size),
+        'start-row': String(startRow),
+        ...(nextAfter
+          ? {
+              'next-page-token': encodePageToken({
+                ...request.rows,
+                window: plan.window,
+                after: nextAfter,
+                startRow: nextStartRow,
+                pageSize: size,
+                withTotals: request.withTotals,
+              }),
+            }
+          : {}),
+      });
+      ctx.body = await collect(reportDocument(format, plan, once(batch.rows)));
+    },
+  );
 }
 
 type ReadRows = (after: ReportCursor | null, limit: number) => Promise<ReportBatch>;
