@@ -2,48 +2,19 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { IdempotentRequest } from '@paywire/contracts';
 import type { Logger, TraceContext } from '@paywire/observability';
 import type { PgBoss } from 'pg-boss';
-import type { Caller } from './callers/service.ts';
-import type { IpCountryLocator } from './fraud/ip-country.ts';
-import type { DeliverySettings } from './ipn/delivery.ts';
-import type { KeyServices } from './keys/reencrypt.ts';
-import type { PayoutSettings } from './marketplace/payout-bank.ts';
-import type { CallMemo } from './merchants/facts.ts';
-import type { ProcessorDirectory } from './processors/directory.ts';
-import type { CardProfiler } from './processors/processor.ts';
-import type { RetentionSettings } from './retention/sweep.ts';
-import type { AuditOrigin } from './security/audit/trail.ts';
-import type { CardVault } from './security/card-vault.ts';
-import type { PasswordGate } from './security/password-gate.ts';
-import type { ScryptCost } from './security/passwords.ts';
-import type { SepaSettings } from './sepa/bank.ts';
-import type { WalletTrust } from './wallets/keys.ts';
 
 export type Mode = 'sandbox' | 'live';
 
-/** What every procedure may use. Built once at start; no global singletons. */
+/**
+ * What every procedure may use. Built once at start (server.ts, the composition root); no global singletons.
+ * This module names no capability: each capability adds the services it owns to this interface, and to
+ * CallContext and RequestContext what a call carries for it, from its own module (TypeScript's declaration
+ * merging: `declare module '../context.ts'`; find them all with `grep -rn "interface CoreServices"`).
+ */
 export interface CoreServices {
   orm: MikroORM;
-  /** Where payments go: the merchant's processor accounts, routing and their connectors (payments/ only). */
-  processors: ProcessorDirectory;
-  /** The card's issuer range, without a processor call. */
-  cardProfile: CardProfiler;
-  /** The country of a shopper's IP address, for the fraud rules (fraud/ip-country.ts). */
-  ipCountry: IpCountryLocator;
-  vault: CardVault;
-  /** The roots production wallet tokens are verified against (Google's root signing keys, Apple's root). */
-  walletTrust: WalletTrust;
-  /** The key provider and the data keys: refresh, rotation's re-encryption job (keys/). */
-  keys: KeyServices;
-  /** Bounds the password hashes running and waiting, so guessing cannot starve real logins. */
-  passwords: PasswordGate;
-  /** What merchant passwords are hashed at: security/passwords.ts's productionCost outside tests. */
-  passwordCost: ScryptCost;
   mode: Mode;
   jobs: PgBoss;
-  ipn: DeliverySettings;
-  sepa: SepaSettings;
-  /** Who pays vendors, from which account (marketplace/payouts.ts). */
-  payouts: PayoutSettings;
   /** Attempts without an outcome older than this are resolved by the recovery worker (payments/recovery.ts). */
   payments: { recoveryAfterSeconds: number };
   /**
@@ -56,8 +27,6 @@ export interface CoreServices {
     em: EntityManager,
     sale: { transactionId: number; cardLastFour: string | undefined },
   ) => Promise<void>;
-  /** How long operational data lives before the retention sweep erases it (retention/sweep.ts). */
-  retention: RetentionSettings;
 }
 
 /**
@@ -69,8 +38,6 @@ export interface CallContext extends CoreServices {
   merchantId: number | null;
   /** Set when the caller sent an idempotency key with a mutation. */
   idempotency: IdempotentRequest | null;
-  /** What the call read about its merchant, kept for the rest of the call. */
-  memo: CallMemo;
   /**
    * A keyed mutation run in phases (idempotency/middleware.ts): its key is claimed in a committed record, and
    * the procedure writes its answer to that record in the same transaction as its last writes.
@@ -78,8 +45,6 @@ export interface CallContext extends CoreServices {
   keyed?: KeyedCall;
   /** The facade request this call serves (X-Request-Id), kept with the IPN deliveries it causes. */
   requestId?: string;
-  /** Who made the call and from where, for the audit trail (a worker's job has none). */
-  origin?: AuditOrigin;
 }
 
 export interface KeyedCall {
@@ -94,8 +59,6 @@ export interface MerchantContext extends CallContext {
 
 /** A call over tRPC: also who made it, as its credential proved (server.ts). */
 export interface RequestContext extends CallContext {
-  caller: Caller;
-  origin: AuditOrigin;
   /** Core's logger for this call: every line names the request id. */
   log: Logger;
   /** The caller's trace context (traceparent), when tracing is on. */

@@ -252,3 +252,9 @@ export function createCallerVerifier(orm: MikroORM, cacheMs = 1000) {
 }
 
 export type CallerVerifier = ReturnType<typeof createCallerVerifier>;
+
+declare module '../context.ts' {
+  interface RequestContext {
+    caller: Caller;
+  }
+}

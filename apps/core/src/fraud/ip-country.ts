@@ -35,3 +35,10 @@ export function ipCountryLocator(ranges = ''): IpCountryLocator {
     return undefined;
   };
 }
+
+declare module '../context.ts' {
+  interface CoreServices {
+    /** The country of a shopper's IP address, for the fraud rules (fraud/ip-country.ts). */
+    ipCountry: IpCountryLocator;
+  }
+}

@@ -291,3 +291,9 @@ export function startDeliveryWorkers(
     },
   };
 }
+
+declare module '../context.ts' {
+  interface CoreServices {
+    ipn: DeliverySettings;
+  }
+}

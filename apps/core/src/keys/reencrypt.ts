@@ -341,3 +341,10 @@ export async function requestReencryption(jobs: PgBoss, afterSeconds = 0): Promi
   await jobs.createQueue(reencryptQueue, { policy: 'stately', expireInSeconds: 3600, retryLimit: 0 });
   await jobs.send(reencryptQueue, {}, { startAfter: afterSeconds, heartbeatSeconds: 10 });
 }
+
+declare module '../context.ts' {
+  interface CoreServices {
+    /** The key provider and the data keys: refresh, rotation's re-encryption job (keys/). */
+    keys: KeyServices;
+  }
+}

@@ -80,3 +80,10 @@ export interface PayoutSettings {
   bank: PayoutBank;
   debtor: PayoutDebtor;
 }
+
+declare module '../context.ts' {
+  interface CoreServices {
+    /** Who pays vendors, from which account (marketplace/payouts.ts). */
+    payouts: PayoutSettings;
+  }
+}

@@ -53,3 +53,10 @@ export function callFacts(
   call.memo.facts ??= loadFacts(em, call.merchantId);
   return call.memo.facts;
 }
+
+declare module '../context.ts' {
+  interface CallContext {
+    /** What the call read about its merchant, kept for the rest of the call. */
+    memo: CallMemo;
+  }
+}

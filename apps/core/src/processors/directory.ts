@@ -128,3 +128,10 @@ export function createProcessorDirectory(options: DirectoryOptions): ProcessorDi
     },
   };
 }
+
+declare module '../context.ts' {
+  interface CoreServices {
+    /** Where payments go: the merchant's processor accounts, routing and their connectors (payments/ only). */
+    processors: ProcessorDirectory;
+  }
+}

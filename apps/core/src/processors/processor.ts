@@ -199,3 +199,10 @@ export class RequestNotSupported extends ProcessorRejected {
     super(message, 422);
   }
 }
+
+declare module '../context.ts' {
+  interface CoreServices {
+    /** The card's issuer range, without a processor call. */
+    cardProfile: CardProfiler;
+  }
+}

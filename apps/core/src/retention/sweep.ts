@@ -72,3 +72,10 @@ export async function scheduleRetention(
     await sweepRetention(em(), mode, settings);
   });
 }
+
+declare module '../context.ts' {
+  interface CoreServices {
+    /** How long operational data lives before the retention sweep erases it (retention/sweep.ts). */
+    retention: RetentionSettings;
+  }
+}

@@ -265,3 +265,9 @@ export function ephemeralRing(legacySecret?: Buffer): KeyRing {
     ],
   };
 }
+
+declare module '../context.ts' {
+  interface CoreServices {
+    vault: CardVault;
+  }
+}

@@ -117,3 +117,10 @@ export function createPasswordGate(options: GateOptions = {}): PasswordGate {
     },
   };
 }
+
+declare module '../context.ts' {
+  interface CoreServices {
+    /** Bounds the password hashes running and waiting, so guessing cannot starve real logins. */
+    passwords: PasswordGate;
+  }
+}

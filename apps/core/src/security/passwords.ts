@@ -56,3 +56,10 @@ export async function verifyPassword(
   const cheaper = storedCost.N < cost.N || storedCost.r < cost.r || storedCost.p < cost.p;
   return { verified, needsRehash: verified && cheaper };
 }
+
+declare module '../context.ts' {
+  interface CoreServices {
+    /** What merchant passwords are hashed at: security/passwords.ts's productionCost outside tests. */
+    passwordCost: ScryptCost;
+  }
+}

@@ -44,3 +44,9 @@ export interface SepaSettings {
  * TARGET2's calendar for SEPA and the Federal Reserve's for ACH.
  */
 export const liveCollectionBusinessDays = 5;
+
+declare module '../context.ts' {
+  interface CoreServices {
+    sepa: SepaSettings;
+  }
+}

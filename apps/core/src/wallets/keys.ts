@@ -196,3 +196,10 @@ export async function merchantWalletKeys(
       : {}),
   };
 }
+
+declare module '../context.ts' {
+  interface CoreServices {
+    /** The roots production wallet tokens are verified against (Google's root signing keys, Apple's root). */
+    walletTrust: WalletTrust;
+  }
+}

@@ -112,3 +112,13 @@ export function recordPaymentChange(
 ): Promise<void> {
   return recordChange(ctx, em, action, `transaction:${paymentId}`);
 }
+
+declare module '../../context.ts' {
+  interface CallContext {
+    /** Who made the call and from where, for the audit trail (a worker's job has none). */
+    origin?: AuditOrigin;
+  }
+  interface RequestContext {
+    origin: AuditOrigin;
+  }
+}
