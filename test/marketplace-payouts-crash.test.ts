@@ -1,13 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saleBody } from './support/http.ts';
 import { completeVendor } from './support/marketplace.ts';
+import { type CoreProcess, coreProcess } from './support/node-process.ts';
 import { bankTransfers, expectPainValid, payoutFiles } from './support/payouts.ts';
 import { freePort } from './support/ports.ts';
 import {
@@ -27,9 +26,7 @@ import { waitFor } from './support/wait.ts';
 // for each reference with one amount only, so nothing is paid twice.
 // ---------------------------------------------------------------------------------------------------------
 
-const corePath = fileURLToPath(new URL('../apps/core/src/main.ts', import.meta.url));
-const coreEnv: Record<string, string> = {};
-let core: ChildProcess | undefined;
+let core: CoreProcess | undefined;
 let db: pg.Pool;
 let fileDir: string;
 let merchant: TestMerchant;
@@ -40,34 +37,11 @@ let call: <T = unknown>(
 ) => Promise<{ status: number; body: T }>;
 let closeFacade: () => Promise<void>;
 
-async function startCoreProcess(): Promise<void> {
-  core = spawn(process.execPath, [corePath], { env: { ...process.env, ...coreEnv }, stdio: 'ignore' });
-  await waitFor(
-    'core to be ready',
-    async () => {
-      if (core?.exitCode !== null) throw new Error(`core exited with ${core?.exitCode} before it listened`);
-      return fetch(`http://127.0.0.1:${coreEnv.CORE_PORT}/readyz`).then(
-        (response) => response.ok,
-        () => false,
-      );
-    },
-    60_000,
-  );
-}
-
-function killCore(): Promise<void> {
-  return new Promise((resolve) => {
-    if (!core || core.exitCode !== null) return resolve();
-    core.once('exit', () => resolve());
-    core.kill('SIGKILL');
-  });
-}
-
 beforeAll(async () => {
   const databaseUrl = await newDatabase('paywire_payout_crash');
   merchant = await newMerchant(databaseUrl);
   fileDir = mkdtempSync(path.join(tmpdir(), 'paywire-payout-crash-'));
-  Object.assign(coreEnv, {
+  core = coreProcess({
     DATABASE_URL: databaseUrl,
     CORE_PORT: String(await freePort()),
     CARD_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
@@ -77,11 +51,8 @@ beforeAll(async () => {
     PAYOUT_SANDBOX_LATENCY_MS: '1500',
     PAYMENT_RECOVERY_AFTER_SECONDS: '3',
   });
-  await startCoreProcess();
-  const facade = await startFacade(
-    `http://127.0.0.1:${coreEnv.CORE_PORT}/trpc`,
-    await newFacadeCredential(databaseUrl),
-  );
+  await core.start();
+  const facade = await startFacade(core.trpcUrl, await newFacadeCredential(databaseUrl));
   closeFacade = facade.close;
   call = async (method, route, body) => {
     const response = await fetch(`${facade.baseUrl}${route}`, {
@@ -99,7 +70,7 @@ beforeAll(async () => {
 }, 180_000); // a migrated database and a Node process, on a loaded machine
 
 afterAll(async () => {
-  await killCore();
+  await core?.kill();
   await closeFacade?.();
   await db?.end();
   if (fileDir) rmSync(fileDir, { recursive: true, force: true });
@@ -147,8 +118,8 @@ describe('payouts across core crashes', () => {
         async () => (await leased()).some((row) => row.attempts === attempt),
         60_000,
       );
-      await killCore();
-      await startCoreProcess();
+      await core?.kill();
+      await core?.start();
     }
     const paid = await waitFor(
       'every payout paid',

@@ -1,9 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createSandboxProcessor } from '@paywire/core';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -15,6 +13,7 @@ import {
   startAdyenFake,
 } from './adyen.ts';
 import { saleBody } from './http.ts';
+import { type CoreProcess, coreProcess } from './node-process.ts';
 import { freePort } from './ports.ts';
 import { newDatabase, newFacadeCredential, newMerchant, startFacade } from './stack.ts';
 import { waitFor } from './wait.ts';
@@ -32,39 +31,14 @@ export function defineCrashTest(connector: 'sandbox' | 'adyen'): void {
   const clients = 8;
   const kills = 5;
   const journal = join(tmpdir(), `paywire-sandbox-${randomUUID()}.jsonl`);
-  const corePath = fileURLToPath(new URL('../../apps/core/src/main.ts', import.meta.url));
 
   let adyen: AdyenFake | undefined;
   let databaseUrl: string;
   let baseUrl: string;
   let authorization: string;
   let merchantId: number;
-  let core: ChildProcess | undefined;
+  let core: CoreProcess | undefined;
   let closeFacade: () => Promise<void>;
-  const coreEnv: Record<string, string> = {};
-
-  async function startCoreProcess(): Promise<void> {
-    core = spawn(process.execPath, [corePath], { env: { ...process.env, ...coreEnv }, stdio: 'ignore' });
-    // Bounded generously: a loaded 2-core machine can take many seconds to start a Node process.
-    for (let attempt = 0; attempt < 1200; attempt++) {
-      if (core.exitCode !== null) throw new Error(`core exited with ${core.exitCode} before it listened`);
-      try {
-        await fetch(`http://127.0.0.1:${coreEnv.CORE_PORT}/trpc/`);
-        return;
-      } catch {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
-    throw new Error('core did not come back within 60 s');
-  }
-
-  function killCore(): Promise<void> {
-    return new Promise((resolve) => {
-      if (!core || core.exitCode !== null) return resolve();
-      core.once('exit', () => resolve());
-      core.kill('SIGKILL');
-    });
-  }
 
   beforeAll(async () => {
     databaseUrl = await newDatabase('paywire_crash');
@@ -72,7 +46,7 @@ export function defineCrashTest(connector: 'sandbox' | 'adyen'): void {
     merchantId = merchant.id;
     authorization = merchant.authorization;
     const cardKey = randomBytes(32);
-    Object.assign(coreEnv, {
+    const coreEnv = {
       DATABASE_URL: databaseUrl,
       CORE_PORT: String(await freePort()),
       CARD_ENCRYPTION_KEY: cardKey.toString('base64'),
@@ -82,7 +56,7 @@ export function defineCrashTest(connector: 'sandbox' | 'adyen'): void {
       ADYEN_TIMEOUT_MS: '1000',
       // Adyen steps get a quarter of it (call, repeat, technical cancel, its confirmation) before recovery may step in
       PAYMENT_RECOVERY_AFTER_SECONDS: '4',
-    });
+    };
     if (connector === 'adyen') {
       adyen = await startAdyenFake('crash', 250);
       await addAdyenTestAccount(databaseUrl, cardKey, {
@@ -94,17 +68,15 @@ export function defineCrashTest(connector: 'sandbox' | 'adyen'): void {
         notification: { username: 'adyen', password: 'unused-here' },
       });
     }
-    await startCoreProcess();
-    const facade = await startFacade(
-      `http://127.0.0.1:${coreEnv.CORE_PORT}/trpc`,
-      await newFacadeCredential(databaseUrl),
-    );
+    core = coreProcess(coreEnv);
+    await core.start('listening');
+    const facade = await startFacade(core.trpcUrl, await newFacadeCredential(databaseUrl));
     baseUrl = facade.baseUrl;
     closeFacade = facade.close;
   });
 
   afterAll(async () => {
-    await killCore();
+    await core?.kill();
     await closeFacade?.();
     await adyen?.fake.close();
     await rm(journal, { force: true });
@@ -181,9 +153,9 @@ export function defineCrashTest(connector: 'sandbox' | 'adyen'): void {
     let killed = 0;
     while (killed < kills && !loadDone) {
       await new Promise((resolve) => setTimeout(resolve, 150 + Math.random() * 200));
-      await killCore();
+      await core?.kill();
       killed++;
-      await startCoreProcess();
+      await core?.start('listening');
     }
     await load;
 
