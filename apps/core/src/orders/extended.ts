@@ -8,14 +8,13 @@ import {
 } from '@paywire/contracts';
 import { CardTransaction } from '../cards/entities.ts';
 import { runSale } from '../cards/sale.ts';
-import { CatalogSku } from '../catalog/entities.ts';
 import type { MerchantContext } from '../context.ts';
 import { executeParameterized } from '../db/wire.ts';
 import { Shopper } from '../shoppers/entities.ts';
 import { cardsMatching } from '../shoppers/queries.ts';
 import { createShopper } from '../shoppers/service.ts';
-import { Invoice, OrderItem, ShopperOrder } from './entities.ts';
-import { contactOf, defaultSoftDescriptor, presentOrder, pricedCart } from './service.ts';
+import { Invoice, ShopperOrder } from './entities.ts';
+import { contactOf, defaultSoftDescriptor, orderItems, presentOrder, pricedCart } from './service.ts';
 
 /**
  * The Extended API's shoppers and orders (docs/conformance.md, Extended API). An Extended shopper is a
@@ -120,17 +119,7 @@ export async function placeOrder(ctx: MerchantContext, input: CreateOrderRequest
         webInfo,
         placedAt: (await tx.findOneOrFail(CardTransaction, sale.transactionId)).authorizedAt,
       });
-      const rows = items.map((item) =>
-        tx.create(OrderItem, {
-          merchantId,
-          order,
-          sku: tx.getReference(CatalogSku, item.sku.id),
-          skuName: item.sku.name,
-          quantity: item.quantity,
-          unitMinor: item.sku.priceMinor,
-          subTotalMinor: item.subTotalMinor,
-        }),
-      );
+      const rows = orderItems(tx, merchantId, order, items);
       const invoice = tx.create(Invoice, {
         merchantId,
         order,

@@ -17,7 +17,7 @@ import {
   toMinorUnits,
 } from '@paywire/contracts';
 import { CardTransaction } from '../cards/entities.ts';
-import type { CatalogSku } from '../catalog/entities.ts';
+import { CatalogSku } from '../catalog/entities.ts';
 import { findSkus } from '../catalog/service.ts';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
@@ -287,6 +287,98 @@ export async function pricedCart(
   return { totalMinor, items };
 }
 
+/** The order's item rows, one per priced cart line at its sku's price. */
+export function orderItems(
+  em: EntityManager,
+  merchantId: number,
+  order: ShopperOrder,
+  priced: PricedCart['items'],
+): OrderItem[] {
+  return priced.map(({ sku, quantity, subTotalMinor }) =>
+    em.create(OrderItem, {
+      merchantId,
+      order,
+      sku: em.getReference(CatalogSku, sku.id),
+      skuName: sku.name,
+      quantity,
+      unitMinor: sku.priceMinor,
+      subTotalMinor,
+    }),
+  );
+}
+
+type BatchSepaAccount =
+  BatchOrderRequest['shopper']['shopperInfo']['paymentInfo']['sepaDirectDebitsInfo'][number];
+
+/** A batch order's new shopper, from its shopper-info (the order's currency unless it names its own). */
+function newBatchShopper(
+  em: EntityManager,
+  merchantId: number,
+  input: BatchOrderRequest['shopper'],
+): Shopper {
+  const { shopperInfo, webInfo } = input;
+  const contact = shopperInfo.shopperContactInfo;
+  return em.create(Shopper, {
+    merchantId,
+    title: contact.title ?? null,
+    firstName: contact.firstName,
+    lastName: contact.lastName,
+    email: contact.email,
+    companyName: contact.companyName ?? null,
+    address: contact.address1 ?? null,
+    city: contact.city ?? null,
+    zip: contact.zip ?? null,
+    country: contact.country,
+    phone: contact.phone ?? null,
+    fax: contact.fax ?? null,
+    storeId: shopperInfo.storeId ?? null,
+    locale: shopperInfo.locale ?? null,
+    shopperCurrency: shopperInfo.shopperCurrency ?? currency,
+    webInfo,
+  });
+}
+
+/**
+ * The order's invoice, paid by a SEPA debit of the shopper's account for the order's total (the account's
+ * billing contact names the payer, the shopper's contact when it names none).
+ */
+async function invoiceBySepaDebit(
+  ctx: MerchantContext,
+  em: EntityManager,
+  {
+    shopper,
+    order,
+    account,
+    contact,
+  }: { shopper: Shopper; order: ShopperOrder; account: BatchSepaAccount; contact: ShopperContactInfo },
+  now: Date,
+): Promise<InvoicePayment> {
+  const billing = account.billingContactInfo;
+  const debit = await openSepaDebit(
+    ctx,
+    em,
+    {
+      shopper,
+      iban: account.sepaDirectDebit.iban,
+      payer: {
+        firstName: billing?.firstName ?? contact.firstName,
+        lastName: billing?.lastName ?? contact.lastName,
+      },
+      amountMinor: order.totalMinor,
+      currency,
+    },
+    now,
+  );
+  const invoice = em.create(Invoice, {
+    merchantId: ctx.merchantId,
+    order,
+    sepaTransactionId: debit.transactionId,
+    contact: contactOf(shopper),
+    billingContact: billing ?? null,
+  });
+  return { invoice, debit };
+}
+
 /**
  * POST /batch/order-placement: the shopper, the order and its items, the invoice and the SEPA debit that
  * pays it commit in one transaction or not at all. The shopper and order rows are written first; a bad
@@ -296,26 +388,7 @@ export async function placeBatchOrder(ctx: MerchantContext, input: BatchOrderReq
   return inTransaction(ctx.em, async (em) => {
     const now = await callNow(ctx, em);
     const { merchantId } = ctx;
-    const { shopperInfo, webInfo } = input.shopper;
-    const contact = shopperInfo.shopperContactInfo;
-    const shopper = em.create(Shopper, {
-      merchantId,
-      title: contact.title ?? null,
-      firstName: contact.firstName,
-      lastName: contact.lastName,
-      email: contact.email,
-      companyName: contact.companyName ?? null,
-      address: contact.address1 ?? null,
-      city: contact.city ?? null,
-      zip: contact.zip ?? null,
-      country: contact.country,
-      phone: contact.phone ?? null,
-      fax: contact.fax ?? null,
-      storeId: shopperInfo.storeId ?? null,
-      locale: shopperInfo.locale ?? null,
-      shopperCurrency: shopperInfo.shopperCurrency ?? currency,
-      webInfo,
-    });
+    const shopper = newBatchShopper(em, merchantId, input.shopper);
     const order = em.create(ShopperOrder, {
       merchantId,
       shopper,
@@ -331,49 +404,14 @@ export async function placeBatchOrder(ctx: MerchantContext, input: BatchOrderReq
       at: 'order.',
       currencyRule: 'orders paid by SEPA direct debit take EUR skus only',
     });
-    const items = priced.map(({ sku, quantity, subTotalMinor }) =>
-      em.create(OrderItem, {
-        merchantId,
-        order,
-        sku,
-        skuName: sku.name,
-        quantity,
-        unitMinor: sku.priceMinor,
-        subTotalMinor,
-      }),
-    );
+    const items = orderItems(em, merchantId, order, priced);
     order.totalMinor = totalMinor;
-
-    const account = shopperInfo.paymentInfo.sepaDirectDebitsInfo[0];
+    const account = input.shopper.shopperInfo.paymentInfo.sepaDirectDebitsInfo[0];
     if (!account) throw new Error('the contract requires one sepa-direct-debit-info');
-    const billing = account.billingContactInfo;
-    const debit = await openSepaDebit(
-      ctx,
-      em,
-      {
-        shopper,
-        iban: account.sepaDirectDebit.iban,
-        payer: {
-          firstName: billing?.firstName ?? contact.firstName,
-          lastName: billing?.lastName ?? contact.lastName,
-        },
-        amountMinor: totalMinor,
-        currency,
-      },
-      now,
-    );
-    const invoice = em.create(Invoice, {
-      merchantId,
-      order,
-      sepaTransactionId: debit.transactionId,
-      contact: contactOf(shopper),
-      billingContact: billing ?? null,
-    });
+    const contact = input.shopper.shopperInfo.shopperContactInfo;
+    const payment = await invoiceBySepaDebit(ctx, em, { shopper, order, account, contact }, now);
     await em.flush();
-    return {
-      shopper: await presentShopper(em, shopper),
-      order: presentOrder(order, items, [{ invoice, debit }]),
-    };
+    return { shopper: await presentShopper(em, shopper), order: presentOrder(order, items, [payment]) };
   });
 }
 
