@@ -3,12 +3,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { type PostgresServer, serverAt, startEmbeddedPostgres } from '../infra/postgres.ts';
+import { startPgBouncer } from './support/pgbouncer.ts';
 import { freePort } from './support/ports.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     /** Maintenance database URL of this run's PostgreSQL server. */
     postgresAdminUrl: string;
+    /** The port of the PgBouncer (transaction mode) in front of it, when one could be started. */
+    pgbouncerPort: number | undefined;
   }
 }
 
@@ -40,6 +43,14 @@ async function acquirePostgres(): Promise<PostgresServer> {
 
 export default async function setup(project: TestProject) {
   const server = await acquirePostgres();
+  const pgbouncer = await startPgBouncer(server.adminUrl).catch(async (error: unknown) => {
+    await server.stop();
+    throw error;
+  });
   project.provide('postgresAdminUrl', server.adminUrl);
-  return () => server.stop();
+  project.provide('pgbouncerPort', pgbouncer?.port);
+  return async () => {
+    await pgbouncer?.stop();
+    await server.stop();
+  };
 }

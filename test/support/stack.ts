@@ -18,6 +18,7 @@ import { issueCaller } from '../../infra/callers.ts';
 import { migrateDatabase } from '../../infra/database.ts';
 import { saveMerchant } from '../../infra/merchants.ts';
 import { serverAt } from '../../infra/postgres.ts';
+import { throughPgBouncer } from './pgbouncer.ts';
 import { testWalletTrustFiles } from './wallet-tokens.ts';
 
 export interface TestMerchant {
@@ -187,9 +188,14 @@ export async function startStack(
   } = {},
 ): Promise<Stack> {
   const databaseUrl = await newDatabase('paywire', options.postgresAdminUrl);
+  // Core reaches the run's PostgreSQL through PgBouncer in transaction mode, as deployed (support/pgbouncer.ts);
+  // its own least-privilege role, and a server of a test's own, directly.
+  const pgbouncerPort = options.postgresAdminUrl || options.appRole ? undefined : inject('pgbouncerPort');
   const coreDatabaseUrl = options.appRole
     ? await appRoleUrl(databaseUrl, options.postgresAdminUrl)
-    : databaseUrl;
+    : pgbouncerPort
+      ? throughPgBouncer(databaseUrl, pgbouncerPort)
+      : databaseUrl;
   const logs: string[] = [];
   const walletFiles = testWalletTrustFiles();
   const coreOptions: CoreOptions = {
@@ -218,6 +224,7 @@ export async function startStack(
       ? { keyRetireAfterSeconds: options.keyRetireAfterSeconds }
       : {}),
     poolSize: 8,
+    databaseNamedStatements: pgbouncerPort === undefined,
     ipnRetryDelaySeconds: 1,
     passwordCost: testPasswordCost,
     log: createLogger('core', (line) => logs.push(line), 'debug'), // its call lines too

@@ -50,6 +50,7 @@ export async function bootCore(env: CoreEnv, log: Logger): Promise<RunningCore> 
       poolSize: env.DATABASE_POOL_SIZE,
       databaseAnswerTimeoutMs: env.DATABASE_ANSWER_TIMEOUT_MS,
       databaseOutageWaitMs: env.DATABASE_OUTAGE_WAIT_MS,
+      databaseNamedStatements: env.DATABASE_NAMED_STATEMENTS,
       ipnRetryDelaySeconds: env.IPN_RETRY_DELAY_SECONDS,
       ipnDestinationConcurrency: env.IPN_DESTINATION_CONCURRENCY,
       sepaSandboxSettleSeconds: env.SEPA_SANDBOX_SETTLE_SECONDS,

@@ -2,7 +2,7 @@ import { CallerCredential } from './callers/entities.ts';
 import { CardTransaction, Refund } from './cards/entities.ts';
 import { CatalogProduct, CatalogSku, CustomParameter } from './catalog/entities.ts';
 import { openOrm } from './db/orm.ts';
-import type { DatabaseWaits } from './db/wire.ts';
+import type { WireOptions } from './db/wire.ts';
 import { IdempotencyRecord } from './idempotency/entities.ts';
 import { IpnConfig, IpnDelivery } from './ipn/entities.ts';
 import { Vendor } from './marketplace/entities.ts';
@@ -44,5 +44,5 @@ const entities = [
 ];
 
 /** Paywire's database (db/orm.ts) with every capability's entities mapped. */
-export const openDatabase = (databaseUrl: string, poolSize: number, waits?: DatabaseWaits) =>
+export const openDatabase = (databaseUrl: string, poolSize: number, waits?: WireOptions) =>
   openOrm(entities, databaseUrl, poolSize, waits);

@@ -59,6 +59,11 @@ const schema = z
     DATABASE_ANSWER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
     /** How long a call waits for a connection while the database cannot be reached, before its 503. */
     DATABASE_OUTAGE_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
+    /** false behind a PgBouncer in transaction mode that does not track prepared statements (db/wire.ts). */
+    DATABASE_NAMED_STATEMENTS: z
+      .enum(['true', 'false'])
+      .default('true')
+      .transform((value) => value === 'true'),
     IPN_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
     /** IPN attempts in flight (keep-alive connections) per destination. */
     IPN_DESTINATION_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),

@@ -85,6 +85,8 @@ export interface CoreOptions {
    * (default 10 000 ms): a planned switchover costs calls a moment, not an error.
    */
   databaseOutageWaitMs?: number;
+  /** False behind a PgBouncer in transaction mode that does not track prepared statements (db/wire.ts). */
+  databaseNamedStatements?: boolean;
   /** The sandbox connector (default: one answering at once, its book in memory). */
   sandbox?: Processor;
   /** How long an Adyen call may take before its outcome counts as unknown (default 15 000 ms). */
@@ -212,6 +214,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
   const orm: MikroORM = await openDatabase(options.databaseUrl, options.poolSize ?? 16, {
     answerTimeoutMs,
     outageWaitMs: options.databaseOutageWaitMs ?? 10_000,
+    namedStatements: options.databaseNamedStatements ?? true,
   });
   const lifecycle: Lifecycle = { started: false, draining: () => http.draining, orm };
   let serve: (request: IncomingMessage, response: ServerResponse) => void = (request, response) =>

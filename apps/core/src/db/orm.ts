@@ -4,7 +4,7 @@ import pg from 'pg';
 import { migrateJobSchema } from '../jobs/boss.ts';
 import { migrations } from './migrations/index.ts';
 import { grantAppRole } from './roles.ts';
-import { type DatabaseWaits, wireDialect } from './wire.ts';
+import { type WireOptions, wireDialect } from './wire.ts';
 
 /** Each open database's pool (wire.ts), for what needs a connection of its own (tests). */
 const pools = new WeakMap<MikroORM, pg.Pool>();
@@ -18,7 +18,7 @@ export async function openOrm(
   entities: NonNullable<Options['entities']>,
   databaseUrl: string,
   poolSize: number,
-  waits?: DatabaseWaits,
+  waits?: WireOptions,
 ): Promise<MikroORM> {
   const { dialect, pool } = wireDialect(databaseUrl, poolSize, waits);
   const orm = await MikroORM.init({

@@ -61,16 +61,18 @@ class WireConnection implements DatabaseConnection {
   #riders: pg.QueryConfig[] = [];
   #inTransaction = false;
   #released = false;
+  readonly #namedStatements: boolean;
 
-  constructor(client: pg.PoolClient) {
+  constructor(client: pg.PoolClient, namedStatements: boolean) {
     this.#client = client;
+    this.#namedStatements = namedStatements;
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const text = query.sql;
     const rider = text.startsWith(riderMarker);
     const config: pg.QueryConfig = { text, values: [...query.parameters] };
-    if ((rider ? text.slice(riderMarker.length) : text).startsWith(preparedMarker))
+    if (this.#namedStatements && (rider ? text.slice(riderMarker.length) : text).startsWith(preparedMarker))
       config.name = statementName(text);
     if (rider) {
       if (!this.#inTransaction)
@@ -174,16 +176,18 @@ const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 class WireDriver implements Driver {
   readonly pool: pg.Pool;
   readonly #outageWaitMs: number;
+  readonly #namedStatements: boolean;
 
-  constructor(pool: pg.Pool, outageWaitMs: number) {
+  constructor(pool: pg.Pool, { outageWaitMs = 0, namedStatements = true }: WireOptions) {
     this.pool = pool;
     this.#outageWaitMs = outageWaitMs;
+    this.#namedStatements = namedStatements;
   }
 
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new WireConnection(await this.#connect());
+    return new WireConnection(await this.#connect(), this.#namedStatements);
   }
 
   /**
@@ -236,8 +240,8 @@ class WireDriver implements Driver {
   }
 }
 
-/** How long core waits on PostgreSQL (docs/operations.md, Losing the database primary). */
-export interface DatabaseWaits {
+/** How core uses its connections (docs/operations.md: Losing the database primary, PgBouncer). */
+export interface WireOptions {
   /**
    * A statement unanswered this long gives its connection up (pg destroys a pipelined connection whose sent
    * statement timed out, and the pool drops it), and so does a connection or a pool slot not had in that
@@ -247,6 +251,13 @@ export interface DatabaseWaits {
   answerTimeoutMs?: number | undefined;
   /** How long a connection is tried for while the database cannot be reached (default 0: once). */
   outageWaitMs?: number | undefined;
+  /**
+   * Marked statements as named prepared statements, parsed once per connection (default). Off, they are
+   * sent unnamed, parsed each time: for a PgBouncer in transaction mode that does not track prepared
+   * statements (before 1.21, or without `max_prepared_statements`), where the next transaction may run on a
+   * server connection that never prepared them.
+   */
+  namedStatements?: boolean | undefined;
 }
 
 /**
@@ -256,8 +267,9 @@ export interface DatabaseWaits {
 export function wireDialect(
   databaseUrl: string,
   poolSize: number,
-  { answerTimeoutMs, outageWaitMs = 0 }: DatabaseWaits = {},
+  options: WireOptions = {},
 ): { dialect: Dialect; pool: pg.Pool } {
+  const { answerTimeoutMs } = options;
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     min: 0,
@@ -271,7 +283,7 @@ export function wireDialect(
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
   observePool(pool);
-  const driver = new WireDriver(pool, outageWaitMs);
+  const driver = new WireDriver(pool, options);
   const dialect: Dialect = {
     createAdapter: () => new PostgresAdapter(),
     createDriver: () => driver,

@@ -1,0 +1,110 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort } from './ports.ts';
+import { waitFor } from './wait.ts';
+
+/**
+ * A PgBouncer in transaction mode in front of the run's PostgreSQL, as the production overlay puts one in
+ * front of the database (docs/operations.md, PgBouncer): every test stack's core reaches its database
+ * through it. Debian's pgbouncer (1.18, which does not track prepared statements: core runs with
+ * DATABASE_NAMED_STATEMENTS=false behind it), installed when missing. Where it cannot be had the tests
+ * reach PostgreSQL directly, and say so once.
+ */
+export interface PgBouncer {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** The URL of the same database and user, through PgBouncer on `port`. */
+export function throughPgBouncer(databaseUrl: string, port: number): string {
+  const url = new URL(databaseUrl);
+  url.hostname = '127.0.0.1';
+  url.port = String(port);
+  return url.toString();
+}
+
+function ensurePgBouncer(): string | undefined {
+  const binary = '/usr/sbin/pgbouncer';
+  if (spawnSync(binary, ['--version']).status === 0) return binary;
+  const install = spawnSync(
+    'sh',
+    ['-c', 'apt-get update -qq && apt-get install -y -qq --no-install-recommends pgbouncer'],
+    { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, encoding: 'utf8', timeout: 300_000 },
+  );
+  if (spawnSync(binary, ['--version']).status === 0) return binary;
+  console.warn(
+    `PgBouncer could not be installed, the tests reach PostgreSQL directly: ${String(install.stderr).slice(-300)}`,
+  );
+  return undefined;
+}
+
+const listening = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.end();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+
+/**
+ * Starts PgBouncer for the server of `adminUrl`: any database by name, every client logged in as the
+ * server's admin user (`auth_type = any`; the tests of core's own least-privilege role connect directly).
+ */
+export async function startPgBouncer(adminUrl: string): Promise<PgBouncer | undefined> {
+  const binary = ensurePgBouncer();
+  if (!binary) return undefined;
+  const server = new URL(adminUrl);
+  const dir = mkdtempSync(path.join(tmpdir(), 'paywire-pgbouncer-'));
+  chmodSync(dir, 0o777); // as root, PgBouncer runs as the postgres user, which writes its pid and socket here
+  const port = await freePort();
+  const settings = [
+    '[databases]',
+    `* = host=${server.hostname} port=${server.port} user=${decodeURIComponent(server.username)} password=${decodeURIComponent(server.password)}`,
+    '[pgbouncer]',
+    'listen_addr = 127.0.0.1',
+    `listen_port = ${port}`,
+    `unix_socket_dir = ${dir}`,
+    'auth_type = any',
+    'pool_mode = transaction',
+    'max_client_conn = 2000',
+    'default_pool_size = 20',
+    'ignore_startup_parameters = extra_float_digits,options',
+  ];
+  const config = path.join(dir, 'pgbouncer.ini');
+  writeFileSync(config, `${settings.join('\n')}\n`, { mode: 0o644 });
+  const asRoot = process.getuid?.() === 0;
+  const child: ChildProcess = spawn(binary, [...(asRoot ? ['-u', 'postgres'] : []), config], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let errors = '';
+  child.stderr?.on('data', (chunk) => {
+    errors = `${errors}${chunk}`.slice(-2000);
+  });
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGINT');
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await waitFor(
+      'PgBouncer to listen',
+      () => {
+        if (child.exitCode !== null) throw new Error(`PgBouncer exited with ${child.exitCode}: ${errors}`);
+        return listening(port);
+      },
+      15_000,
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { port, stop };
+}
