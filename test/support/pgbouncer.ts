@@ -73,6 +73,10 @@ export async function startPgBouncer(adminUrl: string): Promise<PgBouncer | unde
     'pool_mode = transaction',
     'max_client_conn = 2000',
     'default_pool_size = 20',
+    // Every test file has a database of its own: server connections of a finished file's pool must not
+    // pile up against PostgreSQL's max_connections, which the tests' direct connections share.
+    'server_idle_timeout = 2',
+    'max_user_connections = 100',
     'ignore_startup_parameters = extra_float_digits,options',
   ];
   const config = path.join(dir, 'pgbouncer.ini');
