@@ -19,6 +19,7 @@ export const auditActions = [
   'capture',
   'reversal',
   'refund',
+  'refund.cancel',
   'chargeback-evidence.upload',
   'shopper.delete',
   'shopper-card.remove',

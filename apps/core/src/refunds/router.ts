@@ -1,4 +1,5 @@
-import { refundInput } from '@paywire/contracts';
+import { refundInput, transactionIdInput } from '@paywire/contracts';
+import { cancelPendingRefunds } from '../cards/lifecycle.ts';
 import { merchantProcedure, router } from '../trpc.ts';
 import { refundPayment } from './service.ts';
 
@@ -8,4 +9,9 @@ export const refundsRouter = router({
     .meta({ phased: true })
     .input(refundInput)
     .mutation(({ ctx, input }) => refundPayment(ctx, input)),
+  // Only card refunds can be pending: a SEPA debit's refund is done at once.
+  cancelPending: merchantProcedure
+    .meta({ phased: true })
+    .input(transactionIdInput)
+    .mutation(({ ctx, input }) => cancelPendingRefunds(ctx, input)),
 });

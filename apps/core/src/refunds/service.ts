@@ -33,8 +33,10 @@ export async function refundPayment(
 }
 
 /**
- * Cancels the active or suspended subscription the payment was a charge of, with its Cancellation event
- * (cancelReason REFUND), in the refund's own transaction: both commit or neither does.
+ * Cancels the active or suspended subscription the payment was a charge of, in the refund's own transaction
+ * (both commit or neither does), with its Cancellation event (cancelReason REFUND) and the reference's
+ * CancellationRefund ("a subscription is cancelled and a refund is processed"), which names the refunded
+ * charge as `originalRefNum`.
  */
 async function cancelChargedSubscription(
   ctx: MerchantContext,
@@ -58,5 +60,7 @@ async function cancelChargedSubscription(
   subscription.canceledAt = now;
   subscription.nextChargeDate = null;
   await em.flush();
-  await recordSubscriptionEvent(ctx, em, 'Cancellation', cancellationParameters(facts, now, 'REFUND'));
+  const parameters = cancellationParameters(facts, now, 'REFUND');
+  await recordSubscriptionEvent(ctx, em, 'Cancellation', parameters);
+  await recordSubscriptionEvent(ctx, em, 'CancellationRefund', { ...parameters, originalRefNum: paymentId });
 }

@@ -217,6 +217,12 @@ export const operations: Record<Route, Operation> = {
     request: body('RefundByMerchantTransactionIdRequest', refundInput, xmlShapes.refund),
     answers: [ok('The refund', refund)],
   },
+  'DELETE /transactions/pending-refund/:transactionId': {
+    tag: 'Card transactions',
+    summary: "Cancel the transaction's pending refunds (those its processor has not done yet)",
+    params: { transactionId: transactionIdInput.shape.transactionId },
+    answers: [noContent('Cancelled')],
+  },
   'POST /vaulted-shoppers': {
     tag: 'Vaulted shoppers',
     summary: 'Create a vaulted shopper, with cards',

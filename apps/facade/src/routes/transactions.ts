@@ -104,4 +104,12 @@ export function transactionRoutes(router: Router<MerchantState>, core: CoreClien
     };
   router.post('/transactions/refund/:transactionId', refundBy('transactionId'));
   router.post('/transactions/refund/merchant/:merchantTransactionId', refundBy('merchantTransactionId'));
+
+  // Cancel Pending Refund: every refund of the transaction the processor has not done yet (see
+  // docs/conformance.md, Pending refunds).
+  router.delete('/transactions/pending-refund/:transactionId', async (ctx) => {
+    const input = validate(transactionIdInput, { transactionId: ctx.params.transactionId });
+    await core.refunds.cancelPending.mutate(input, asMerchant(ctx.state));
+    ctx.status = 204;
+  });
 }
