@@ -16,6 +16,7 @@ import type { CardVault } from './security/card-vault.ts';
 import type { PasswordGate } from './security/password-gate.ts';
 import type { ScryptCost } from './security/passwords.ts';
 import type { SepaSettings } from './sepa/bank.ts';
+import type { ApplePayGateway } from './wallets/apple-pay-gateway.ts';
 import type { WalletTrust } from './wallets/keys.ts';
 
 export type Mode = 'sandbox' | 'live';
@@ -32,6 +33,8 @@ export interface CoreServices {
   vault: CardVault;
   /** The roots production wallet tokens are verified against (Google's root signing keys, Apple's root). */
   walletTrust: WalletTrust;
+  /** Apple's merchant validation, for Apple Pay on the web sessions (wallets/onboarding.ts). */
+  applePay: ApplePayGateway;
   /** The key provider and the data keys: refresh, rotation's re-encryption job (keys/). */
   keys: KeyServices;
   /** Bounds the password hashes running and waiting, so guessing cannot starve real logins. */

@@ -33,6 +33,7 @@ export const auditActions = [
   'partner-link.remove',
   'console-user.create',
   'wallet-keys.configure',
+  'wallet-onboarding.update',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

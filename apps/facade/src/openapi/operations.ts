@@ -4,6 +4,7 @@ import {
   advanceClockInput,
   altTransactionBody,
   altTransactionIdInput,
+  applePaySessionBody,
   auditEventPageBody,
   auditEventQuery,
   batchOrderBody,
@@ -21,6 +22,7 @@ import {
   consoleUserBody,
   createAccountUpdateBatchInput,
   createAltTransactionInput,
+  createApplePaySessionInput,
   createConsoleUserInput,
   createOndemandInput,
   createOrderInput,
@@ -51,6 +53,7 @@ import {
   notificationConfigInput,
   notificationDeliveryBody,
   notificationDeliveryPageBody,
+  onboardWalletInput,
   ondemandChargeInput,
   orderBody,
   orderIdInput,
@@ -81,10 +84,13 @@ import {
   updateSubscriptionInput,
   updateTransactionInput,
   updateVendorInput,
+  updateWalletOnboardingInput,
   vaultedShopperBody,
   vendorBody,
   vendorIdInput,
   vendorPageBody,
+  walletOnboardingBody,
+  walletOnboardingIdInput,
 } from '@paywire/contracts';
 import type { XmlShape } from '@paywire/xml';
 import type { z } from 'zod';
@@ -152,6 +158,7 @@ const subscription = body('Subscription', subscriptionBody, xmlShapes.subscripti
 const subscriptionCharge = body('SubscriptionCharge', subscriptionChargeBody, xmlShapes.charge);
 const subscriptionPage = body('SubscriptionPage', subscriptionPageBody, xmlShapes.subscriptions);
 const vendor = body('Vendor', vendorBody, xmlShapes.vendor);
+const walletOnboarding = body('WalletOnboarding', walletOnboardingBody, xmlShapes.wallet);
 const { planId } = planIdInput.shape;
 const { vendorId } = vendorIdInput.shape;
 const { subscriptionId } = subscriptionIdInput.shape;
@@ -380,6 +387,42 @@ export const operations: Record<Route, Operation> = {
     tag: 'Notifications',
     summary: 'Delete the IPN configuration',
     answers: [noContent('Deleted')],
+  },
+  'POST /wallets/onboarding': {
+    tag: 'Wallets',
+    summary:
+      'Onboard Apple Pay: register the domains that show the Apple Pay button (added to those registered)',
+    request: body('OnboardWallet', onboardWalletInput, xmlShapes.wallet),
+    answers: [
+      {
+        status: 201,
+        description: 'Registered; no body',
+        headers: { Location: 'The onboarding URL; its last segment is the onboarding id' },
+      },
+    ],
+  },
+  'PUT /wallets/onboarding': {
+    tag: 'Wallets',
+    summary: 'Register and unregister Apple Pay domains',
+    request: body('UpdateWalletOnboarding', updateWalletOnboardingInput, xmlShapes.wallet),
+    answers: [ok('The domains registered now', walletOnboarding)],
+    errors: [404],
+  },
+  'GET /wallets/onboarding/:onboardingId': {
+    tag: 'Wallets',
+    summary: 'Retrieve Apple Pay onboarding information',
+    params: { onboardingId: walletOnboardingIdInput.shape.onboardingId },
+    answers: [ok('The domains registered', walletOnboarding)],
+  },
+  'POST /wallets': {
+    tag: 'Wallets',
+    summary: 'Create an Apple Pay session for a registered domain (merchant validation)',
+    description:
+      "`walletToken` is Apple's merchant session object, base-64 encoded: decode it and pass the object to " +
+      '`ApplePaySession.completeMerchantValidation`.',
+    request: body('CreateApplePaySession', createApplePaySessionInput, xmlShapes.wallet),
+    answers: [ok('The session', body('ApplePaySession', applePaySessionBody, xmlShapes.wallet))],
+    errors: [503],
   },
   'POST /account-updater': {
     tag: 'Account updater',
