@@ -2,7 +2,9 @@
 // does it (its Refund IPN then) or the merchant cancels it with DELETE /transactions/pending-refund/{id};
 // the PendingRefunds report lists exactly those rows. Over real HTTP, JSON and XML, against the sandbox
 // (a refund of an amount ending in .52 stays pending) and a fake Adyen (a refund it answered received).
+import { createSandboxProcessor } from '@paywire/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ProcessorUnavailable } from '../apps/core/src/processors/processor.ts';
 import { adyenTestCard, type FakeAdyenAccount, fakeAdyenAccount, operatorOf } from './support/adyen.ts';
 import { as, client, expectStatus, saleBody, xmlDocument } from './support/http.ts';
 import { type IpnReceiver, startIpnReceiver } from './support/ipn-receiver.ts';
@@ -241,5 +243,73 @@ describe('a refund that cancels its subscription', () => {
       originalRefNum: charge,
       cancelReason: 'REFUND',
     });
+  });
+});
+
+describe('pending refunds whose answer was lost (recovery)', () => {
+  let lossy: Stack;
+  let lossyApi: ReturnType<typeof client>;
+
+  beforeAll(async () => {
+    // The sandbox does each refund, then loses its first answer: the refund's outcome is recovery's to find.
+    const sandbox = createSandboxProcessor();
+    const lost = new Set<string>();
+    lossy = await startStack({
+      paymentRecoveryAfterSeconds: 1,
+      sandbox: {
+        ...sandbox,
+        connector: 'sandbox',
+        async refund(request) {
+          const outcome = await sandbox.refund(request);
+          if (lost.has(request.reference)) return outcome;
+          lost.add(request.reference);
+          throw new ProcessorUnavailable('sandbox: the refund answer was lost', true);
+        },
+      },
+    });
+    lossyApi = client(lossy);
+  });
+  afterAll(async () => {
+    await lossy?.close();
+  });
+
+  const statuses = async (id: string) =>
+    (
+      await lossy.db.query<{ status: string }>(
+        'select status from refund where transaction_id = $1 order by id',
+        [id],
+      )
+    ).rows.map((row) => row.status);
+
+  it('is pending while being resolved, not cancellable then; recovery completes it or leaves it received', async () => {
+    const merchant = lossy.merchant;
+    const sold = expectStatus(await lossyApi.post('/transactions', saleBody({ amount: 10 })), 200).body;
+    const id = String(sold.transactionId);
+    expectStatus(await lossyApi.post(`/transactions/refund/${id}`, { amount: 4 }), 503);
+    expect(await statuses(id)).toEqual(['PENDING']);
+    const busy = expectStatus(await lossyApi.delete(`/transactions/pending-refund/${id}`), 400);
+    expect(busy.body.message[0]).toMatchObject({ errorName: 'REFUND_NOT_CANCELLABLE' });
+    await waitFor(
+      'recovery to complete the refund',
+      async () => (await statuses(id))[0] === 'COMPLETED',
+      30_000,
+    );
+    expect((await fetchReport(lossyApi, merchant, 'PendingRefunds', {})).rows).toEqual([]);
+
+    expectStatus(await lossyApi.post(`/transactions/refund/${id}`, { amount: 1.52 }), 503);
+    await waitFor(
+      'recovery to find the refund received',
+      async () => {
+        const { rows } = await lossy.db.query<{ state: string }>(
+          `select state from payment_attempt where transaction_id = $1 and kind = 'REFUND' order by id desc limit 1`,
+          [id],
+        );
+        return rows[0]?.state === 'AWAITING';
+      },
+      30_000,
+    );
+    expect(await statuses(id)).toEqual(['COMPLETED', 'PENDING']);
+    expectStatus(await lossyApi.delete(`/transactions/pending-refund/${id}`), 204);
+    expect(await statuses(id)).toEqual(['COMPLETED', 'CANCELLED']);
   });
 });
