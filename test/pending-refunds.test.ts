@@ -246,6 +246,70 @@ describe('a refund that cancels its subscription', () => {
   });
 });
 
+describe('a pending refund of a subscription charge', () => {
+  const subscriptionOf = async (id: number) =>
+    (await stack.db.query<{ status: string }>('select status from subscription where id = $1', [id])).rows[0]
+      ?.status;
+  const firstCharge = async (id: number) =>
+    (
+      await stack.db.query<{ id: string }>(
+        'select card_transaction_id::text as id from subscription_charge where subscription_id = $1',
+        [id],
+      )
+    ).rows[0]?.id ?? '';
+
+  it('cancels nothing while pending, and nothing once cancelled (sandbox)', async () => {
+    const { merchant, hook } = await merchantWithHook();
+    const plan = await createPlan(api, merchant, { recurringChargeAmount: 10.52 });
+    const { subscriptionId } = await subscribe(api, merchant, plan);
+    const charge = await firstCharge(subscriptionId);
+    const refund = expectStatus(await api.post(`/transactions/refund/${charge}`, {}, as(merchant)), 200);
+    expect(refund.body.refundStatus).toBe('PENDING');
+    expect(await subscriptionOf(subscriptionId)).toBe('ACTIVE');
+    expectStatus(await api.delete(`/transactions/pending-refund/${charge}`, as(merchant)), 204);
+    expect(await subscriptionOf(subscriptionId)).toBe('ACTIVE');
+    // A later refund done at once proves the hook gets what was sent: still no CancellationRefund before it.
+    expectStatus(await api.post(`/transactions/refund/${charge}`, { amount: 1 }, as(merchant)), 200);
+    await waitFor('the refund done at once to cancel it', async () =>
+      receiver.at(hook).some((ipn) => ipn.params.get('transactionType') === 'CANCELLATION_REFUND'),
+    );
+    expect(
+      receiver.at(hook).filter((ipn) => ipn.params.get('transactionType') === 'CANCELLATION_REFUND'),
+    ).toHaveLength(1);
+    expect(await subscriptionOf(subscriptionId)).toBe('CANCELED');
+  });
+
+  it("cancels the subscription when Adyen's notification completes the refund", async () => {
+    const { merchant, hook } = await merchantWithHook();
+    const account = await fakeAdyenAccount(stack, await operatorOf(stack), merchant, {
+      name: 'subscription',
+    });
+    fakes.push(account);
+    const { subscriptionId } = await subscribe(api, merchant, await createPlan(api, merchant), {
+      paymentSource: { creditCardInfo: { creditCard: adyenTestCard } },
+    });
+    const charge = await firstCharge(subscriptionId);
+    account.fake.notifyTo({ url: receiver.newHook(), username: 'held', password: 'back' });
+    const refund = expectStatus(await api.post(`/transactions/refund/${charge}`, {}, as(merchant)), 200);
+    expect(refund.body.refundStatus).toBe('PENDING');
+    expect(await subscriptionOf(subscriptionId)).toBe('ACTIVE');
+    await waitFor('Adyen to have sent the REFUND notification', async () =>
+      account.fake.notifications.some((delivery) => delivery.item.eventCode === 'REFUND'),
+    );
+    const held = account.fake.notifications.find((delivery) => delivery.item.eventCode === 'REFUND');
+    account.fake.notifyTo(account.notifyTarget);
+    const { merchantAccountCode: _, eventDate: __, ...item } = held?.item ?? ({} as never);
+    expect((await account.fake.sendNotification(item)).accepted).toBe(true);
+    await waitFor(
+      'the subscription to be cancelled',
+      async () => (await subscriptionOf(subscriptionId)) === 'CANCELED',
+    );
+    await waitFor('CancellationRefund', async () =>
+      receiver.at(hook).some((ipn) => ipn.params.get('transactionType') === 'CANCELLATION_REFUND'),
+    );
+  });
+});
+
 describe('pending refunds whose answer was lost (recovery)', () => {
   let lossy: Stack;
   let lossyApi: ReturnType<typeof client>;

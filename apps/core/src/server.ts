@@ -33,6 +33,7 @@ import { technicalCancelLookup } from './processors/adyen/confirmations.ts';
 import { createProcessorDirectory } from './processors/directory.ts';
 import type { Processor } from './processors/processor.ts';
 import { createSandboxProcessor, sandboxCardProfile } from './processors/sandbox/processor.ts';
+import { cancelChargedSubscription } from './refunds/service.ts';
 import { appRouter } from './router.ts';
 import { callOrigin } from './security/audit/trail.ts';
 import { createCardVault } from './security/card-vault.ts';
@@ -277,6 +278,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     passwordCost: options.passwordCost ?? productionCost,
     mode: options.mode,
     afterCardSale: disputeTestCardSale,
+    afterRefundDone: cancelChargedSubscription,
     ipn: {
       retryDelaySeconds: options.ipnRetryDelaySeconds ?? 300,
       allowPrivateTargets: options.ipnAllowPrivateTargets ?? options.mode === 'sandbox',

@@ -195,10 +195,12 @@ function changeOperation<T>(
       if (settled && done && event) {
         await recordEvent(ctx, em, event, transactionEventParameters(transaction, amountMinor, now));
       }
-      // A refund row is PENDING until the processor has done it (docs/conformance.md, Pending refunds).
-      if (done && reservation.reference)
+      // A refund row is PENDING until the processor has done it (docs/conformance.md, Pending refunds); what
+      // follows a refund follows its completion, here or when the processor confirms it (afterRefundDone).
+      if (done && reservation.reference) {
         await executePrepared(em, completeRefundOfAttempt, [reservation.reference]);
-      await followUp?.(em, transaction.id);
+        await followUp?.(em, transaction.id);
+      }
       await recordPaymentChange(ctx, em, auditedAs[reservation.kind], transaction.id);
       const result = answer(transaction, now, outcome);
       await ctx.keyed?.record(em, result);

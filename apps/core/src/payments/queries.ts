@@ -36,9 +36,12 @@ export const completeAttempt = `with attempt as (
      update refund set status = 'COMPLETED'
       where attempt_reference = (select reference from attempt) and $2::text = 'DONE' and status = 'PENDING'`;
 
-/** The refund an attempt ($1) stood for is done: the processor no longer holds it pending. */
+/**
+ * The refund an attempt ($1) stood for is done: the processor no longer holds it pending. Returns whether it
+ * asked to cancel the refunded charge's subscription (null: the reference's default, yes).
+ */
 export const completeRefundOfAttempt = `update refund set status = 'COMPLETED'
-     where attempt_reference = $1 and status = 'PENDING'`;
+     where attempt_reference = $1 and status = 'PENDING' returning cancel_subscriptions`;
 
 /** Frees keys in flight for more than $1 seconds whose call left no unresolved attempt (core died before one). */
 export const freeStaleKeys = `delete from idempotency_record r where r.outcome is null and r.created_at < now() - make_interval(secs => $1)

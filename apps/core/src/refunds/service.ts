@@ -22,6 +22,7 @@ export async function refundPayment(
   ctx: MerchantContext,
   input: z.output<typeof refundInput>,
 ): Promise<Refund> {
+  // A card refund the processor only received cancels nothing yet: afterRefundDone does once it is done.
   const followUp: RefundFollowUp | undefined =
     input.cancelSubscriptions === false
       ? undefined
@@ -38,7 +39,7 @@ export async function refundPayment(
  * CancellationRefund ("a subscription is cancelled and a refund is processed"), which names the refunded
  * charge as `originalRefNum`.
  */
-async function cancelChargedSubscription(
+export async function cancelChargedSubscription(
   ctx: MerchantContext,
   em: EntityManager,
   paymentId: number,

@@ -258,8 +258,17 @@ async function settleModification(
   const amountMinor = Number(attempt.amount_minor);
   await executeParameterized(em, settleAwaitingAttempt, [attempt.id, succeeded ? 'DONE' : 'FAILED']);
   if (succeeded) {
-    // A refund (or a refund that voided an uncaptured authorization) is pending no more.
-    if (attempt.kind !== 'CAPTURE') await executePrepared(em, completeRefundOfAttempt, [attempt.reference]);
+    // A refund (or a refund that voided an uncaptured authorization) is pending no more, and what follows a
+    // refund follows now (a refunded charge's subscription cancelled).
+    if (attempt.kind !== 'CAPTURE') {
+      const [refund] = await executePrepared<{ cancel_subscriptions: boolean | null }>(
+        em,
+        completeRefundOfAttempt,
+        [attempt.reference],
+      );
+      if (refund && refund.cancel_subscriptions !== false)
+        await ctx.afterRefundDone?.(ctx, em, transaction.id);
+    }
     const now = await callNow(ctx, em);
     await recordEvent(
       ctx,
