@@ -8,6 +8,7 @@ import { ProcessorUnavailable } from '../apps/core/src/processors/processor.ts';
 import { adyenTestCard, type FakeAdyenAccount, fakeAdyenAccount, operatorOf } from './support/adyen.ts';
 import { as, client, expectStatus, saleBody, xmlDocument } from './support/http.ts';
 import { type IpnReceiver, startIpnReceiver } from './support/ipn-receiver.ts';
+import { completeVendor } from './support/marketplace.ts';
 import { createPlan, subscribe } from './support/recurring.ts';
 import { fetchReport } from './support/reports.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
@@ -184,6 +185,32 @@ describe('pending refunds in the sandbox (amounts ending in .52)', () => {
       [id],
     );
     expect(rows).toEqual([]);
+  });
+});
+
+describe('a pending refund of a split sale', () => {
+  it("gives the vendors' parts back when it is cancelled", async () => {
+    const { merchant } = await merchantWithHook();
+    const created = expectStatus(await api.post('/vendors', completeVendor(), as(merchant)), 201);
+    const vendorId = Number(created.headers.get('location')?.split('/').pop());
+    const id = await sale(merchant, { amount: 100.52, vendorInfo: { vendorId } });
+    const splits = async () =>
+      (
+        await stack.db.query<{ refunded: number; parts: number }>(
+          `select s.refunded_minor::int as refunded,
+                  (select count(*)::int from vendor_refund v join refund r on r.id = v.refund_id
+                    where r.transaction_id = s.transaction_id) as parts
+             from vendor_split s where s.transaction_id = $1`,
+          [id],
+        )
+      ).rows;
+    const refund = expectStatus(await api.post(`/transactions/refund/${id}`, {}, as(merchant)), 200).body;
+    expect(refund.refundStatus).toBe('PENDING');
+    const [taken] = await splits();
+    expect(taken?.refunded).toBeGreaterThan(0);
+    expect(taken?.parts).toBe(1);
+    expectStatus(await api.delete(`/transactions/pending-refund/${id}`, as(merchant)), 204);
+    expect(await splits()).toEqual([{ refunded: 0, parts: 0 }]);
   });
 });
 
