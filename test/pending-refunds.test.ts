@@ -6,6 +6,7 @@ import { createSandboxProcessor } from '@paywire/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ProcessorUnavailable } from '../apps/core/src/processors/processor.ts';
 import { adyenTestCard, type FakeAdyenAccount, fakeAdyenAccount, operatorOf } from './support/adyen.ts';
+import { sepaDebitBody } from './support/debits.ts';
 import { as, client, expectStatus, saleBody, xmlDocument } from './support/http.ts';
 import { type IpnReceiver, startIpnReceiver } from './support/ipn-receiver.ts';
 import { completeVendor } from './support/marketplace.ts';
@@ -177,6 +178,13 @@ describe('pending refunds in the sandbox (amounts ending in .52)', () => {
     const malformed = expectStatus(await api.delete('/transactions/pending-refund/abc', as(merchant)), 404);
     expect(malformed.body.message[0]).toMatchObject({ errorName: 'TRANSACTION_NOT_FOUND' });
     expectStatus(await api.delete(`/transactions/pending-refund/${id}`, { merchant: null }), 401);
+    // A SEPA debit's refunds are done at once: it has none pending.
+    const debit = expectStatus(await api.post('/alt-transactions', sepaDebitBody(), as(merchant)), 200).body;
+    const sepa = expectStatus(
+      await api.delete(`/transactions/pending-refund/${debit.transactionId}`, as(merchant)),
+      400,
+    );
+    expect(sepa.body.message[0]).toMatchObject({ errorName: 'NO_PENDING_REFUND' });
 
     expect((await refundRows(id)).map((row) => row.status)).toEqual(['PENDING']);
     expect(await refundedMinor(id)).toBe(552);

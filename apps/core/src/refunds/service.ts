@@ -1,14 +1,14 @@
 import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
-import type { Refund, refundInput } from '@paywire/contracts';
+import { DomainError, type Refund, type refundInput, type TransactionIds } from '@paywire/contracts';
 import type { z } from 'zod';
-import { isCardTransaction, refundTransaction } from '../cards/lifecycle.ts';
+import { cancelPendingRefunds, isCardTransaction, refundTransaction } from '../cards/lifecycle.ts';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { asksVendorAmounts, vendorAmountNotSupported } from '../marketplace/refunds.ts';
 import type { RefundFollowUp } from '../payments/refund-answer.ts';
 import { Subscription, SubscriptionCharge } from '../recurring/entities.ts';
 import { cancellationParameters, recordSubscriptionEvent, subscriptionFactsOf } from '../recurring/events.ts';
-import { refundSepaDebit } from '../sepa/service.ts';
+import { findSepaDebit, refundSepaDebit } from '../sepa/service.ts';
 
 /**
  * The one refund entry point, for every payment: card transactions and SEPA debits share one id sequence,
@@ -31,6 +31,23 @@ export async function refundPayment(
   // SEPA debits are not split between vendors (docs/marketplace.md, Split payments).
   if (asksVendorAmounts(input)) throw vendorAmountNotSupported();
   return refundSepaDebit(ctx, input, followUp);
+}
+
+/**
+ * Cancel Pending Refund: a card transaction's pending refunds (cards/lifecycle.ts). A SEPA debit's refunds are
+ * done at once, so a debit has none to cancel.
+ */
+export async function cancelPendingRefundsOf(
+  ctx: MerchantContext,
+  by: TransactionIds,
+): Promise<{ refundTransactionIds: string[] }> {
+  if (
+    by.transactionId !== undefined &&
+    !(await isCardTransaction(ctx, by)) &&
+    (await findSepaDebit(ctx.em, ctx.merchantId, by.transactionId))
+  )
+    throw new DomainError('NO_PENDING_REFUND', `transaction ${by.transactionId} has no pending refund`);
+  return cancelPendingRefunds(ctx, by);
 }
 
 /**
