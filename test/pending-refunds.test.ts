@@ -72,7 +72,23 @@ async function pendingReport(merchant: TestMerchant) {
   return (await fetchReport(api, merchant, 'PendingRefunds', {})).rows;
 }
 
-/** Proves a Refund IPN did not go: a later one for another transaction of the same hook has arrived. */
+/** Adyen's notifications are held back (sent to a hook of no one) so a refund stays received. */
+function holdNotifications(account: FakeAdyenAccount): void {
+  account.fake.notifyTo({ url: receiver.newHook(), username: 'held', password: 'back' });
+}
+
+/** Sends the REFUND notification held back to Paywire at last, as Adyen would have. */
+async function releaseRefundNotification(account: FakeAdyenAccount): Promise<void> {
+  await waitFor('Adyen to have sent the REFUND notification', async () =>
+    account.fake.notifications.some((delivery) => delivery.item.eventCode === 'REFUND'),
+  );
+  const held = account.fake.notifications.find((delivery) => delivery.item.eventCode === 'REFUND');
+  account.fake.notifyTo(account.notifyTarget);
+  const { merchantAccountCode: _, eventDate: __, ...item } = held?.item ?? ({} as never);
+  expect((await account.fake.sendNotification(item)).accepted).toBe(true);
+}
+
+/** The Refund IPNs one hook got for one transaction. */
 async function refundIpnsAt(hook: string, transactionId: string) {
   return receiver
     .at(hook)
@@ -228,8 +244,7 @@ describe('pending refunds at Adyen (received, confirmed by notification)', () =>
     const account = await fakeAdyenAccount(stack, await operatorOf(stack), merchant, { name: 'pending' });
     fakes.push(account);
     const id = await sale(merchant, { creditCard: adyenTestCard, amount: 40 });
-    // Adyen's notification is held back (sent elsewhere) so the refund stays received.
-    account.fake.notifyTo({ url: receiver.newHook(), username: 'held', password: 'back' });
+    holdNotifications(account);
     const refund = expectStatus(
       await api.post(`/transactions/refund/${id}`, { amount: 15 }, as(merchant)),
       200,
@@ -241,13 +256,7 @@ describe('pending refunds at Adyen (received, confirmed by notification)', () =>
     expect(refused.body.message[0]).toMatchObject({ errorName: 'REFUND_NOT_CANCELLABLE', code: 20091 });
     expect((await refundRows(id)).map((row) => row.status)).toEqual(['PENDING']);
 
-    await waitFor('Adyen to have sent the REFUND notification', async () =>
-      account.fake.notifications.some((delivery) => delivery.item.eventCode === 'REFUND'),
-    );
-    const held = account.fake.notifications.find((delivery) => delivery.item.eventCode === 'REFUND');
-    account.fake.notifyTo(account.notifyTarget);
-    const { merchantAccountCode: _, eventDate: __, ...item } = held?.item ?? ({} as never);
-    expect((await account.fake.sendNotification(item)).accepted).toBe(true);
+    await releaseRefundNotification(account);
 
     await waitFor('the refund to complete', async () => (await refundRows(id))[0]?.status === 'COMPLETED');
     expect(await pendingReport(merchant)).toEqual([]);
@@ -324,17 +333,11 @@ describe('a pending refund of a subscription charge', () => {
       paymentSource: { creditCardInfo: { creditCard: adyenTestCard } },
     });
     const charge = await firstCharge(subscriptionId);
-    account.fake.notifyTo({ url: receiver.newHook(), username: 'held', password: 'back' });
+    holdNotifications(account);
     const refund = expectStatus(await api.post(`/transactions/refund/${charge}`, {}, as(merchant)), 200);
     expect(refund.body.refundStatus).toBe('PENDING');
     expect(await subscriptionOf(subscriptionId)).toBe('ACTIVE');
-    await waitFor('Adyen to have sent the REFUND notification', async () =>
-      account.fake.notifications.some((delivery) => delivery.item.eventCode === 'REFUND'),
-    );
-    const held = account.fake.notifications.find((delivery) => delivery.item.eventCode === 'REFUND');
-    account.fake.notifyTo(account.notifyTarget);
-    const { merchantAccountCode: _, eventDate: __, ...item } = held?.item ?? ({} as never);
-    expect((await account.fake.sendNotification(item)).accepted).toBe(true);
+    await releaseRefundNotification(account);
     await waitFor(
       'the subscription to be cancelled',
       async () => (await subscriptionOf(subscriptionId)) === 'CANCELED',
