@@ -318,7 +318,7 @@ describe(`reports against the ledger (REPORTS_SEED=${seed})`, () => {
     const pending = await totalsOf('PendingRefunds', {});
     expect(pending.rows).toBe(
       await tableCount(
-        `select count(*)::int as count from payment_attempt where merchant_id = $1 and kind = 'REFUND' and state in ('PENDING', 'VOIDING')`,
+        `select count(*)::int as count from refund where merchant_id = $1 and status = 'PENDING'`,
       ),
     );
   });

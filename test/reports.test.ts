@@ -263,7 +263,7 @@ describe('the other reports', () => {
     expect(report.rows[0]?.['Next Charge Date']).toMatch(/^\d{2}\/\d{2}\/\d{4}$/);
   });
 
-  it('PendingRefunds: none, the sandbox answers refunds at once', async () => {
+  it('PendingRefunds: none, the sandbox did these refunds at once', async () => {
     const report = await fetchReport(api, merchant, 'PendingRefunds', {});
     expect(report.rows).toEqual([]);
     expect(report.headers.get('total-row-count')).toBe('0');

@@ -42,6 +42,8 @@ export interface FakeAdyenAccount {
   fake: FakeAdyen;
   accountId: number;
   name: string;
+  /** Where the fake sends the account's notifications: Paywire's endpoint with the account's credentials. */
+  notifyTarget: { url: string; username: string; password: string };
   /** Fails the calling test when Paywire sent the fake anything its published document refuses. */
   expectNoViolations(): void;
 }
@@ -86,11 +88,13 @@ export async function fakeAdyenAccount(
     },
   });
   const origin = new URL(stack.baseUrl).origin;
-  fake.notifyTo({ url: `${origin}/processors/adyen/${account.id}/notifications`, ...notification });
+  const notifyTarget = { url: `${origin}/processors/adyen/${account.id}/notifications`, ...notification };
+  fake.notifyTo(notifyTarget);
   return {
     fake,
     accountId: account.id,
     name: options.name,
+    notifyTarget,
     expectNoViolations: () => expect(fake.violations).toEqual([]),
   };
 }

@@ -185,6 +185,8 @@ export async function startStack(
     achBank?: CoreOptions['achBank'];
     /** Core connects as an app role with only its grants (the stack's `db` stays the owner's). */
     appRole?: boolean;
+    /** Paywire's Apple Pay platform identity and the gateway its sessions go to (a fake Apple gateway). */
+    applePayGateway?: CoreOptions['applePayGateway'];
   } = {},
 ): Promise<Stack> {
   const databaseUrl = await newDatabase('paywire', options.postgresAdminUrl);
@@ -219,6 +221,7 @@ export async function startStack(
     ...(options.sepaBank ? { sepaBank: options.sepaBank } : {}),
     ...(options.payoutBank ? { payoutBank: options.payoutBank } : {}),
     ...(options.achBank ? { achBank: options.achBank } : {}),
+    ...(options.applePayGateway ? { applePayGateway: options.applePayGateway } : {}),
     ...(options.keyRefreshMs ? { keyRefreshMs: options.keyRefreshMs } : {}),
     ...(options.keyRetireAfterSeconds !== undefined
       ? { keyRetireAfterSeconds: options.keyRetireAfterSeconds }

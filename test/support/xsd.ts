@@ -56,6 +56,7 @@ export const schemaOfRoot: Readonly<Record<string, string>> = {
   vendors: 'vendor.xsd',
   'batch-account-update': 'batch-account-update.xsd',
   'cp-user-info': 'cp-user.xsd',
+  wallet: 'wallet.xsd',
 };
 
 /**
@@ -147,6 +148,18 @@ export const amendments: ReadonlyArray<{ file: string; find: string; replace: st
     file: 'sepa-direct-debit-info.xsd',
     find: '<xs:element ref="pre-notification-translation-ref" />',
     replace: '<xs:element ref="pre-notification-translation-ref" minOccurs="0"/>',
+  },
+  // wallet.xsd requires at least one domain and one unregister-domain in every apple-pay; the reference
+  // answers the registered domains alone, and none once all are unregistered.
+  {
+    file: 'wallet.xsd',
+    find: '<xs:element ref="domain" maxOccurs="unbounded">',
+    replace: '<xs:element ref="domain" minOccurs="0" maxOccurs="unbounded">',
+  },
+  {
+    file: 'wallet.xsd',
+    find: '<xs:element ref="unregister-domain" maxOccurs="unbounded">',
+    replace: '<xs:element ref="unregister-domain" minOccurs="0" maxOccurs="unbounded">',
   },
   // A vaulted card's processing-info is the original's verification result; Paywire vaults a card without
   // a verification call, so there is none to show.

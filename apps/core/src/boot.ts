@@ -33,6 +33,16 @@ export async function bootCore(env: CoreEnv, log: Logger): Promise<RunningCore> 
     core = await startCore({
       log,
       walletTrust,
+      applePayGateway: {
+        merchantIdentifier: env.APPLE_PAY_MERCHANT_IDENTIFIER,
+        url: env.APPLE_PAY_GATEWAY_URL,
+        identityCertificate: env.APPLE_PAY_IDENTITY_CERTIFICATE_FILE
+          ? readFileSync(env.APPLE_PAY_IDENTITY_CERTIFICATE_FILE, 'utf8')
+          : undefined,
+        identityKey: env.APPLE_PAY_IDENTITY_KEY_FILE
+          ? readFileSync(env.APPLE_PAY_IDENTITY_KEY_FILE, 'utf8')
+          : undefined,
+      },
       ...(env.FRAUD_IP_COUNTRIES_FILE
         ? { ipCountryRanges: readFileSync(env.FRAUD_IP_COUNTRIES_FILE, 'utf8') }
         : {}),

@@ -27,6 +27,12 @@ export interface CoreServices {
     em: EntityManager,
     sale: { transactionId: number; cardLastFour: string | undefined },
   ) => Promise<void>;
+  /**
+   * After a card refund the processor confirmed later (its notification), in that transaction: cancels the
+   * refunded charge's subscription (refunds/service.ts). Given at the composition root, so processors need not
+   * know refunds or recurring.
+   */
+  afterRefundDone?: (ctx: MerchantContext, em: EntityManager, paymentId: number) => Promise<void>;
 }
 
 /**

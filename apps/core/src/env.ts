@@ -106,6 +106,15 @@ const schema = z
     /** `CIDR,country` lines placing shoppers' IP addresses for the fraud rules' country check (docs/fraud.md). */
     FRAUD_IP_COUNTRIES_FILE: z.string().min(1).optional(),
     APPLE_PAY_ROOT_CERTIFICATES_FILE: z.string().min(1).optional(),
+    /**
+     * Apple Pay on the web sessions (docs/wallets.md): Paywire's merchant identifier at Apple, its merchant
+     * identity certificate and key (PEM files), and a gateway URL that replaces the shoppers' validationURL
+     * (unset: Apple's). No identifier: sessions are refused.
+     */
+    APPLE_PAY_MERCHANT_IDENTIFIER: z.string().min(1).max(255).optional(),
+    APPLE_PAY_IDENTITY_CERTIFICATE_FILE: z.string().min(1).optional(),
+    APPLE_PAY_IDENTITY_KEY_FILE: z.string().min(1).optional(),
+    APPLE_PAY_GATEWAY_URL: z.url().optional(),
     /** Unset: allowed in sandbox mode, refused in live mode. */
     IPN_ALLOW_PRIVATE_TARGETS: z
       .enum(['true', 'false'])

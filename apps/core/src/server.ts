@@ -33,6 +33,7 @@ import { technicalCancelLookup } from './processors/adyen/confirmations.ts';
 import { createProcessorDirectory } from './processors/directory.ts';
 import type { Processor } from './processors/processor.ts';
 import { createSandboxProcessor, sandboxCardProfile } from './processors/sandbox/processor.ts';
+import { cancelChargedSubscription } from './refunds/service.ts';
 import { appRouter } from './router.ts';
 import { callOrigin } from './security/audit/trail.ts';
 import { createCardVault } from './security/card-vault.ts';
@@ -40,6 +41,7 @@ import { createPasswordGate } from './security/password-gate.ts';
 import { productionCost, type ScryptCost } from './security/passwords.ts';
 import { type SepaBank, sandboxSepaBank } from './sepa/bank.ts';
 import { refusalEnvelope } from './trpc.ts';
+import { type ApplePayGatewaySettings, applePayGateway } from './wallets/apple-pay-gateway.ts';
 import { noWalletTrust, type WalletTrust } from './wallets/keys.ts';
 import { type StartedWorker, workerStarters } from './workers.ts';
 
@@ -74,6 +76,8 @@ export interface CoreOptions {
   ipCountryRanges?: string;
   /** The roots production wallet tokens are verified against (default: none, so every production token is refused). */
   walletTrust?: WalletTrust;
+  /** Paywire's Apple Pay platform identity and gateway (default: none, so no Apple Pay session is asked for). */
+  applePayGateway?: ApplePayGatewaySettings;
   poolSize?: number;
   /**
    * How long core waits for PostgreSQL to answer a statement, or for a connection, before giving the
@@ -279,11 +283,13 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     ipCountry: ipCountryLocator(options.ipCountryRanges),
     vault,
     walletTrust: options.walletTrust ?? noWalletTrust,
+    applePay: applePayGateway(options.applePayGateway ?? {}),
     keys,
     passwords: createPasswordGate(),
     passwordCost: options.passwordCost ?? productionCost,
     mode: options.mode,
     afterCardSale: disputeTestCardSale,
+    afterRefundDone: cancelChargedSubscription,
     ipn: {
       retryDelaySeconds: options.ipnRetryDelaySeconds ?? 300,
       allowPrivateTargets: options.ipnAllowPrivateTargets ?? options.mode === 'sandbox',

@@ -34,6 +34,7 @@ import type { MerchantState } from './routes/state.ts';
 import { publicTokenRoutes, tokenRoutes } from './routes/tokens.ts';
 import { transactionRoutes } from './routes/transactions.ts';
 import { vendorRoutes } from './routes/vendors.ts';
+import { walletRoutes } from './routes/wallets.ts';
 
 export interface FacadeOptions {
   core: CoreClient;
@@ -92,6 +93,7 @@ export function createFacade({
   chargebackRoutes(merchantRoutes, core);
   vendorRoutes(merchantRoutes, core);
   accountUpdaterRoutes(merchantRoutes, core);
+  walletRoutes(merchantRoutes, core);
   apiDescriptionRoutes(publicRoutes, xmlNamespace, [publicRoutes, merchantRoutes]);
 
   app.use(healthRoutes(readiness)); // before the request log: probes every few seconds are not traffic

@@ -656,4 +656,14 @@ export const xmlShapes = {
     sequences: sequenced(pageOf('vendor')),
   },
   subscriptionCharge: { root: 'subscription-charge' },
+  // Apple Pay onboarding and sessions: wallet.xsd's wallet, its apple-pay listing `domain`s.
+  wallet: {
+    root: 'wallet',
+    repeated: ['domains', 'unregisterDomains'],
+    elementNames: { domains: 'domain', unregisterDomains: 'unregister-domain' },
+    sequences: {
+      '': ['walletType', 'validationUrl', 'domainName', 'displayName', 'walletToken', 'applePay'],
+      applePay: ['domains', 'unregisterDomains'],
+    },
+  },
 } as const satisfies Record<string, XmlShape>;

@@ -19,6 +19,7 @@ export const auditActions = [
   'capture',
   'reversal',
   'refund',
+  'refund.cancel',
   'chargeback-evidence.upload',
   'shopper.delete',
   'shopper-card.remove',
@@ -32,6 +33,7 @@ export const auditActions = [
   'partner-link.remove',
   'console-user.create',
   'wallet-keys.configure',
+  'wallet-onboarding.update',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

@@ -38,6 +38,12 @@ export const errorCatalogue = {
   TRANSACTION_ALREADY_CAPTURED: { code: 20010, status: 400 },
   REFUND_AMOUNT_EXCEEDS_BALANCE: { code: 20011, status: 400 },
   INVALID_PAYMENT_DETAILS: { code: 20012, status: 400 },
+  // Pending refunds (docs/conformance.md, Pending refunds): the reference names no error, names and codes ours
+  NO_PENDING_REFUND: { code: 20090, status: 400 }, // the transaction has no refund waiting to be done
+  REFUND_NOT_CANCELLABLE: { code: 20091, status: 400 }, // its processor cannot withdraw it, or is being asked it
+  // Apple Pay onboarding and sessions (docs/wallets.md): the reference names no error, names and codes ours
+  WALLET_ONBOARDING_NOT_FOUND: { code: 20092, status: 404 }, // no domains registered yet, or another merchant's id
+  APPLE_PAY_SESSION_FAILED: { code: 20093, status: 400 }, // Apple refused the session, or none can be asked for
   NO_PROCESSOR_ACCOUNT: { code: 20061, status: 400 }, // ours: none of the merchant's processor accounts takes the payment
   // Recurring billing: names from the original's SubscriptionAndBillingPlanErrors, codes ours
   SUBSCRIPTION_NOT_FOUND: { code: 20040, status: 404 },

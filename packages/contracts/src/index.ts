@@ -35,4 +35,5 @@ export * from './transaction-details.ts';
 export * from './transactions.ts';
 export * from './validation.ts';
 export * from './vendor-split.ts';
+export * from './wallet-onboarding.ts';
 export * from './wallets.ts';

@@ -189,7 +189,9 @@ export const refundBody = describes<Refund>()(
     reason: z.string().optional(),
     cancelSubscriptions: z.boolean().optional(),
     transactionMetaData: transactionMetaDataInput.optional(),
-    refundStatus: z.literal('SUCCESS'),
+    refundStatus: z
+      .enum(['SUCCESS', 'PENDING'])
+      .meta({ description: 'PENDING: the processor has received the refund and not done it yet' }),
     vendorsRefundInfo: z
       .object({ vendorRefundInfo: z.array(z.object({ vendorId: z.number(), vendorAmount: amount })) })
       .optional()

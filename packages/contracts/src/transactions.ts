@@ -277,7 +277,7 @@ export interface Refund {
   reason?: string;
   cancelSubscriptions?: boolean;
   transactionMetaData?: TransactionMetaData;
-  refundStatus: 'SUCCESS';
+  refundStatus: 'SUCCESS' | 'PENDING';
   /** Each vendor's part of the refund, when the transaction was split (docs/marketplace.md, Refunds). */
   vendorsRefundInfo?: { vendorRefundInfo: { vendorId: number; vendorAmount: number }[] };
 }

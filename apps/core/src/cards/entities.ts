@@ -12,6 +12,7 @@ import { Shopper, StoredCard } from '../shoppers/entities.ts';
 import type { WalletCard } from '../wallets/service.ts';
 
 export type TransactionStatus = 'AUTHORIZED' | 'CAPTURED' | 'REVERSED';
+export type RefundStatus = 'PENDING' | 'COMPLETED' | 'CANCELLED';
 export type ProcessingCodes = Omit<PublicTransaction['processingInfo'], 'processingStatus'>;
 
 export interface ThreeDSecureRecord {
@@ -76,6 +77,8 @@ export const Refund = defineEntity({
     transactionMetaData: p.json<TransactionMetaData>().nullable(),
     /** The payment attempt that asked the processor for it: a refund the processor reports failed is undone by it. */
     attemptReference: p.string().columnType('uuid').nullable(),
+    /** PENDING until the processor has done it (docs/conformance.md, Pending refunds); CANCELLED: withdrawn. */
+    status: p.string().length(10).$type<RefundStatus>().default('COMPLETED'),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

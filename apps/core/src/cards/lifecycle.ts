@@ -15,7 +15,7 @@ import type { z } from 'zod';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
-import { executePrepared } from '../db/wire.ts';
+import { executeParameterized, executePrepared } from '../db/wire.ts';
 import { transactionNotFound } from '../errors.ts';
 import { recordEvent } from '../ipn/events.ts';
 import {
@@ -23,10 +23,12 @@ import {
   recordVendorRefunds,
   takeVendorRefunds,
   type VendorPart,
+  withdrawVendorParts,
 } from '../marketplace/refunds.ts';
 import { openAttempt, settleAttempt } from '../payments/attempts.ts';
 import { type ModificationKind, modify } from '../payments/modify.ts';
 import { type PaymentOperation, runPayment } from '../payments/pipeline.ts';
+import { completeRefundOfAttempt, withdrawAwaitingRefunds } from '../payments/queries.ts';
 import { type RefundFollowUp, refundAnswer, refundColumns } from '../payments/refund-answer.ts';
 import type { RoutedAccount } from '../processors/accounts/routing.ts';
 import type { ModificationOutcome } from '../processors/processor.ts';
@@ -109,17 +111,22 @@ export function transactionEventParameters(transaction: CardTransaction, amountM
   );
 }
 
-/** A change reserved on a transaction: the processor call it stands for, and the event it makes. */
+/** A change reserved on a transaction: the processor call it stands for, and the event it makes (if any). */
 interface Reservation {
   kind: ModificationKind;
   amountMinor: number;
-  event: 'Charge' | 'Cancellation' | 'Refund';
+  event?: 'Charge' | 'Cancellation' | 'Refund';
   /** The attempt's reference when a row of the change must name it (a refund). */
   reference?: string;
 }
 
 /** The audit action each change is recorded as. */
-const auditedAs = { CAPTURE: 'capture', REVERSE: 'reversal', REFUND: 'refund' } as const;
+const auditedAs = {
+  CAPTURE: 'capture',
+  REVERSE: 'reversal',
+  REFUND: 'refund',
+  RECALL: 'refund.cancel',
+} as const;
 
 interface PreparedChange {
   transaction: CardTransaction;
@@ -144,7 +151,7 @@ function changeOperation<T>(
   by: TransactionIds,
   notFound: () => Error,
   reserve: (em: EntityManager, transaction: CardTransaction, now: Date) => Reservation | Promise<Reservation>,
-  answer: (transaction: CardTransaction, now: Date) => T,
+  answer: (transaction: CardTransaction, now: Date, outcome: ModificationOutcome) => T,
   followUp?: RefundFollowUp,
 ): PaymentOperation<PreparedChange, ModificationOutcome, T> {
   return {
@@ -185,12 +192,17 @@ function changeOperation<T>(
       const settled = await settleAttempt(em, reference, done ? 'DONE' : 'AWAITING', {
         processorReference: outcome.processorReference,
       });
-      if (settled && done) {
+      if (settled && done && event) {
         await recordEvent(ctx, em, event, transactionEventParameters(transaction, amountMinor, now));
       }
-      await followUp?.(em, transaction.id);
+      // A refund row is PENDING until the processor has done it (docs/conformance.md, Pending refunds); what
+      // follows a refund follows its completion, here or when the processor confirms it (afterRefundDone).
+      if (done && reservation.reference) {
+        await executePrepared(em, completeRefundOfAttempt, [reservation.reference]);
+        await followUp?.(em, transaction.id);
+      }
       await recordPaymentChange(ctx, em, auditedAs[reservation.kind], transaction.id);
-      const result = answer(transaction, now);
+      const result = answer(transaction, now, outcome);
       await ctx.keyed?.record(em, result);
       return result;
     },
@@ -302,6 +314,7 @@ export async function refundTransaction(
           amountMinor: reservation.amountMinor,
           ...refundColumns(input, currency),
           attemptReference: reference,
+          status: 'PENDING',
         });
         if (vendorParts) {
           await em.flush();
@@ -309,11 +322,70 @@ export async function refundTransaction(
         }
         return { ...reservation, reference };
       },
-      (transaction, now) => ({
-        ...refundAnswer(refund as Refund, transaction.id, transaction.currency, now),
+      (transaction, now, outcome) => ({
+        ...refundAnswer(refund as Refund, transaction.id, transaction.currency, now, outcome.status),
         ...(vendorParts ? presentVendorRefunds(vendorParts, transaction.currency) : {}),
       }),
       followUp,
+    ),
+  );
+}
+
+const notCancellable = (description: string) => new DomainError('REFUND_NOT_CANCELLABLE', description);
+
+/**
+ * Cancels every pending refund of a transaction (docs/conformance.md, Pending refunds), as a payment
+ * operation: prepare checks that the processor can withdraw a refund it received, withdraws the refunds'
+ * attempts (so a late confirmation settles nothing) and gives their amounts back to the transaction and its
+ * vendors, all committed with the RECALL attempt; call asks the processor to withdraw them; recovery repeats
+ * that call should its answer be lost. A refund still being asked of the processor is not pending yet: 400.
+ */
+export async function cancelPendingRefunds(
+  ctx: MerchantContext,
+  by: TransactionIds,
+): Promise<{ refundTransactionIds: string[] }> {
+  let cancelled: Refund[] = [];
+  return runPayment(
+    ctx,
+    changeOperation(
+      ctx,
+      by,
+      () => transactionNotFound(by),
+      async (em, transaction) => {
+        const pending = await em.find(
+          Refund,
+          { merchantId: ctx.merchantId, transaction, status: 'PENDING' },
+          { orderBy: { id: 'asc' } },
+        );
+        if (pending.length === 0)
+          throw new DomainError('NO_PENDING_REFUND', `transaction ${transaction.id} has no pending refund`);
+        const account = await ctx.processors.account(
+          em,
+          ctx.merchantId,
+          transaction.processorAccountId ?? null,
+        );
+        if (!ctx.processors.connect(account).withdrawRefunds)
+          throw notCancellable('the processor has received the refund and cannot withdraw it');
+        const withdrawn = await executeParameterized(em, withdrawAwaitingRefunds, [
+          pending.map((refund) => refund.attemptReference),
+        ]);
+        if (withdrawn.length !== pending.length)
+          throw notCancellable('a refund of the transaction is being asked of the processor; retry later');
+        let amountMinor = 0;
+        for (const refund of pending) {
+          refund.status = 'CANCELLED';
+          amountMinor += refund.amountMinor;
+        }
+        transaction.refundedMinor -= amountMinor;
+        await withdrawVendorParts(
+          em,
+          transaction.id,
+          pending.map((refund) => refund.id),
+        );
+        cancelled = pending;
+        return { kind: 'RECALL', amountMinor };
+      },
+      () => ({ refundTransactionIds: cancelled.map((refund) => String(refund.id)) }),
     ),
   );
 }

@@ -18,6 +18,13 @@ export const recoveredAnswer: RecoveredAnswer = async (em, change) => {
     attemptReference: change.reference,
     merchantId: change.merchantId,
   });
-  if (refund) return refundAnswer(refund, transaction.id, transaction.currency, refund.createdAt);
+  if (refund)
+    return refundAnswer(
+      refund,
+      transaction.id,
+      transaction.currency,
+      refund.createdAt,
+      refund.status === 'PENDING' ? 'received' : 'done',
+    );
   return present(transaction);
 };

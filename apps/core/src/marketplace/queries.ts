@@ -29,6 +29,16 @@ export const splitsForRefund = `select vendor_id, share_minor::float8 as share_m
 export const addVendorRefunded = `update vendor_split set refunded_minor = refunded_minor + $3
   where transaction_id = $1 and vendor_id = $2`;
 
+/**
+ * $1 transaction, $2 refund ids: the vendors' parts of refunds withdrawn before they were done go back to
+ * their splits, and are no longer parts of any refund.
+ */
+export const withdrawVendorRefunds = `with gone as (
+    delete from vendor_refund where refund_id = any($2::bigint[]) returning vendor_id, amount_minor)
+  update vendor_split s set refunded_minor = s.refunded_minor - g.amount_minor
+    from (select vendor_id, sum(amount_minor) as amount_minor from gone group by vendor_id) g
+   where s.transaction_id = $1 and s.vendor_id = g.vendor_id`;
+
 /** $1 refund, $2 vendor ids, $3 amounts: the vendors' parts of one refund. */
 export const insertVendorRefunds = `insert into vendor_refund (refund_id, vendor_id, amount_minor)
   select $1::bigint, v, a from unnest($2::integer[], $3::bigint[]) as r(v, a)`;

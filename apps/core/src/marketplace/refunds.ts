@@ -6,7 +6,7 @@ import {
   type Refund as PublicRefund,
 } from '@paywire/contracts';
 import { executeParameterized } from '../db/wire.ts';
-import { addVendorRefunded, insertVendorRefunds, splitsForRefund } from './queries.ts';
+import { addVendorRefunded, insertVendorRefunds, splitsForRefund, withdrawVendorRefunds } from './queries.ts';
 
 /** What a refund request says of its vendors: one amount for the one vendor, or amounts per vendor. */
 export interface VendorRefundRequest {
@@ -172,6 +172,15 @@ export async function recordVendorRefunds(
     parts.map((part) => part.vendorId),
     parts.map((part) => part.amountMinor),
   ]);
+}
+
+/** Pending refunds withdrawn: their vendors' parts are refundable again (same transaction). */
+export async function withdrawVendorParts(
+  em: EntityManager,
+  transactionId: number,
+  refundIds: number[],
+): Promise<void> {
+  await executeParameterized(em, withdrawVendorRefunds, [transactionId, refundIds]);
 }
 
 /** The vendors' parts as the refund answer shows them. */

@@ -12,7 +12,8 @@ import {
   takeForVoiding,
 } from './queries.ts';
 
-export type AttemptKind = 'AUTHORIZE' | 'CAPTURE' | 'REVERSE' | 'REFUND';
+/** RECALL: pending refunds of a transaction withdrawn from the processor before it did them. */
+export type AttemptKind = 'AUTHORIZE' | 'CAPTURE' | 'REVERSE' | 'REFUND' | 'RECALL';
 
 /** One attempt to be written: what the processor is asked, under which key, on which account. */
 export interface AttemptRow {

@@ -26,9 +26,22 @@ export const unresolvedAttempts = `select a.reference, a.merchant_id, a.kind, a.
      where a.state in ('PENDING', 'VOIDING') and a.called_at < now() - make_interval(secs => $1)
      order by a.called_at limit $2`;
 
-/** Marks a pending attempt ($1) done ($2 DONE) or accepted for confirmation later ($2 AWAITING, $3 the processor's reference of it). */
-export const completeAttempt = `update payment_attempt set state = $2, processor_reference = $3, resolved_at = now()
-     where reference = $1 and state = 'PENDING'`;
+/**
+ * Marks a pending attempt ($1) done ($2 DONE) or accepted for confirmation later ($2 AWAITING, $3 the
+ * processor's reference of it); a refund it stood for is completed with it when done.
+ */
+export const completeAttempt = `with attempt as (
+       update payment_attempt set state = $2, processor_reference = $3, resolved_at = now()
+        where reference = $1 and state = 'PENDING' returning reference)
+     update refund set status = 'COMPLETED'
+      where attempt_reference = (select reference from attempt) and $2::text = 'DONE' and status = 'PENDING'`;
+
+/**
+ * The refund an attempt ($1) stood for is done: the processor no longer holds it pending. Returns whether it
+ * asked to cancel the refunded charge's subscription (null: the reference's default, yes).
+ */
+export const completeRefundOfAttempt = `update refund set status = 'COMPLETED'
+     where attempt_reference = $1 and status = 'PENDING' returning cancel_subscriptions`;
 
 /** Frees keys in flight for more than $1 seconds whose call left no unresolved attempt (core died before one). */
 export const freeStaleKeys = `delete from idempotency_record r where r.outcome is null and r.created_at < now() - make_interval(secs => $1)
@@ -68,3 +81,10 @@ export const freeKeyInFlight =
 /** Answers a key in flight ($1 merchant, $2 key) with $3, a stored outcome: the call recovery completed. */
 export const answerKeyInFlight =
   'update idempotency_record set outcome = $3 where merchant_id = $1 and key = $2 and outcome is null';
+
+/**
+ * Refund attempts ($1, references) the processor received and has not done, withdrawn (VOIDED): a late
+ * confirmation finds nothing to settle. Returns those it took; one still being asked is not taken.
+ */
+export const withdrawAwaitingRefunds = `update payment_attempt set state = 'VOIDED', resolved_at = now()
+     where reference = any($1::uuid[]) and kind = 'REFUND' and state = 'AWAITING' returning reference`;

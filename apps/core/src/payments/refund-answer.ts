@@ -25,7 +25,10 @@ export function refundColumns(input: RefundRequest, currency: string) {
 
 const pad = (value: number) => String(value).padStart(2, '0');
 
-/** The original's refund answer; `date` is the day of the refund by the merchant's clock (MM/dd/yyyy). */
+/**
+ * The original's refund answer; `date` is the day of the refund by the merchant's clock (MM/dd/yyyy). A refund
+ * the processor only received is PENDING (docs/conformance.md, Pending refunds).
+ */
 export function refundAnswer(
   refund: { id: number; amountMinor: number } & {
     [K in keyof ReturnType<typeof refundColumns>]?: ReturnType<typeof refundColumns>[K] | undefined;
@@ -33,6 +36,7 @@ export function refundAnswer(
   transactionId: number,
   currency: string,
   now: Date,
+  processor: 'done' | 'received' = 'done',
 ): PublicRefund {
   return {
     refundTransactionId: String(refund.id),
@@ -44,6 +48,6 @@ export function refundAnswer(
     ...(refund.reason ? { reason: refund.reason } : {}),
     ...(refund.cancelSubscriptions == null ? {} : { cancelSubscriptions: refund.cancelSubscriptions }),
     ...(refund.transactionMetaData ? { transactionMetaData: refund.transactionMetaData } : {}),
-    refundStatus: 'SUCCESS',
+    refundStatus: processor === 'done' ? 'SUCCESS' : 'PENDING',
   };
 }

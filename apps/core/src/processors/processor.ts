@@ -162,6 +162,12 @@ export interface Processor {
   /** Voids an authorization (or a sale not yet settled) whole. */
   cancel(request: ModificationRequest): Promise<ModificationOutcome>;
   refund(request: ModificationRequest): Promise<ModificationOutcome>;
+  /**
+   * Withdraws every refund of the authorization that the processor received and has not done yet, their
+   * total `amountMinor` (docs/conformance.md, Pending refunds). Absent where the processor cannot: a refund
+   * it received then stands, and Paywire refuses to cancel it.
+   */
+  withdrawRefunds?(request: ModificationRequest): Promise<ModificationOutcome>;
   /** What became of the authorization with this reference. */
   inquire(reference: string): Promise<Inquiry>;
   /**

@@ -170,6 +170,7 @@ export function recordSubscriptionEvent(
     | 'SubCcFailure'
     | 'SubscriptionReminder'
     | 'Cancellation'
+    | 'CancellationRefund'
     | 'CancelOnRenewal'
     | 'ContractChange',
   parameters: EventParameters,

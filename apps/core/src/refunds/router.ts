@@ -1,6 +1,6 @@
-import { refundInput } from '@paywire/contracts';
+import { refundInput, transactionIdInput } from '@paywire/contracts';
 import { merchantProcedure, router } from '../trpc.ts';
-import { refundPayment } from './service.ts';
+import { cancelPendingRefundsOf, refundPayment } from './service.ts';
 
 export const refundsRouter = router({
   // Card transactions and SEPA debits alike (ids from one sequence).
@@ -8,4 +8,8 @@ export const refundsRouter = router({
     .meta({ phased: true })
     .input(refundInput)
     .mutation(({ ctx, input }) => refundPayment(ctx, input)),
+  cancelPending: merchantProcedure
+    .meta({ phased: true })
+    .input(transactionIdInput)
+    .mutation(({ ctx, input }) => cancelPendingRefundsOf(ctx, input)),
 });

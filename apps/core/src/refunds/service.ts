@@ -1,14 +1,14 @@
 import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
-import type { Refund, refundInput } from '@paywire/contracts';
+import { DomainError, type Refund, type refundInput, type TransactionIds } from '@paywire/contracts';
 import type { z } from 'zod';
-import { isCardTransaction, refundTransaction } from '../cards/lifecycle.ts';
+import { cancelPendingRefunds, isCardTransaction, refundTransaction } from '../cards/lifecycle.ts';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { asksVendorAmounts, vendorAmountNotSupported } from '../marketplace/refunds.ts';
 import type { RefundFollowUp } from '../payments/refund-answer.ts';
 import { Subscription, SubscriptionCharge } from '../recurring/entities.ts';
 import { cancellationParameters, recordSubscriptionEvent, subscriptionFactsOf } from '../recurring/events.ts';
-import { refundSepaDebit } from '../sepa/service.ts';
+import { findSepaDebit, refundSepaDebit } from '../sepa/service.ts';
 
 /**
  * The one refund entry point, for every payment: card transactions and SEPA debits share one id sequence,
@@ -22,6 +22,7 @@ export async function refundPayment(
   ctx: MerchantContext,
   input: z.output<typeof refundInput>,
 ): Promise<Refund> {
+  // A card refund the processor only received cancels nothing yet: afterRefundDone does once it is done.
   const followUp: RefundFollowUp | undefined =
     input.cancelSubscriptions === false
       ? undefined
@@ -33,10 +34,29 @@ export async function refundPayment(
 }
 
 /**
- * Cancels the active or suspended subscription the payment was a charge of, with its Cancellation event
- * (cancelReason REFUND), in the refund's own transaction: both commit or neither does.
+ * Cancel Pending Refund: a card transaction's pending refunds (cards/lifecycle.ts). A SEPA debit's refunds are
+ * done at once, so a debit has none to cancel.
  */
-async function cancelChargedSubscription(
+export async function cancelPendingRefundsOf(
+  ctx: MerchantContext,
+  by: TransactionIds,
+): Promise<{ refundTransactionIds: string[] }> {
+  if (
+    by.transactionId !== undefined &&
+    !(await isCardTransaction(ctx, by)) &&
+    (await findSepaDebit(ctx.em, ctx.merchantId, by.transactionId))
+  )
+    throw new DomainError('NO_PENDING_REFUND', `transaction ${by.transactionId} has no pending refund`);
+  return cancelPendingRefunds(ctx, by);
+}
+
+/**
+ * Cancels the active or suspended subscription the payment was a charge of, in the refund's own transaction
+ * (both commit or neither does), with its Cancellation event (cancelReason REFUND) and the reference's
+ * CancellationRefund ("a subscription is cancelled and a refund is processed"), which names the refunded
+ * charge as `originalRefNum`.
+ */
+export async function cancelChargedSubscription(
   ctx: MerchantContext,
   em: EntityManager,
   paymentId: number,
@@ -58,5 +78,7 @@ async function cancelChargedSubscription(
   subscription.canceledAt = now;
   subscription.nextChargeDate = null;
   await em.flush();
-  await recordSubscriptionEvent(ctx, em, 'Cancellation', cancellationParameters(facts, now, 'REFUND'));
+  const parameters = cancellationParameters(facts, now, 'REFUND');
+  await recordSubscriptionEvent(ctx, em, 'Cancellation', parameters);
+  await recordSubscriptionEvent(ctx, em, 'CancellationRefund', { ...parameters, originalRefNum: paymentId });
 }

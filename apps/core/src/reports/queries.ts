@@ -14,7 +14,8 @@ export const dayTotals = `
   union all
   select 'cardRefunds', t.currency, count(*)::int, sum(r.amount_minor)::text
     from refund r join card_transaction t on t.id = r.transaction_id
-   where r.merchant_id = $1 and r.created_at >= $2::timestamptz and r.created_at < $3::timestamptz
+   where r.merchant_id = $1 and r.status <> 'CANCELLED'
+     and r.created_at >= $2::timestamptz and r.created_at < $3::timestamptz
    group by t.currency
   union all
   select case when status = 'FAIL' then 'sepaFailed' else 'sepaSettled' end, currency, count(*)::int,
@@ -103,7 +104,7 @@ export const transactionDetail = (paged: boolean) =>
          'Credit Card', c.brand, t.currency, -r.amount_minor, ${shopperColumns}, t.soft_descriptor
     from refund r join card_transaction t on t.id = r.transaction_id
     join shopper sh on sh.id = t.shopper_id join stored_card c on c.id = t.card_id
-   where r.merchant_id = :merchant and ${inWindow('r.created_at')}
+   where r.merchant_id = :merchant and r.status <> 'CANCELLED' and ${inWindow('r.created_at')}
      and ${ofCurrency('t.currency')} and ${detailFilter('REFUND', 'Credit Card')}`,
     ),
     part(
@@ -210,23 +211,25 @@ export const activeSubscriptions = (paged: boolean) =>
     ),
   ].join('\n  union all\n');
 
-/** Refunds asked of a processor whose outcome is not known yet (the payment path's open REFUND attempts). */
+/**
+ * Refunds the processor has not done yet: the refund rows still PENDING, the same rows the refund answer and
+ * the cancellation read (docs/conformance.md, Pending refunds).
+ */
 export const pendingRefunds = (paged: boolean) =>
   [
     part(
       0,
-      'a.created_at',
-      'a.id',
+      'r.created_at',
+      'r.id',
       paged,
       `
-  select a.created_at as k_at, 0 as k_rank, a.id as k_id, t.currency, a.amount_minor as total_minor,
-         a.id::text as "ID", t.id::text as "Invoice ID", t.merchant_transaction_id as "Merchant Transaction ID",
-         ${reportingTime('a.created_at')} as "Pending Refund Creation Date", t.currency as "Auth. Currency",
-         a.amount_minor as "Refund Amount (Auth. Currency)", ${shopperColumns}
-    from payment_attempt a join card_transaction t on t.id = a.transaction_id
+  select r.created_at as k_at, 0 as k_rank, r.id as k_id, t.currency, r.amount_minor as total_minor,
+         r.id::text as "ID", t.id::text as "Invoice ID", t.merchant_transaction_id as "Merchant Transaction ID",
+         ${reportingTime('r.created_at')} as "Pending Refund Creation Date", t.currency as "Auth. Currency",
+         r.amount_minor as "Refund Amount (Auth. Currency)", ${shopperColumns}
+    from refund r join card_transaction t on t.id = r.transaction_id
     join shopper sh on sh.id = t.shopper_id
-   where a.merchant_id = :merchant and a.kind = 'REFUND' and a.state in ('PENDING', 'VOIDING')
-     and ${ofCurrency('t.currency')}`,
+   where r.merchant_id = :merchant and r.status = 'PENDING' and ${ofCurrency('t.currency')}`,
     ),
   ].join('\n  union all\n');
 
@@ -263,7 +266,8 @@ export const accountBalance = (_paged: boolean) => `
       from card_transaction where merchant_id = :merchant and status = 'CAPTURED'
     union all
     select t.currency, 0, r.amount_minor, 0
-      from refund r join card_transaction t on t.id = r.transaction_id where r.merchant_id = :merchant
+      from refund r join card_transaction t on t.id = r.transaction_id
+     where r.merchant_id = :merchant and r.status <> 'CANCELLED'
     union all
     select currency, 0, 0, amount_minor from chargeback
      where merchant_id = :merchant and status <> 'COMPLETED_WON'

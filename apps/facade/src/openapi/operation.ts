@@ -6,6 +6,7 @@ export const tags = [
   'Card transactions',
   'Vaulted shoppers',
   'Hosted payment fields',
+  'Wallets',
   'Sandbox',
   'Chargebacks',
   'Notifications',

@@ -187,4 +187,23 @@ export function transactionRoutes(router: Router<MerchantState>, core: CoreClien
     },
     refundBy('merchantTransactionId'),
   );
+
+  // Cancel Pending Refund: every refund of the transaction the processor has not done yet (see
+  // docs/conformance.md, Pending refunds).
+  route(
+    router,
+    {
+      method: 'DELETE',
+      path: '/transactions/pending-refund/:transactionId',
+      tag,
+      summary: "Cancel the transaction's pending refunds (those its processor has not done yet)",
+      params: transactionIdInput,
+      answers: [noContent('Cancelled')],
+    },
+    async (ctx, { params }) => {
+      const input = validate(params, { transactionId: ctx.params.transactionId });
+      await core.refunds.cancelPending.mutate(input, asMerchant(ctx.state));
+      ctx.status = 204;
+    },
+  );
 }

@@ -19,6 +19,7 @@ import { executeParameterized, executePrepared } from '../../db/wire.ts';
 import { recordEvent } from '../../ipn/events.ts';
 import { processorNotifications } from '../../metrics.ts';
 import type { AttemptKind } from '../../payments/attempts.ts';
+import { completeRefundOfAttempt } from '../../payments/queries.ts';
 import { validNotificationSignature } from './hmac.ts';
 import {
   awaitingAttempt,
@@ -191,7 +192,7 @@ interface StoredNotification {
 interface AwaitingAttempt {
   id: string;
   reference: string;
-  kind: Exclude<AttemptKind, 'AUTHORIZE'>;
+  kind: keyof typeof eventOf;
   amount_minor: string;
   transaction_id: string;
 }
@@ -257,6 +258,17 @@ async function settleModification(
   const amountMinor = Number(attempt.amount_minor);
   await executeParameterized(em, settleAwaitingAttempt, [attempt.id, succeeded ? 'DONE' : 'FAILED']);
   if (succeeded) {
+    // A refund (or a refund that voided an uncaptured authorization) is pending no more, and what follows a
+    // refund follows now (a refunded charge's subscription cancelled).
+    if (attempt.kind !== 'CAPTURE') {
+      const [refund] = await executePrepared<{ cancel_subscriptions: boolean | null }>(
+        em,
+        completeRefundOfAttempt,
+        [attempt.reference],
+      );
+      if (refund && refund.cancel_subscriptions !== false)
+        await ctx.afterRefundDone?.(ctx, em, transaction.id);
+    }
     const now = await callNow(ctx, em);
     await recordEvent(
       ctx,

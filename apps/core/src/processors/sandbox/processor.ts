@@ -118,6 +118,8 @@ export interface SandboxAuthorization {
   /** A sale captured with its authorization can still be voided whole, as before settlement. */
   sale: boolean;
   refundedMinor: number;
+  /** Refunds received and not done: they stay so until withdrawn (docs/api.md, Sandbox cards). */
+  pendingRefundMinor?: number;
   reversed: boolean;
 }
 
@@ -141,7 +143,8 @@ export const sandboxCardProfile: CardProfiler = (card) => {
  * its own book of authorizations and what was captured, voided and refunded of each, and refuses to capture,
  * refund or void beyond what its book allows, as a processor would. Every call is idempotent by its
  * reference: a repeat gets the first answer and moves nothing twice. It does every modification at once
- * (`done`), where a real processor confirms later.
+ * (`done`), where a real processor confirms later, except a refund whose amount ends in .52: that one it only
+ * receives, and it stays pending until withdrawn.
  */
 export function createSandboxProcessor(
   options: { latencyMs?: number; journal?: string } = {},
@@ -241,12 +244,25 @@ export function createSandboxProcessor(
       }),
     cancel: ({ processorReference, reference }) =>
       once(reference, () => voidWhole(authorization(processorReference))),
-    refund: ({ processorReference, amountMinor, reference }) =>
+    async refund({ processorReference, amountMinor, currency, reference }) {
+      const held = minorToDecimal(amountMinor, currency).endsWith('.52');
+      const outcome = await once(reference, () => {
+        const entry = authorization(processorReference);
+        const pendingMinor = entry.pendingRefundMinor ?? 0;
+        if (entry.refundedMinor + pendingMinor + amountMinor > entry.capturedMinor)
+          throw new Error('sandbox processor: refund beyond the captured amount');
+        if (held) entry.pendingRefundMinor = pendingMinor + amountMinor;
+        else entry.refundedMinor += amountMinor;
+        return entry;
+      });
+      return held ? { status: 'received', processorReference: `refund-${reference}` } : outcome;
+    },
+    withdrawRefunds: ({ processorReference, amountMinor, reference }) =>
       once(reference, () => {
         const entry = authorization(processorReference);
-        if (entry.refundedMinor + amountMinor > entry.capturedMinor)
-          throw new Error('sandbox processor: refund beyond the captured amount');
-        entry.refundedMinor += amountMinor;
+        if ((entry.pendingRefundMinor ?? 0) < amountMinor)
+          throw new Error('sandbox processor: no such pending refund to withdraw');
+        entry.pendingRefundMinor = (entry.pendingRefundMinor ?? 0) - amountMinor;
         return entry;
       }),
     technicalCancel: (reference) =>

@@ -107,7 +107,7 @@ export function recordChange(
 export function recordPaymentChange(
   ctx: { origin?: AuditOrigin | undefined; merchantId: number },
   em: EntityManager,
-  action: 'capture' | 'reversal' | 'refund',
+  action: 'capture' | 'reversal' | 'refund' | 'refund.cancel',
   paymentId: number,
 ): Promise<void> {
   return recordChange(ctx, em, action, `transaction:${paymentId}`);
