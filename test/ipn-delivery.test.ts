@@ -518,12 +518,16 @@ describe('IPN delivery at scale: batches, isolation, circuit breaker', () => {
     // One sale: one event, its four rows written in one statement, due together, claimed together.
     const transactionId = await sell(facade.baseUrl, merchant);
 
-    const rows = await waitFor('every attempt to leave its outcome', async () => {
-      const found = await rowsOf(merchant);
-      const over = (row: DeliveryRow) =>
-        row.state !== 'sending' && (row.state !== 'pending' || row.last_error);
-      return found.length === 4 && found.every(over) && found;
-    }, 30_000);
+    const rows = await waitFor(
+      'every attempt to leave its outcome',
+      async () => {
+        const found = await rowsOf(merchant);
+        const over = (row: DeliveryRow) =>
+          row.state !== 'sending' && (row.state !== 'pending' || row.last_error);
+        return found.length === 4 && found.every(over) && found;
+      },
+      30_000,
+    );
     const byDestination = new Map(rows.map((row) => [row.destination, row]));
     expect(byDestination.get(destinations.acknowledged)).toMatchObject({
       state: 'delivered',
