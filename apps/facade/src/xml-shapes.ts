@@ -549,6 +549,7 @@ export const xmlShapes = {
       'merchantTransactionId',
       'transactionId',
       'vendorInfo',
+      'vendorsInfo',
       'softDescriptor',
       'amount',
       'currency',

@@ -6,7 +6,7 @@ import {
   type Refund as PublicRefund,
 } from '@paywire/contracts';
 import { executeParameterized } from '../db/wire.ts';
-import { addVendorRefunded, insertVendorRefunds, splitsForRefund } from './queries.ts';
+import { addVendorRefunded, giveBackShares, insertVendorRefunds, splitsForRefund } from './queries.ts';
 
 /** What a refund request says of its vendors: one amount for the one vendor, or amounts per vendor. */
 export interface VendorRefundRequest {
@@ -20,11 +20,11 @@ export interface VendorPart {
   amountMinor: number;
 }
 
-export const asksVendorAmounts = (request: VendorRefundRequest): boolean =>
+const asksVendorAmounts = (request: VendorRefundRequest): boolean =>
   request.vendorAmount !== undefined || request.vendorsRefundInfo !== undefined;
 
 /** The 14030 a vendor amount gets on a payment with no vendor. */
-export const vendorAmountNotSupported = () =>
+const vendorAmountNotSupported = () =>
   new DomainError(
     'REFUND_VENDOR_AMOUNT_NOT_SUPPORTED',
     'a vendor refund amount needs a transaction split with vendors',
@@ -171,6 +171,21 @@ export async function recordVendorRefunds(
     refundId,
     parts.map((part) => part.vendorId),
     parts.map((part) => part.amountMinor),
+  ]);
+}
+
+/**
+ * Refunds that give back everything left of their payments' splits (a debit the bank returned: its whole
+ * balance), in the transaction that writes them, the payments locked: each vendor's part is what is left of
+ * its share, recorded as a refund's would be.
+ */
+export async function refundWholeSplits(
+  em: EntityManager,
+  refunds: readonly { refundId: number; transactionId: number }[],
+): Promise<void> {
+  if (refunds.length === 0) return;
+  await executeParameterized(em, giveBackShares, [
+    JSON.stringify(refunds.map((r) => ({ refund_id: r.refundId, transaction_id: r.transactionId }))),
   ]);
 }
 

@@ -4,9 +4,9 @@ import {
   DomainError,
   minorToAmount,
   percentHundredths,
+  type SplitShown,
   type VendorInfo,
   type VendorInfoInput,
-  type VendorsInfo,
 } from '@paywire/contracts';
 import { executeParameterized } from '../db/wire.ts';
 import { Vendor } from './entities.ts';
@@ -132,10 +132,7 @@ export async function recordSplit(
 }
 
 /** The split as an answer shows it: `vendorsInfo` or `vendorInfo`, whichever the request sent. */
-export function presentSplit(
-  split: Split,
-  currency: string,
-): { vendorInfo: VendorInfo } | { vendorsInfo: VendorsInfo } {
+export function presentSplit(split: Split, currency: string): SplitShown {
   const shown = split.parts.map(
     (part): VendorInfo =>
       part.amountMinor !== null
@@ -175,4 +172,14 @@ export async function splitsFor(
     splits.set(id, split);
   }
   return splits;
+}
+
+/** A payment's recorded split as its retrieve answer shows it (nothing for a payment with no vendors). */
+export async function shownSplitOf(
+  em: EntityManager,
+  merchantId: number,
+  payment: { id: number; currency: string },
+): Promise<SplitShown> {
+  const split = (await splitsFor(em, merchantId, [payment.id])).get(payment.id);
+  return split ? presentSplit(split, payment.currency) : {};
 }
