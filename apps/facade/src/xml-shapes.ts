@@ -149,6 +149,7 @@ const subscriptionOrder = [
   'quantity',
   'softDescriptor',
   'vendorInfo',
+  'vendorsInfo',
   'chargeFrequency',
   'trialPeriodDays',
   'subscriptionCurrency',

@@ -559,6 +559,7 @@ export const subscriptionBody = describes<SubscriptionBody>()(
     nextChargeDate: z.string().optional().meta({ description: "yyyy-mm-dd by the merchant's clock" }),
     paymentSource: subscriptionPaymentSource,
     charge: subscriptionChargeBody.optional().meta({ description: 'The charge this request made, if any' }),
+    ...splitBody,
   }),
 );
 
