@@ -2,13 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectedIban, sepaDebitBody } from './support/debits.ts';
 import { as, client, expectStatus, saleBody } from './support/http.ts';
 import { completeVendor } from './support/marketplace.ts';
+import { createPlan, subscribe } from './support/recurring.ts';
 import { seededRandom } from './support/seeded-random.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
 import { waitFor } from './support/wait.ts';
 
 // ---------------------------------------------------------------------------------------------------------
-// A property of vendor payouts (docs/marketplace.md, Payouts), over real HTTP: for random split sales and split
-// SEPA debits (collected, failed or returned by the bank), random refunds (some naming vendor amounts) and
+// A property of vendor payouts (docs/marketplace.md, Payouts), over real HTTP: for random split sales, split
+// SEPA debits (collected, failed or returned by the bank), split daily subscriptions renewed by the renewal
+// worker as the clock moves, random refunds (some naming vendor amounts) and
 // random chargebacks (some then won), paid out day after day by the merchant's sandbox clock, every vendor's
 // payouts add up to its shares of what was paid in less its refunds and its parts of the chargebacks not won,
 // to the cent, with one payout per vendor, period and currency.
@@ -100,21 +102,32 @@ async function paid() {
 }
 
 describe('vendor payouts, property', () => {
-  it(`random sales, debits, refunds and chargebacks: each vendor is paid what it is owed, to the cent (seed ${seed})`, async () => {
+  it(`random sales, debits, renewals, refunds and chargebacks: each vendor is paid what it is owed, to the cent (seed ${seed})`, async () => {
     const next = seededRandom(seed);
     const disputes: string[] = [];
+    const amountOf = () => 1000 + next(30_000);
+    const splitOf = (amount: number) => {
+      const named = vendors.filter(() => next(2) === 0);
+      return (named.length > 0 ? named : [vendors[0] as number]).map((vendorId) =>
+        next(2) === 0
+          ? { vendorId, commissionPercent: 1 + next(30) }
+          : { vendorId, commissionAmount: money(1 + next(Math.floor(amount / 4))) },
+      );
+    };
+    // Daily subscriptions: each day the clock moves renews them, each renewal split by its terms.
+    for (let n = 0; n < 2; n++) {
+      const amount = amountOf();
+      const planId = await createPlan(api, merchant, {
+        currency: 'EUR',
+        recurringChargeAmount: money(amount),
+        chargeFrequency: 'DAILY',
+      });
+      await subscribe(api, merchant, planId, { vendorsInfo: { vendorInfo: splitOf(amount) } });
+    }
     for (let round = 0; round < 3; round++) {
       const sales: { id: string; amount: number; card: boolean }[] = [];
-      const splitOf = (amount: number) => {
-        const named = vendors.filter(() => next(2) === 0);
-        return (named.length > 0 ? named : [vendors[0] as number]).map((vendorId) =>
-          next(2) === 0
-            ? { vendorId, commissionPercent: 1 + next(30) }
-            : { vendorId, commissionAmount: money(1 + next(Math.floor(amount / 4))) },
-        );
-      };
       for (let n = 0; n < 6; n++) {
-        const amount = 1000 + next(30_000);
+        const amount = amountOf();
         const reply = await api.post(
           '/transactions',
           saleBody({ amount: money(amount), currency: 'EUR', vendorsInfo: { vendorInfo: splitOf(amount) } }),
@@ -125,7 +138,7 @@ describe('vendor payouts, property', () => {
       // Split debits: only what the bank collects (and does not return) pays the vendors.
       const debits: { id: string; status: string; amount: number }[] = [];
       for (let n = 0; n < 3; n++) {
-        const amount = 1000 + next(30_000);
+        const amount = amountOf();
         const outcome = debitOutcomes[next(debitOutcomes.length)] ?? debitOutcomes[0];
         const reply = await api.post(
           '/alt-transactions',
@@ -231,6 +244,8 @@ describe('vendor payouts, property', () => {
               (select count(*) from sepa_debit d where merchant_id = $1 and status = 'SUCCESS')::int as collected,
               (select count(*) from sepa_debit d where merchant_id = $1 and status = 'FAIL')::int as failed,
               (select count(*) from sepa_refund r where merchant_id = $1 and returned)::int as returned,
+              (select count(*) from subscription_charge sc join vendor_split s on s.transaction_id = sc.card_transaction_id
+                where sc.merchant_id = $1 and sc.kind = 'RECURRING')::int as renewal_splits,
               (select count(*) from chargeback where merchant_id = $1 and status <> 'COMPLETED_WON')::int as standing,
               (select count(*) from chargeback where merchant_id = $1 and status = 'COMPLETED_WON')::int as won`,
       [merchant.id],
@@ -241,6 +256,7 @@ describe('vendor payouts, property', () => {
       collected: expect.any(Number),
       failed: expect.any(Number),
       returned: expect.any(Number),
+      renewal_splits: expect.any(Number),
       standing: expect.any(Number),
       won: expect.any(Number),
     });
