@@ -44,6 +44,19 @@ export const giveBackShares = `with left_over as (
   insert into vendor_refund (refund_id, vendor_id, amount_minor)
   select refund_id, vendor_id, amount_minor from left_over`;
 
+/**
+ * Refunds undone ($1, a JSON array of refund_id and transaction_id): their vendors' parts go, and each
+ * vendor's refunded part of the payment shrinks by them.
+ */
+export const removeVendorRefunds = `with undone as (
+    delete from vendor_refund vr using jsonb_to_recordset($1::jsonb) as r(refund_id bigint, transaction_id bigint)
+     where vr.refund_id = r.refund_id
+    returning r.transaction_id, vr.vendor_id, vr.amount_minor),
+  per_vendor as (
+    select transaction_id, vendor_id, sum(amount_minor) as amount_minor from undone group by transaction_id, vendor_id)
+  update vendor_split s set refunded_minor = s.refunded_minor - p.amount_minor
+    from per_vendor p where s.transaction_id = p.transaction_id and s.vendor_id = p.vendor_id`;
+
 /** $1 refund, $2 vendor ids, $3 amounts: the vendors' parts of one refund. */
 export const insertVendorRefunds = `insert into vendor_refund (refund_id, vendor_id, amount_minor)
   select $1::bigint, v, a from unnest($2::integer[], $3::bigint[]) as r(v, a)`;

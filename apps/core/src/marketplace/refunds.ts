@@ -6,7 +6,13 @@ import {
   type Refund as PublicRefund,
 } from '@paywire/contracts';
 import { executeParameterized } from '../db/wire.ts';
-import { addVendorRefunded, giveBackShares, insertVendorRefunds, splitsForRefund } from './queries.ts';
+import {
+  addVendorRefunded,
+  giveBackShares,
+  insertVendorRefunds,
+  removeVendorRefunds,
+  splitsForRefund,
+} from './queries.ts';
 
 /** What a refund request says of its vendors: one amount for the one vendor, or amounts per vendor. */
 export interface VendorRefundRequest {
@@ -185,6 +191,20 @@ export async function refundWholeSplits(
 ): Promise<void> {
   if (refunds.length === 0) return;
   await executeParameterized(em, giveBackShares, [
+    JSON.stringify(refunds.map((r) => ({ refund_id: r.refundId, transaction_id: r.transactionId }))),
+  ]);
+}
+
+/**
+ * Undoes the vendors' parts of refunds that did not happen after all (a refund the processor reports failed,
+ * its row removed in the same transaction, its transaction locked): each vendor's share is refundable again.
+ */
+export async function undoVendorRefunds(
+  em: EntityManager,
+  refunds: readonly { refundId: number; transactionId: number }[],
+): Promise<void> {
+  if (refunds.length === 0) return;
+  await executeParameterized(em, removeVendorRefunds, [
     JSON.stringify(refunds.map((r) => ({ refund_id: r.refundId, transaction_id: r.transactionId }))),
   ]);
 }
