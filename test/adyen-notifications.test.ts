@@ -187,6 +187,20 @@ const refund = (transactionId: string) =>
     .put(`/transactions/${transactionId}/refund?amount=5`, undefined, as(stack.merchant))
     .then((reply) => void expectStatus(reply, 204));
 
+/** Adyen's word that the 5.00 refund of attempt `reference` on the authorization failed. */
+const refundFailed = (authorization: string, reference: string) =>
+  notify([
+    signedItem({
+      pspReference: pspReference(),
+      originalReference: authorization,
+      merchantReference: reference,
+      eventCode: 'REFUND',
+      success: 'false',
+      value: 500,
+      reason: 'Insufficient balance on payment',
+    }),
+  ]);
+
 async function attemptState(reference: string) {
   const { rows } = await stack.db.query<{ state: string }>(
     'select state from payment_attempt where reference = $1',
@@ -262,17 +276,7 @@ describe('a modification confirmed by notification', () => {
     ]);
     expect(before.rows[0]).toEqual({ refunded_minor: '500' });
 
-    const reply = await notify([
-      signedItem({
-        pspReference: pspReference(),
-        originalReference: authorization,
-        merchantReference: reference,
-        eventCode: 'REFUND',
-        success: 'false',
-        value: 500,
-        reason: 'Insufficient balance on payment',
-      }),
-    ]);
+    const reply = await refundFailed(authorization, reference);
     expect(reply.status).toBe(200);
     expect(await attemptState(reference)).toBe('FAILED');
     const after = await stack.db.query(
@@ -312,16 +316,7 @@ describe('a modification confirmed by notification', () => {
       ).rows[0];
     expect(await vendorState()).toEqual({ refunded: 300, parts: 1 });
 
-    const reply = await notify([
-      signedItem({
-        pspReference: pspReference(),
-        originalReference: authorization,
-        merchantReference: reference,
-        eventCode: 'REFUND',
-        success: 'false',
-        value: 500,
-      }),
-    ]);
+    const reply = await refundFailed(authorization, reference);
     expect(reply.status).toBe(200);
     expect(await attemptState(reference)).toBe('FAILED');
     expect(await vendorState()).toEqual({ refunded: 0, parts: 0 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sepaDebitBody } from './support/debits.ts';
-import { as, type CallOptions, client, expectStatus, type Reply, xmlDocument } from './support/http.ts';
-import { completeVendor } from './support/marketplace.ts';
+import { as, type CallOptions, client, expectStatus, xmlDocument } from './support/http.ts';
+import { badSplitCases, createVendor, failure } from './support/marketplace.ts';
 import { type Stack, startStack, type TestMerchant } from './support/stack.ts';
 import { waitFor } from './support/wait.ts';
 
@@ -34,11 +34,8 @@ afterAll(async () => {
   await stack?.close();
 });
 
-async function newVendor(overrides: Record<string, unknown> = {}, owner = merchant): Promise<number> {
-  const reply = expectStatus(await api.post('/vendors', completeVendor(overrides), as(owner)), 201);
-  const location = reply.headers.get('location') ?? '';
-  return Number(location.slice(location.lastIndexOf('/') + 1));
-}
+const newVendor = (overrides: Record<string, unknown> = {}, owner = merchant) =>
+  createVendor(api, owner, overrides);
 
 const debit = async (overrides: Record<string, unknown>) =>
   expectStatus(await api.post('/alt-transactions', sepaDebitBody(overrides), as(merchant)), 200).body;
@@ -80,16 +77,6 @@ async function settled(transactionId: string, status: string) {
     const read = expectStatus(await api.get(`/alt-transactions/${transactionId}`, as(merchant)), 200);
     return read.body.processingInfo.processingStatus === status && read.body;
   });
-}
-
-function failure(reply: Reply) {
-  const [message] = reply.body.message as Array<Record<string, unknown>>;
-  return {
-    status: reply.status,
-    errorName: message?.errorName,
-    code: Number(message?.code),
-    property: (message?.invalidProperty as { name?: string } | undefined)?.name,
-  };
 }
 
 describe('a SEPA debit split between vendors', () => {
@@ -152,50 +139,20 @@ describe('bad splits on a debit: the card errors, nothing written', () => {
     foreign = await newVendor({}, await stack.newMerchant());
   });
 
-  const cases: Array<[string, () => Record<string, unknown>, Record<string, unknown>]> = [
-    [
-      "another merchant's vendor",
-      () => ({ vendorsInfo: { vendorInfo: [{ vendorId: cakes }, { vendorId: foreign }] } }),
-      { errorName: 'UNAUTHORIZED_USE_OF_VENDOR', code: 20050, property: 'vendorsInfo.vendorInfo.1.vendorId' },
-    ],
-    [
-      'an inactive vendor',
-      () => ({ vendorInfo: { vendorId: inactive } }),
-      { errorName: 'INACTIVE_VENDOR', code: 20052, property: 'vendorInfo.vendorId' },
-    ],
-    [
-      'a vendor named twice',
-      () => ({ vendorsInfo: { vendorInfo: [{ vendorId: cakes }, { vendorId: cakes }] } }),
-      { errorName: 'DUPLICATE_VENDOR', code: 14035, property: 'vendorsInfo.vendorInfo.1.vendorId' },
-    ],
-    [
-      'eleven vendors',
-      () => ({ vendorsInfo: { vendorInfo: Array.from({ length: 11 }, (_, n) => ({ vendorId: n + 1 })) } }),
-      { errorName: 'VENDOR_LIMIT_MAX', code: 14036, property: 'vendorsInfo.vendorInfo' },
-    ],
-    [
-      'amounts over the debit',
-      () => ({ vendorInfo: { vendorId: cakes, commissionAmount: 10.51 } }),
-      { errorName: 'VENDOR_COMMISSION_EXCEEDED', code: 14037, property: 'vendorInfo' },
-    ],
-    [
-      'no commission sent or agreed',
-      () => ({ vendorInfo: { vendorId: teas } }),
-      { errorName: 'VALIDATION_GENERAL_FAILURE', code: 10001, property: 'vendorInfo.commissionPercent' },
-    ],
-    [
-      'both vendorInfo and vendorsInfo',
-      () => ({ vendorInfo: { vendorId: cakes }, vendorsInfo: { vendorInfo: [{ vendorId: teas }] } }),
-      { errorName: 'VALIDATION_GENERAL_FAILURE', code: 10001, property: 'vendorsInfo' },
-    ],
-  ];
-
-  it.each(cases)('%s: 400, no debit, mandate or split written', async (_name, split, expected) => {
-    const before = await counts();
-    const reply = await api.post('/alt-transactions', sepaDebitBody(split()), as(merchant));
-    expect(failure(reply)).toEqual({ status: 400, ...expected });
-    expect(await counts()).toEqual(before);
-  });
+  // The debit is 10.50.
+  it.each(badSplitCases(10.51))(
+    '%s: 400, no debit, mandate or split written',
+    async (_name, split, expected) => {
+      const before = await counts();
+      const reply = await api.post(
+        '/alt-transactions',
+        sepaDebitBody(split({ cakes, teas, inactive, foreign })),
+        as(merchant),
+      );
+      expect(failure(reply)).toEqual({ status: 400, ...expected });
+      expect(await counts()).toEqual(before);
+    },
+  );
 
   it('in XML too, as <messages>', async () => {
     const request = xmlDocument('alt-transaction', {

@@ -180,34 +180,30 @@ export async function recordVendorRefunds(
   ]);
 }
 
-/**
- * Refunds that give back everything left of their payments' splits (a debit the bank returned: its whole
- * balance), in the transaction that writes them, the payments locked: each vendor's part is what is left of
- * its share, recorded as a refund's would be.
- */
-export async function refundWholeSplits(
-  em: EntityManager,
-  refunds: readonly { refundId: number; transactionId: number }[],
-): Promise<void> {
+/** Refunds of payments, as their statements take them ($1, a JSON array of refund_id and transaction_id). */
+type PaymentRefunds = readonly { refundId: number; transactionId: number }[];
+
+async function forRefunds(em: EntityManager, statement: string, refunds: PaymentRefunds): Promise<void> {
   if (refunds.length === 0) return;
-  await executeParameterized(em, giveBackShares, [
+  await executeParameterized(em, statement, [
     JSON.stringify(refunds.map((r) => ({ refund_id: r.refundId, transaction_id: r.transactionId }))),
   ]);
 }
 
 /**
+ * Refunds that give back everything left of their payments' splits (a debit the bank returned: its whole
+ * balance), in the transaction that writes them, the payments locked: each vendor's part is what is left of
+ * its share, recorded as a refund's would be.
+ */
+export const refundWholeSplits = (em: EntityManager, refunds: PaymentRefunds) =>
+  forRefunds(em, giveBackShares, refunds);
+
+/**
  * Undoes the vendors' parts of refunds that did not happen after all (a refund the processor reports failed,
  * its row removed in the same transaction, its transaction locked): each vendor's share is refundable again.
  */
-export async function undoVendorRefunds(
-  em: EntityManager,
-  refunds: readonly { refundId: number; transactionId: number }[],
-): Promise<void> {
-  if (refunds.length === 0) return;
-  await executeParameterized(em, removeVendorRefunds, [
-    JSON.stringify(refunds.map((r) => ({ refund_id: r.refundId, transaction_id: r.transactionId }))),
-  ]);
-}
+export const undoVendorRefunds = (em: EntityManager, refunds: PaymentRefunds) =>
+  forRefunds(em, removeVendorRefunds, refunds);
 
 /** The vendors' parts as the refund answer shows them. */
 export function presentVendorRefunds(
