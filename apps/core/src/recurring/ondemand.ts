@@ -98,7 +98,7 @@ export async function chargeOndemand(
   // The charge's own vendors, else the subscription's; either must fit this charge's amount.
   const split =
     (await resolveSplitTerms(ctx.em, ctx.merchantId, input, {
-      amountsMinor: [amountMinor],
+      amountsMinor: [],
       currency: subscription.currency,
     })) ?? subscription.vendorSplit;
   if (split) requireWithin(split, [amountMinor]);
