@@ -149,24 +149,32 @@ async function notify(
  * modification through the API, then the rows are moved to the account as an Adyen authorization would
  * have left them (its pspReference on the transaction, the attempt on the account).
  */
-async function awaiting(kind: 'AUTH_ONLY' | 'AUTH_CAPTURE', start: (transactionId: string) => Promise<void>) {
-  const sale = expectStatus(
-    await api.post('/transactions', saleBody({ cardTransactionType: kind, amount: 20 }), as(stack.merchant)),
+async function awaiting(
+  kind: 'AUTH_ONLY' | 'AUTH_CAPTURE',
+  start: (transactionId: string) => Promise<void>,
+  sale: Record<string, unknown> = {},
+) {
+  const { transactionId } = expectStatus(
+    await api.post(
+      '/transactions',
+      saleBody({ cardTransactionType: kind, amount: 20, ...sale }),
+      as(stack.merchant),
+    ),
     200,
   ).body as { transactionId: string };
   // the sandbox account takes the call (Adyen's connector would need Adyen), then the rows move
-  await start(sale.transactionId);
+  await start(transactionId);
   const authorization = pspReference();
   await stack.db.query(
     'update card_transaction set processor_account_id = $1, processor_reference = $2 where id = $3',
-    [accountId, authorization, sale.transactionId],
+    [accountId, authorization, transactionId],
   );
   const { rows } = await stack.db.query<{ reference: string }>(
     `update payment_attempt set processor_account_id = $1 where transaction_id = $2 and state = 'AWAITING'
        returning reference`,
-    [accountId, sale.transactionId],
+    [accountId, transactionId],
   );
-  return { transactionId: sale.transactionId, authorization, reference: rows[0]?.reference ?? '' };
+  return { transactionId, authorization, reference: rows[0]?.reference ?? '' };
 }
 
 const capture = (transactionId: string) =>
@@ -178,6 +186,20 @@ const refund = (transactionId: string) =>
   api
     .put(`/transactions/${transactionId}/refund?amount=5`, undefined, as(stack.merchant))
     .then((reply) => void expectStatus(reply, 204));
+
+/** Adyen's word that the 5.00 refund of attempt `reference` on the authorization failed. */
+const refundFailed = (authorization: string, reference: string) =>
+  notify([
+    signedItem({
+      pspReference: pspReference(),
+      originalReference: authorization,
+      merchantReference: reference,
+      eventCode: 'REFUND',
+      success: 'false',
+      value: 500,
+      reason: 'Insufficient balance on payment',
+    }),
+  ]);
 
 async function attemptState(reference: string) {
   const { rows } = await stack.db.query<{ state: string }>(
@@ -254,17 +276,7 @@ describe('a modification confirmed by notification', () => {
     ]);
     expect(before.rows[0]).toEqual({ refunded_minor: '500' });
 
-    const reply = await notify([
-      signedItem({
-        pspReference: pspReference(),
-        originalReference: authorization,
-        merchantReference: reference,
-        eventCode: 'REFUND',
-        success: 'false',
-        value: 500,
-        reason: 'Insufficient balance on payment',
-      }),
-    ]);
+    const reply = await refundFailed(authorization, reference);
     expect(reply.status).toBe(200);
     expect(await attemptState(reference)).toBe('FAILED');
     const after = await stack.db.query(
@@ -273,6 +285,41 @@ describe('a modification confirmed by notification', () => {
     );
     expect(after.rows[0]).toEqual({ status: 'CAPTURED', refunded_minor: '0', refunds: '0' });
     expect(await deliveries('Refund', transactionId)).toEqual([]);
+  });
+
+  it("undoes a split sale's failed refund with its vendor's part: the whole share is refundable again", async () => {
+    const vendor = expectStatus(
+      await api.post('/vendors', { email: 'cakes@example.com', country: 'DE' }, as(stack.merchant)),
+      201,
+    );
+    const location = vendor.headers.get('location') ?? '';
+    const vendorId = Number(location.slice(location.lastIndexOf('/') + 1));
+    const refundWithVendor = (transactionId: string) =>
+      api
+        .put(
+          `/transactions/${transactionId}/refund?amount=5&vendor.${vendorId}.amount=3`,
+          undefined,
+          as(stack.merchant),
+        )
+        .then((reply) => void expectStatus(reply, 204));
+    const { transactionId, authorization, reference } = await awaiting('AUTH_CAPTURE', refundWithVendor, {
+      vendorInfo: { vendorId, commissionAmount: 4 },
+    });
+    const vendorState = async () =>
+      (
+        await stack.db.query(
+          `select s.refunded_minor::int as refunded,
+                  (select count(*)::int from vendor_refund vr where vr.vendor_id = s.vendor_id) as parts
+             from vendor_split s where s.transaction_id = $1`,
+          [transactionId],
+        )
+      ).rows[0];
+    expect(await vendorState()).toEqual({ refunded: 300, parts: 1 });
+
+    const reply = await refundFailed(authorization, reference);
+    expect(reply.status).toBe(200);
+    expect(await attemptState(reference)).toBe('FAILED');
+    expect(await vendorState()).toEqual({ refunded: 0, parts: 0 });
   });
 });
 

@@ -14,8 +14,9 @@ import { waitFor } from './support/wait.ts';
 // ---------------------------------------------------------------------------------------------------------
 // Vendor payouts (docs/marketplace.md, Payouts) over real HTTP: vendors paid their shares less their refunds
 // when their period ends by the merchant's sandbox clock, the run's pain.001 file valid against ISO 20022's
-// XSD, the Payout and FailedPayoutTransfer IPNs, a refused transfer retried at the next payout day, a balance
-// under the minimum carried over, and the payouts read back through the PayoutDetail report.
+// XSD, the Payout (to the vendor's ipnUrl too) and FailedPayoutTransfer IPNs, a refused transfer retried at
+// the next payout day, a balance under the minimum carried over, and the payouts read back through the
+// PayoutDetail report.
 // ---------------------------------------------------------------------------------------------------------
 
 const day = 'P1D';
@@ -110,8 +111,12 @@ describe('payouts by the merchant clock', () => {
   it('pays each vendor its shares less its refunds once its period ends, in a valid pain.001 file', async () => {
     const { merchant, hook } = await marketplace();
     const account = (completeVendor().payoutInfo as Record<string, unknown>[])[0];
-    // 30%, minimum 20.00
-    const cakes = await newVendor(merchant, { payoutInfo: [{ ...account, nameOnAccount: 'Cakes & Sons' }] });
+    // 30%, minimum 20.00; told of its payouts at its own ipnUrl too
+    const vendorHook = receiver.newHook();
+    const cakes = await newVendor(merchant, {
+      ipnUrl: vendorHook,
+      payoutInfo: [{ ...account, nameOnAccount: 'Cakes & Sons' }],
+    });
     // The second vendor created in XML: payouts do not care how a vendor came.
     const xmlVendor = dailyVendor({ email: 'teas@example.com', name: 'Teas Ltd' });
     const created = await api.post(
@@ -176,6 +181,12 @@ describe('payouts by the merchant clock', () => {
       amount1: '22.50',
       currency1: 'EUR',
     });
+    // The vendor with an ipnUrl gets its own Payout IPN, the merchant's copy to the letter (signed alike).
+    const told = await waitFor("the vendor's Payout IPN", () => {
+      const ipns = ipnsOf(vendorHook, 'PAYOUT');
+      return ipns.length > 0 && ipns;
+    });
+    expect(told).toEqual(paid.filter((ipn) => ipn.vendorId === String(cakes)));
 
     // The run's file: both transfers, by payout id, to the vendors' IBANs; valid; the IBAN in no log line.
     const ids = payouts.map((row) => row['Payout ID']);
@@ -193,6 +204,7 @@ describe('payouts by the merchant clock', () => {
     await lookedAtToday(merchant, 2);
     expect(await settledPayouts(merchant, 2)).toHaveLength(2);
     expect(ipnsOf(hook, 'PAYOUT')).toHaveLength(2);
+    expect(ipnsOf(vendorHook, 'PAYOUT')).toHaveLength(1);
   });
 
   it('retries a refused transfer on the vendor’s next payout day', async () => {

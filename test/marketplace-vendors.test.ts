@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, type CallOptions, client, expectStatus, type Reply } from './support/http.ts';
 import { type IpnReceiver, startIpnReceiver } from './support/ipn-receiver.ts';
-import { completeVendor, IBAN } from './support/marketplace.ts';
+import { completeVendor, failure, IBAN } from './support/marketplace.ts';
 import { type Stack, startStack } from './support/stack.ts';
 import { waitFor } from './support/wait.ts';
 
@@ -35,16 +35,6 @@ function created(reply: Reply): number {
   const location = reply.headers.get('location') ?? '';
   expect(location).toMatch(new RegExp(`^${stack.baseUrl}/vendors/\\d+$`));
   return Number(location.slice(location.lastIndexOf('/') + 1));
-}
-
-function failure(reply: Reply) {
-  const [message] = reply.body.message as Array<Record<string, unknown>>;
-  return {
-    status: reply.status,
-    errorName: message?.errorName,
-    code: Number(message?.code),
-    property: (message?.invalidProperty as { name?: string } | undefined)?.name,
-  };
 }
 
 async function configureIpn(events: string[], merchant = stack.merchant): Promise<string> {

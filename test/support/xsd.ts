@@ -95,6 +95,20 @@ export const amendments: ReadonlyArray<{ file: string; find: string; replace: st
     replace:
       '<xs:element name="descriptor-phone-number" form="qualified" type="xs:string" minOccurs="0"/></xs:sequence>',
   },
+  // A split debit's and a subscription's vendors as a card sale's (transaction.xsd below): the reference's
+  // vendorsInfo after 2.3.12's one vendor-info.
+  {
+    file: 'alternative-transaction.xsd',
+    find: '<xs:element ref="vendor-info" minOccurs="0" maxOccurs="1"/>',
+    replace:
+      '<xs:element ref="vendor-info" minOccurs="0" maxOccurs="1"/><xs:element ref="vendors-info" minOccurs="0"/>',
+  },
+  {
+    file: 'recurring-subscription.xsd',
+    find: '<xs:element ref="vendor-info" minOccurs="0" maxOccurs="1" />',
+    replace:
+      '<xs:element ref="vendor-info" minOccurs="0" maxOccurs="1" /><xs:element ref="vendors-info" minOccurs="0"/>',
+  },
   // SEPA direct debit is the reference's JSON, after 2.3.12: its elements sit where ECP's do, and their
   // content is not checked (no published schema has the shapes the reference answers).
   {

@@ -12,6 +12,7 @@ import { sepaDirectDebitTransactionInput } from './sepa.ts';
 import { type BillingContact, creditCardInfoInput, shopperFields } from './shoppers.ts';
 import { transactionMetaDataInput } from './transaction-details.ts';
 import { type CardResponse, merchantTransactionIdInput, softDescriptorInput } from './transactions.ts';
+import { checkSplitForm, type SplitShown, splitInputs } from './vendor-split.ts';
 
 /**
  * Recurring billing as the original's JSON API documents it: plans, plan-based subscriptions and
@@ -286,6 +287,7 @@ function checkPayer(
 }
 
 const subscriptionOverrides = {
+  ...splitInputs,
   quantity: wholeNumber(1, maxSubscriptionQuantity).optional(),
   softDescriptor: softDescriptorInput.optional(),
   descriptorPhoneNumber: optionalText(20),
@@ -306,7 +308,10 @@ export const createSubscriptionInput = z
     overrideInitialChargeAmount: zeroOrMoreAmountInput.optional(),
     merchantTransactionId: merchantTransactionIdInput.optional(),
   })
-  .superRefine(checkPayer);
+  .superRefine((request, ctx) => {
+    checkSplitForm(request, ctx);
+    checkPayer(request, ctx);
+  });
 export type CreateSubscriptionInput = z.input<typeof createSubscriptionInput>;
 
 const dateInput = z
@@ -333,6 +338,7 @@ export const updateSubscriptionInput = z
     status: z.enum(['ACTIVE', 'CANCELED'], { error: 'must be ACTIVE or CANCELED' }).optional(),
   })
   .superRefine((request, ctx) => {
+    checkSplitForm(request, ctx);
     if (request.paymentSource) checkPayer({ ...request, vaultedShopperId: 0 }, ctx);
   });
 export type UpdateSubscriptionInput = z.input<typeof updateSubscriptionInput>;
@@ -365,9 +371,11 @@ export const createOndemandInput = z
     merchantTransactionId: merchantTransactionIdInput.optional(),
     transactionMetaData: transactionMetaDataInput.optional(),
     transactionFraudInfo: z.record(z.string(), z.unknown()).optional(),
+    ...splitInputs,
   })
   .superRefine((request, ctx) => {
     checkAmountFitsCurrency(request.amount, request.currency, ctx);
+    checkSplitForm(request, ctx);
     checkPayer(request, ctx);
   });
 export type CreateOndemandInput = z.input<typeof createOndemandInput>;
@@ -383,8 +391,12 @@ export const ondemandChargeInput = z
     transactionMetaData: transactionMetaDataInput.optional(),
     scheduled: booleanInput.optional(),
     softDescriptor: softDescriptorInput.optional(),
+    ...splitInputs,
   })
-  .superRefine((request, ctx) => checkAmountFitsCurrency(request.amount, request.currency, ctx));
+  .superRefine((request, ctx) => {
+    checkAmountFitsCurrency(request.amount, request.currency, ctx);
+    checkSplitForm(request, ctx);
+  });
 
 /** The Extended API's `subscription-charge`: a charge of a plan-based subscription outside its schedule. */
 export const extendedSubscriptionChargeInput = z
@@ -457,7 +469,8 @@ export interface SubscriptionChargeBody {
   processingInfo: { processingStatus: 'success' | 'pending' | 'fail' | 'refunded' };
 }
 
-export interface SubscriptionBody {
+/** With the terms of its split between vendors (SplitShown), as the request that set them sent them. */
+export interface SubscriptionBody extends SplitShown {
   subscriptionId: number;
   planId?: number;
   vaultedShopperId: number;

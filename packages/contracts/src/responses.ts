@@ -127,6 +127,14 @@ const vendorInfoBody = z.object({
   commissionPercent: z.number().optional(),
   commissionAmount: z.number().optional(),
 });
+/** A split payment's vendors, in the form its request sent them. */
+const splitBody = {
+  vendorInfo: vendorInfoBody.optional().meta({ description: 'The split, when the request sent vendorInfo' }),
+  vendorsInfo: z
+    .object({ vendorInfo: z.array(vendorInfoBody) })
+    .optional()
+    .meta({ description: 'The split, when the request sent vendorsInfo' }),
+};
 
 export const cardTransactionBody = describes<CardTransaction>()(
   z.object({
@@ -170,11 +178,7 @@ export const cardTransactionBody = describes<CardTransaction>()(
     fraudResultInfo: fraudResultInfo
       .optional()
       .meta({ description: "Present when the merchant's fraud rules screened the sale" }),
-    vendorInfo: vendorInfoBody.optional().meta({ description: 'The split, when the sale sent vendorInfo' }),
-    vendorsInfo: z
-      .object({ vendorInfo: z.array(vendorInfoBody) })
-      .optional()
-      .meta({ description: 'The split, when the sale sent vendorsInfo' }),
+    ...splitBody,
   }),
 );
 
@@ -313,6 +317,7 @@ export const altTransactionBody = describes<AltTransaction>()(
     ecpTransaction: ecpAccount.optional(),
     sepaDirectDebitTransaction: sepaDebitDetails.optional(),
     processingInfo: z.object({ processingStatus: sepaStatus }),
+    ...splitBody,
   }),
 );
 
@@ -556,6 +561,7 @@ export const subscriptionBody = describes<SubscriptionBody>()(
     nextChargeDate: z.string().optional().meta({ description: "yyyy-mm-dd by the merchant's clock" }),
     paymentSource: subscriptionPaymentSource,
     charge: subscriptionChargeBody.optional().meta({ description: 'The charge this request made, if any' }),
+    ...splitBody,
   }),
 );
 

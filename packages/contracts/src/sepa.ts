@@ -9,6 +9,7 @@ import {
 } from './primitives.ts';
 import { type TransactionMetaData, transactionMetaDataInput } from './transaction-details.ts';
 import { merchantTransactionIdInput } from './transactions.ts';
+import { checkSplitForm, type SplitShown, splitInputs } from './vendor-split.ts';
 
 /**
  * SEPA direct debit: the supported shopper countries (docs/conformance.md, SEPA direct debit), IBAN rules, and the
@@ -121,9 +122,11 @@ export const createAltTransactionInput = z
     vaultedShopperId: positiveIntegerInput.optional(),
     merchantTransactionId: merchantTransactionIdInput.optional(),
     transactionMetaData: transactionMetaDataInput.optional(),
+    ...splitInputs,
   })
   .superRefine((request, ctx) => {
     checkAmountFitsCurrency(request.amount, request.currency, ctx);
+    checkSplitForm(request, ctx);
     const ecp = request.ecpTransaction !== undefined;
     if (ecp && request.sepaDirectDebitTransaction !== undefined) {
       ctx.addIssue({
@@ -232,8 +235,11 @@ export const mandateTextInput = z.object({ language: languageInput.optional() })
 
 export type SepaStatus = 'PENDING' | 'SUCCESS' | 'FAIL' | 'REFUNDED';
 
-/** The public alt-transaction body (JSON shape; the XML, root alt-transaction, is derived from it). */
-export interface AltTransaction {
+/**
+ * The public alt-transaction body (JSON shape; the XML, root alt-transaction, is derived from it), with its
+ * split as sent (SplitShown).
+ */
+export interface AltTransaction extends SplitShown {
   transactionId: string;
   merchantTransactionId?: string;
   amount: number;

@@ -23,11 +23,10 @@ import {
   transactionMetaDataInput,
 } from './transaction-details.ts';
 import {
-  type VendorInfo,
-  type VendorsInfo,
+  checkSplitForm,
+  type SplitShown,
+  splitInputs,
   vendorAmountInput,
-  vendorInfoInput,
-  vendorsInfoInput,
   vendorsRefundInfoInput,
 } from './vendor-split.ts';
 import { type WalletResponse, walletInput } from './wallets.ts';
@@ -89,18 +88,11 @@ export const createTransactionInput = z
     transactionMetaData: transactionMetaDataInput.optional(),
     level3Data: level3DataInput.optional(),
     transactionFraudInfo: transactionFraudInfoInput.optional(),
-    vendorInfo: vendorInfoInput.optional(),
-    vendorsInfo: vendorsInfoInput.optional(),
+    ...splitInputs,
   })
   .superRefine((request, ctx) => {
     checkAmountFitsCurrency(request.amount, request.currency, ctx);
-    if (request.vendorInfo && request.vendorsInfo) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['vendorsInfo'],
-        message: 'send either vendorInfo or vendorsInfo, not both',
-      });
-    }
+    checkSplitForm(request, ctx);
     if (request.creditCard && request.pfToken) {
       ctx.addIssue({
         code: 'custom',
@@ -237,7 +229,8 @@ export interface ProcessingInfo {
 }
 
 /** The public card transaction body (JSON shape; the XML is derived from it). */
-export interface CardTransaction {
+/** `vendorInfo`/`vendorsInfo` (SplitShown): the split between the merchant and its vendors, as sent. */
+export interface CardTransaction extends SplitShown {
   cardTransactionType: CardTransactionType;
   transactionId: string;
   merchantTransactionId?: string;
@@ -261,9 +254,6 @@ export interface CardTransaction {
   transactionFraudInfo?: TransactionFraudInfo;
   /** Present when the merchant's fraud rules screened the sale (docs/fraud.md). */
   fraudResultInfo?: FraudResultInfo;
-  /** The split between the merchant and its vendors, in the form the request sent it. */
-  vendorInfo?: VendorInfo;
-  vendorsInfo?: VendorsInfo;
 }
 
 /** The original's refund answer (its `date` is the merchant's day of the refund, MM/dd/yyyy), plus our transactionId. */

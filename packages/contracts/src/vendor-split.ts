@@ -67,6 +67,28 @@ export const vendorsInfoInput = z.object({
   }),
 });
 
+/**
+ * A payment request's split (a card sale, an alt-transaction): `vendorInfo` for one vendor or `vendorsInfo`,
+ * spread into its object schema; checkSplitForm refuses both at once.
+ */
+export const splitInputs = {
+  vendorInfo: vendorInfoInput.optional(),
+  vendorsInfo: vendorsInfoInput.optional(),
+};
+
+export function checkSplitForm(
+  request: { vendorInfo?: unknown; vendorsInfo?: unknown },
+  ctx: z.RefinementCtx,
+): void {
+  if (request.vendorInfo && request.vendorsInfo) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['vendorsInfo'],
+      message: 'send either vendorInfo or vendorsInfo, not both',
+    });
+  }
+}
+
 /** The split as a transaction answer shows it, in the form the request used. */
 export interface VendorInfo {
   vendorId: number;
@@ -75,6 +97,11 @@ export interface VendorInfo {
 }
 export interface VendorsInfo {
   vendorInfo: VendorInfo[];
+}
+/** What an answer adds for a split payment: one of the two, as the request sent it. */
+export interface SplitShown {
+  vendorInfo?: VendorInfo;
+  vendorsInfo?: VendorsInfo;
 }
 
 /** A vendor's refund amount as sent; core reads it (a bad one is 14043, zero or less 14031, not 10001). */

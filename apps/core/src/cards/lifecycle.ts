@@ -22,8 +22,8 @@ import {
   presentVendorRefunds,
   recordVendorRefunds,
   takeVendorRefunds,
+  undoVendorRefunds,
   type VendorPart,
-  withdrawVendorParts,
 } from '../marketplace/refunds.ts';
 import { openAttempt, settleAttempt } from '../payments/attempts.ts';
 import { type ModificationKind, modify } from '../payments/modify.ts';
@@ -377,10 +377,9 @@ export async function cancelPendingRefunds(
           amountMinor += refund.amountMinor;
         }
         transaction.refundedMinor -= amountMinor;
-        await withdrawVendorParts(
+        await undoVendorRefunds(
           em,
-          transaction.id,
-          pending.map((refund) => refund.id),
+          pending.map((refund) => ({ refundId: refund.id, transactionId: transaction.id })),
         );
         cancelled = pending;
         return { kind: 'RECALL', amountMinor };

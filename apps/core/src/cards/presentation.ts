@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import type { MerchantContext } from '../context.ts';
 import { inOrder } from '../db/json-order.ts';
 import { transactionNotFound } from '../errors.ts';
-import { presentSplit, splitsFor } from '../marketplace/splits.ts';
+import { shownSplitOf } from '../marketplace/splits.ts';
 import { type CardFacts, cardResponse } from '../shoppers/service.ts';
 import { walletCreditCard, walletResponse } from '../wallets/service.ts';
 import { CardTransaction } from './entities.ts';
@@ -90,6 +90,5 @@ export async function getTransaction(
       { populate: ['card', 'shopper'] },
     ));
   if (!transaction) throw transactionNotFound(by);
-  const split = (await splitsFor(ctx.em, ctx.merchantId, [transaction.id])).get(transaction.id);
-  return { ...present(transaction), ...(split ? presentSplit(split, transaction.currency) : {}) };
+  return { ...present(transaction), ...(await shownSplitOf(ctx.em, ctx.merchantId, transaction)) };
 }

@@ -45,18 +45,22 @@ export async function isEventWanted(
 }
 
 /**
- * Records an event for every destination whose flag for it is on: a delivery row, written through the
- * caller's transaction, so they commit with the change they report or not at all.
+ * Records an event for every destination whose flag for it is on, and for each of `alsoTo` (a party of the
+ * event with a URL of its own, such as a paid vendor's ipnUrl, whatever the merchant's flags): a delivery
+ * row, written through the caller's transaction, so they commit with the change they report or not at all.
  */
 export async function recordEvent(
   ctx: MerchantContext,
   em: EntityManager,
   event: IpnEvent,
   parameters: EventParameters,
+  alsoTo: readonly string[] = [],
 ): Promise<void> {
   const facts = await callFacts(ctx, em);
-  const targets = eventTargets(facts, event);
-  if (!facts.ipn || targets.length === 0) return;
+  const destinations = [
+    ...new Set([...eventTargets(facts, event).map((target) => target.ipnUrl), ...alsoTo]),
+  ];
+  if (destinations.length === 0) return;
 
   const secret = facts.ipnSecret
     ? openSecret(ctx.vault, ctx.merchantId, facts.ipnSecret)
@@ -73,7 +77,7 @@ export async function recordEvent(
       .digest('hex'),
   }).toString();
 
-  const maxAttempts = attemptsFor(facts.ipn.ensureReceipt);
+  const maxAttempts = attemptsFor(facts.ipn?.ensureReceipt ?? false);
   if (!em.getTransactionContext())
     throw new Error('an event is recorded in the transaction of the change it reports');
   // The rows are the queue (due at once: next_try_at defaults to now()). Nothing waits for the insert: it
@@ -82,7 +86,7 @@ export async function recordEvent(
     ctx.merchantId,
     event,
     referenceNumber || null,
-    targets.map((target) => target.ipnUrl),
+    destinations,
     body,
     maxAttempts,
     ctx.requestId ?? null,

@@ -243,7 +243,8 @@ const noAccount: TransferOutcome = { paid: false, reason: 'no bank account to pa
 
 /**
  * The IPNs: one Payout per vendor paid, its amounts per currency indexed as the reference's amount[N] and
- * currency[N]; one FailedPayoutTransfer per refused transfer, with its amount and currency.
+ * currency[N], to the merchant's destinations and the vendor's ipnUrl; one FailedPayoutTransfer per refused
+ * transfer, with its amount and currency, to the merchant's.
  */
 async function reportTransfers(
   services: CoreServices,
@@ -280,17 +281,24 @@ async function reportTransfers(
   }
   for (const rows of paid.values()) {
     const [first] = rows as [ClaimedPayout];
-    await recordEvent(contextOf(first.merchant_id), tx, 'Payout', {
-      ...vendorParameters(first),
-      payoutIds: rows.map((row) => row.id).join(','),
-      payoutType: first.payout_type,
-      ...Object.fromEntries(
-        rows.flatMap((row, index) => [
-          [`amount${index + 1}`, minorToDecimal(row.amount_minor, row.currency)],
-          [`currency${index + 1}`, row.currency],
-        ]),
-      ),
-    });
+    // The reference tells the paid vendor too, at its own ipnUrl.
+    await recordEvent(
+      contextOf(first.merchant_id),
+      tx,
+      'Payout',
+      {
+        ...vendorParameters(first),
+        payoutIds: rows.map((row) => row.id).join(','),
+        payoutType: first.payout_type,
+        ...Object.fromEntries(
+          rows.flatMap((row, index) => [
+            [`amount${index + 1}`, minorToDecimal(row.amount_minor, row.currency)],
+            [`currency${index + 1}`, row.currency],
+          ]),
+        ),
+      },
+      first.contact.ipnUrl ? [first.contact.ipnUrl] : [],
+    );
   }
 }
 

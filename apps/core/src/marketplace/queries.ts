@@ -30,14 +30,32 @@ export const addVendorRefunded = `update vendor_split set refunded_minor = refun
   where transaction_id = $1 and vendor_id = $2`;
 
 /**
- * $1 transaction, $2 refund ids: the vendors' parts of refunds withdrawn before they were done go back to
- * their splits, and are no longer parts of any refund.
+ * Refunds of whole balances ($1, a JSON array of refund_id and transaction_id): each vendor of the payment gives
+ * back what is left of its share, as that refund's part.
  */
-export const withdrawVendorRefunds = `with gone as (
-    delete from vendor_refund where refund_id = any($2::bigint[]) returning vendor_id, amount_minor)
-  update vendor_split s set refunded_minor = s.refunded_minor - g.amount_minor
-    from (select vendor_id, sum(amount_minor) as amount_minor from gone group by vendor_id) g
-   where s.transaction_id = $1 and s.vendor_id = g.vendor_id`;
+export const giveBackShares = `with left_over as (
+    select r.refund_id, s.transaction_id, s.vendor_id, s.share_minor - s.refunded_minor as amount_minor
+      from jsonb_to_recordset($1::jsonb) as r(refund_id bigint, transaction_id bigint)
+      join vendor_split s on s.transaction_id = r.transaction_id
+     where s.refunded_minor < s.share_minor),
+  given as (
+    update vendor_split s set refunded_minor = s.share_minor
+      from left_over l where s.transaction_id = l.transaction_id and s.vendor_id = l.vendor_id)
+  insert into vendor_refund (refund_id, vendor_id, amount_minor)
+  select refund_id, vendor_id, amount_minor from left_over`;
+
+/**
+ * Refunds undone ($1, a JSON array of refund_id and transaction_id): their vendors' parts go, and each
+ * vendor's refunded part of the payment shrinks by them.
+ */
+export const removeVendorRefunds = `with undone as (
+    delete from vendor_refund vr using jsonb_to_recordset($1::jsonb) as r(refund_id bigint, transaction_id bigint)
+     where vr.refund_id = r.refund_id
+    returning r.transaction_id, vr.vendor_id, vr.amount_minor),
+  per_vendor as (
+    select transaction_id, vendor_id, sum(amount_minor) as amount_minor from undone group by transaction_id, vendor_id)
+  update vendor_split s set refunded_minor = s.refunded_minor - p.amount_minor
+    from per_vendor p where s.transaction_id = p.transaction_id and s.vendor_id = p.vendor_id`;
 
 /** $1 refund, $2 vendor ids, $3 amounts: the vendors' parts of one refund. */
 export const insertVendorRefunds = `insert into vendor_refund (refund_id, vendor_id, amount_minor)
@@ -58,21 +76,31 @@ export const lockDueVendors = `select v.id, v.merchant_id, v.frequency, v.delay,
 
 /**
  * Each vendor's balance per currency as of its period's end ($1, a JSON array of vendor_id and period_end):
- * its shares of captured sales authorized before the end, less its parts of refunds made before it, less its
- * part of chargebacks opened before it and not won (its share of the disputed amount, rounded down, never
- * more than the share left after refunds), less every payout already claimed, whatever became of it.
+ * its shares of the payments that paid in before the end (captured card sales by their authorization, debits
+ * the bank collected by their collection: a failed one never, a returned one refunded whole), less its parts
+ * of refunds (card or debit) made before it, less its part of chargebacks opened before it and not won (its
+ * share of the disputed amount, rounded down, never more than the share left after refunds), less every
+ * payout already claimed, whatever became of it.
  */
 export const vendorBalances = `with v as (
     select * from jsonb_to_recordset($1::jsonb) as v(vendor_id integer, period_end timestamptz)),
+  paid_in as (
+    select id, currency, authorized_at as paid_at from card_transaction where status = 'CAPTURED'
+    union all
+    select id, currency, settled_at from sepa_debit where status in ('SUCCESS', 'REFUNDED')),
+  refunded as (
+    select r.id, r.created_at, t.currency from refund r join card_transaction t on t.id = r.transaction_id
+    union all
+    select r.id, r.created_at, d.currency from sepa_refund r join sepa_debit d on d.id = r.debit_id),
   movement as (
     select s.vendor_id, t.currency, s.share_minor as amount_minor
       from v join vendor_split s on s.vendor_id = v.vendor_id
-      join card_transaction t on t.id = s.transaction_id
-     where t.status = 'CAPTURED' and t.authorized_at < v.period_end
+      join paid_in t on t.id = s.transaction_id
+     where t.paid_at < v.period_end
     union all
-    select vr.vendor_id, t.currency, -vr.amount_minor
+    select vr.vendor_id, r.currency, -vr.amount_minor
       from v join vendor_refund vr on vr.vendor_id = v.vendor_id
-      join refund r on r.id = vr.refund_id join card_transaction t on t.id = r.transaction_id
+      join refunded r on r.id = vr.refund_id
      where r.created_at < v.period_end
     union all
     select s.vendor_id, t.currency,

@@ -6,7 +6,13 @@ import {
   type Refund as PublicRefund,
 } from '@paywire/contracts';
 import { executeParameterized } from '../db/wire.ts';
-import { addVendorRefunded, insertVendorRefunds, splitsForRefund, withdrawVendorRefunds } from './queries.ts';
+import {
+  addVendorRefunded,
+  giveBackShares,
+  insertVendorRefunds,
+  removeVendorRefunds,
+  splitsForRefund,
+} from './queries.ts';
 
 /** What a refund request says of its vendors: one amount for the one vendor, or amounts per vendor. */
 export interface VendorRefundRequest {
@@ -20,11 +26,11 @@ export interface VendorPart {
   amountMinor: number;
 }
 
-export const asksVendorAmounts = (request: VendorRefundRequest): boolean =>
+const asksVendorAmounts = (request: VendorRefundRequest): boolean =>
   request.vendorAmount !== undefined || request.vendorsRefundInfo !== undefined;
 
 /** The 14030 a vendor amount gets on a payment with no vendor. */
-export const vendorAmountNotSupported = () =>
+const vendorAmountNotSupported = () =>
   new DomainError(
     'REFUND_VENDOR_AMOUNT_NOT_SUPPORTED',
     'a vendor refund amount needs a transaction split with vendors',
@@ -174,14 +180,31 @@ export async function recordVendorRefunds(
   ]);
 }
 
-/** Pending refunds withdrawn: their vendors' parts are refundable again (same transaction). */
-export async function withdrawVendorParts(
-  em: EntityManager,
-  transactionId: number,
-  refundIds: number[],
-): Promise<void> {
-  await executeParameterized(em, withdrawVendorRefunds, [transactionId, refundIds]);
+/** Refunds of payments, as their statements take them ($1, a JSON array of refund_id and transaction_id). */
+type PaymentRefunds = readonly { refundId: number; transactionId: number }[];
+
+async function forRefunds(em: EntityManager, statement: string, refunds: PaymentRefunds): Promise<void> {
+  if (refunds.length === 0) return;
+  await executeParameterized(em, statement, [
+    JSON.stringify(refunds.map((r) => ({ refund_id: r.refundId, transaction_id: r.transactionId }))),
+  ]);
 }
+
+/**
+ * Refunds that give back everything left of their payments' splits (a debit the bank returned: its whole
+ * balance), in the transaction that writes them, the payments locked: each vendor's part is what is left of
+ * its share, recorded as a refund's would be.
+ */
+export const refundWholeSplits = (em: EntityManager, refunds: PaymentRefunds) =>
+  forRefunds(em, giveBackShares, refunds);
+
+/**
+ * Undoes the vendors' parts of refunds that did not happen after all (a refund the processor reports failed,
+ * its row removed in the same transaction; a pending refund cancelled), its transaction locked: each vendor's
+ * share is refundable again.
+ */
+export const undoVendorRefunds = (em: EntityManager, refunds: PaymentRefunds) =>
+  forRefunds(em, removeVendorRefunds, refunds);
 
 /** The vendors' parts as the refund answer shows them. */
 export function presentVendorRefunds(

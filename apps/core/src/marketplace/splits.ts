@@ -4,47 +4,62 @@ import {
   DomainError,
   minorToAmount,
   percentHundredths,
+  type SplitShown,
   type VendorInfo,
   type VendorInfoInput,
-  type VendorsInfo,
 } from '@paywire/contracts';
-import { executeParameterized } from '../db/wire.ts';
+import { executeParameterized, sendWithNext } from '../db/wire.ts';
 import { Vendor } from './entities.ts';
 import { insertSplits, splitsOf } from './queries.ts';
 
-/** One vendor's part of a transaction: how it was asked for, and what it comes to in minor units. */
-export interface SplitPart {
+/** One vendor's commission on a payment, as it was asked for: a percent (or the agreement's), or an amount. */
+export interface SplitTerm {
   vendorId: number;
   /** The commission as hundredths of a percent (sent, or the vendor agreement's); null for an amount. */
   hundredths: number | null;
   amountMinor: number | null;
+}
+
+/**
+ * A split's terms, validated, before any amount is charged: a subscription keeps them for each of its
+ * charges. `listed` when the request sent vendorsInfo (the answer uses the same form).
+ */
+export interface SplitTerms {
+  listed: boolean;
+  parts: SplitTerm[];
+}
+
+/** One vendor's part of a transaction: its terms, and what they come to in minor units. */
+export interface SplitPart extends SplitTerm {
   shareMinor: number;
 }
 
-/** A transaction's split: `listed` when the request sent vendorsInfo (the answer uses the same form). */
+/** A transaction's split: its terms applied to its amount. */
 export interface Split {
   listed: boolean;
   parts: SplitPart[];
 }
 
+type SplitRequest = {
+  vendorInfo?: VendorInfoInput | undefined;
+  vendorsInfo?: { vendorInfo: VendorInfoInput[] } | undefined;
+};
+
 const vendorProperty = (index: number, listed: boolean, name = 'vendorId') =>
   listed ? `vendorsInfo.vendorInfo.${index}.${name}` : `vendorInfo.${name}`;
 
 /**
- * Checks a sale's vendors as the reference does, before anything is charged: each once (14035), each the
+ * Checks a payment's vendors as the reference does, before anything is charged: each once (14035), each the
  * merchant's (20050), active (20052) and not declined (20053), with a commission (sent or the agreement's),
- * and all shares together within the sale's amount (14037). A percent share is rounded down to the minor
- * unit, so a vendor never gets more than its percent.
+ * and all shares together within each of the amounts it will split (14037: a sale's amount; a
+ * subscription's first and recurring charges).
  */
-export async function resolveSplit(
+export async function resolveSplitTerms(
   em: EntityManager,
   merchantId: number,
-  request: {
-    vendorInfo?: VendorInfoInput | undefined;
-    vendorsInfo?: { vendorInfo: VendorInfoInput[] } | undefined;
-  },
-  money: { amountMinor: number; currency: string },
-): Promise<Split | null> {
+  request: SplitRequest,
+  money: { amountsMinor: readonly number[]; currency: string },
+): Promise<SplitTerms | null> {
   const listed = request.vendorsInfo !== undefined;
   const sent = request.vendorsInfo?.vendorInfo ?? (request.vendorInfo ? [request.vendorInfo] : []);
   if (sent.length === 0) return null;
@@ -61,7 +76,7 @@ export async function resolveSplit(
   const vendors = new Map(
     (await em.find(Vendor, { merchantId, id: { $in: [...seen] } })).map((vendor) => [vendor.id, vendor]),
   );
-  const parts = sent.map((info, index): SplitPart => {
+  const parts = sent.map((info, index): SplitTerm => {
     const at = (name?: string) => ({
       name: vendorProperty(index, listed, name),
       messageValue: String(info.vendorId),
@@ -84,7 +99,7 @@ export async function resolveSplit(
         money.currency,
         vendorProperty(index, listed, 'commissionAmount'),
       );
-      return { vendorId: vendor.id, hundredths: null, amountMinor, shareMinor: amountMinor };
+      return { vendorId: vendor.id, hundredths: null, amountMinor };
     }
     const hundredths =
       info.commissionPercent !== undefined
@@ -97,22 +112,64 @@ export async function resolveSplit(
         at('commissionPercent'),
       );
     }
-    const shareMinor = Math.floor((money.amountMinor * hundredths) / 10_000);
-    return { vendorId: vendor.id, hundredths, amountMinor: null, shareMinor };
+    return { vendorId: vendor.id, hundredths, amountMinor: null };
   });
-  const shares = parts.reduce((sum, part) => sum + part.shareMinor, 0);
-  const percents = parts.reduce((sum, part) => sum + (part.hundredths ?? 0), 0);
-  if (shares > money.amountMinor || percents > 10_000) {
-    throw new DomainError(
-      'VENDOR_COMMISSION_EXCEEDED',
-      "the vendors' commissions together exceed 100% or the amount of the sale",
-      { name: listed ? 'vendorsInfo' : 'vendorInfo' },
-    );
-  }
-  return { listed, parts };
+  const terms = { listed, parts };
+  requireWithin(terms, money.amountsMinor);
+  return terms;
 }
 
-/** Writes a sale's split in the transaction that writes the sale. */
+/** 14037 unless the terms' percents stay within 100 and their shares within each amount (0 splits nothing). */
+export function requireWithin(terms: SplitTerms, amountsMinor: readonly number[]): void {
+  const percents = terms.parts.reduce((sum, part) => sum + (part.hundredths ?? 0), 0);
+  const exceeds = (amountMinor: number) =>
+    amountMinor > 0 && terms.parts.reduce((sum, part) => sum + shareOf(part, amountMinor), 0) > amountMinor;
+  if (percents > 10_000 || amountsMinor.some(exceeds)) {
+    throw new DomainError(
+      'VENDOR_COMMISSION_EXCEEDED',
+      "the vendors' commissions together exceed 100% or the amount of the payment",
+      { name: terms.listed ? 'vendorsInfo' : 'vendorInfo' },
+    );
+  }
+}
+
+/** A percent share is rounded down to the minor unit, so a vendor never gets more than its percent. */
+const shareOf = (term: SplitTerm, amountMinor: number) =>
+  term.amountMinor ?? Math.floor((amountMinor * (term.hundredths ?? 0)) / 10_000);
+
+/**
+ * The terms applied to one payment's amount. Within the amounts the terms were checked against, every share
+ * is as asked; a later charge smaller than its vendors' amounts (a subscription's quantity lowered since)
+ * splits what it has, in the terms' order, so the vendors never get more than the payment.
+ */
+export function splitOf(terms: SplitTerms, amountMinor: number): Split {
+  let left = amountMinor;
+  const parts = terms.parts.map((term): SplitPart => {
+    const shareMinor = Math.min(shareOf(term, amountMinor), left);
+    left -= shareMinor;
+    return { ...term, shareMinor };
+  });
+  return { listed: terms.listed, parts };
+}
+
+/** resolveSplitTerms for one payment, applied to its amount. */
+export async function resolveSplit(
+  em: EntityManager,
+  merchantId: number,
+  request: SplitRequest,
+  money: { amountMinor: number; currency: string },
+): Promise<Split | null> {
+  const terms = await resolveSplitTerms(em, merchantId, request, {
+    amountsMinor: [money.amountMinor],
+    currency: money.currency,
+  });
+  return terms && splitOf(terms, money.amountMinor);
+}
+
+/**
+ * Writes a payment's split in the transaction that writes the payment; the insert travels with the
+ * transaction's next statement (no round trip of its own: a renewal batch's charges wait for none).
+ */
 export async function recordSplit(
   em: EntityManager,
   merchantId: number,
@@ -120,7 +177,7 @@ export async function recordSplit(
   split: Split,
 ): Promise<void> {
   const { parts } = split;
-  await executeParameterized(em, insertSplits, [
+  await sendWithNext(em, insertSplits, [
     transactionId,
     merchantId,
     split.listed,
@@ -132,10 +189,7 @@ export async function recordSplit(
 }
 
 /** The split as an answer shows it: `vendorsInfo` or `vendorInfo`, whichever the request sent. */
-export function presentSplit(
-  split: Split,
-  currency: string,
-): { vendorInfo: VendorInfo } | { vendorsInfo: VendorsInfo } {
+export function presentSplit(split: SplitTerms, currency: string): SplitShown {
   const shown = split.parts.map(
     (part): VendorInfo =>
       part.amountMinor !== null
@@ -175,4 +229,14 @@ export async function splitsFor(
     splits.set(id, split);
   }
   return splits;
+}
+
+/** A payment's recorded split as its retrieve answer shows it (nothing for a payment with no vendors). */
+export async function shownSplitOf(
+  em: EntityManager,
+  merchantId: number,
+  payment: { id: number; currency: string },
+): Promise<SplitShown> {
+  const split = (await splitsFor(em, merchantId, [payment.id])).get(payment.id);
+  return split ? presentSplit(split, payment.currency) : {};
 }

@@ -8,6 +8,7 @@ import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized, sendWithNext } from '../db/wire.ts';
 import { type EventParameters, recordReportedFailure } from '../ipn/events.ts';
+import { recordSplit, type SplitTerms, splitOf } from '../marketplace/splits.ts';
 import type { Authorized } from '../payments/authorize.ts';
 import { type PaymentOperation, runPayment, runPrepared } from '../payments/pipeline.ts';
 import { mandateIban, openSepaDebit } from '../sepa/service.ts';
@@ -30,6 +31,8 @@ export interface SubscriptionChargeRequest {
     toDate?: string | undefined;
   };
   merchantTransactionId?: string | undefined;
+  /** This charge's own split (a merchant-managed charge's vendorsInfo), instead of its subscription's. */
+  split?: SplitTerms | undefined;
   /** The IPN event of a successful card charge (Charge unless given: renewals send Recurring) and extra parameters. */
   event?: 'Charge' | 'Recurring';
   eventParameters?: EventParameters;
@@ -49,10 +52,14 @@ export interface ChargedRow {
   read(): Promise<SubscriptionCharge>;
 }
 
-/** What a card charge needs of its subscription: its currency, descriptor and vaulted shopper and card. */
+/**
+ * What a card charge needs of its subscription: its currency, descriptor, vaulted shopper and card, and the
+ * terms of its split between vendors.
+ */
 export interface CardPayer {
   currency: string;
   softDescriptor: string | null;
+  split: SplitTerms | null;
   shopper: Shopper;
   /** Null: the shopper's newest card. */
   card: StoredCard | null;
@@ -150,6 +157,17 @@ async function settle(
   ]);
 }
 
+/** Records a subscription charge's split (its terms applied to its amount), when it has one. */
+export async function recordChargeSplit(
+  em: EntityManager,
+  merchantId: number,
+  paymentId: number,
+  terms: SplitTerms | null | undefined,
+  amountMinor: number,
+): Promise<void> {
+  if (terms) await recordSplit(em, merchantId, paymentId, splitOf(terms, amountMinor));
+}
+
 /** A charge prepared: done already (found charged or in flight, or a SEPA debit opened), or a card sale. */
 type PreparedCharge =
   | { done: ChargeOutcome }
@@ -158,6 +176,7 @@ type PreparedCharge =
       chargeId: number;
       sale: PaymentOperation<PreparedSale, Authorized, SaleRecord>;
       prepared: PreparedSale;
+      split: SplitTerms | null;
     };
 
 /**
@@ -210,7 +229,12 @@ function chargeOperation(ctx: MerchantContext, request: SubscriptionChargeReques
         ...(request.eventParameters ? { eventParameters: request.eventParameters } : {}),
       },
     );
-    return { chargeId: claim.id, sale, prepared: await sale.prepare(ctx) };
+    return {
+      chargeId: claim.id,
+      sale,
+      prepared: await sale.prepare(ctx),
+      split: request.split ?? payer.split,
+    };
   };
   const operation: PaymentOperation<PreparedCharge, Authorized | null, ChargeOutcome> = {
     async prepare() {
@@ -231,9 +255,15 @@ function chargeOperation(ctx: MerchantContext, request: SubscriptionChargeReques
         if (!('claim' in found)) return { done: found };
         const { claim } = found;
         if (!subscription.sepaMandate) {
-          const { currency, softDescriptor, shopper, card } = subscription;
+          const { currency, softDescriptor, shopper, card, vendorSplit } = subscription;
           return {
-            payer: { currency, softDescriptor: softDescriptor ?? null, shopper, card: card ?? null },
+            payer: {
+              currency,
+              softDescriptor: softDescriptor ?? null,
+              shopper,
+              card: card ?? null,
+              split: vendorSplit ?? null,
+            },
             claim,
           };
         }
@@ -258,6 +288,13 @@ function chargeOperation(ctx: MerchantContext, request: SubscriptionChargeReques
           now,
         );
         await settle(em, claim.id, { sepaDebitId: Number(debit.transactionId) }, now);
+        await recordChargeSplit(
+          em,
+          ctx.merchantId,
+          Number(debit.transactionId),
+          request.split ?? subscription.vendorSplit,
+          request.amountMinor,
+        );
         const answer = await request.onCharged?.(em, chargedRow(em, claim.id));
         await ctx.keyed?.record(em, answer);
         return { done: { outcome: 'CHARGED', chargeId: claim.id, answer } };
@@ -277,6 +314,7 @@ function chargeOperation(ctx: MerchantContext, request: SubscriptionChargeReques
         return { outcome: 'DECLINED', chargeId, error: sale.declined };
       }
       await settle(em, chargeId, { cardTransactionId: sale.transactionId }, charge.prepared.now);
+      await recordChargeSplit(em, ctx.merchantId, sale.transactionId, charge.split, request.amountMinor);
       const answer = await request.onCharged?.(em, chargedRow(em, chargeId));
       await ctx.keyed?.record(em, answer);
       return { outcome: 'CHARGED', chargeId, answer };

@@ -1,5 +1,6 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/postgresql';
 import type { ChargeFrequency, PlanStatus, SubscriptionStatus } from '@paywire/contracts';
+import type { SplitTerms } from '../marketplace/splits.ts';
 import { SepaMandate } from '../sepa/entities.ts';
 import { Shopper, StoredCard } from '../shoppers/entities.ts';
 
@@ -21,6 +22,7 @@ import { Shopper, StoredCard } from '../shoppers/entities.ts';
  *   replacing the plan's; soft_descriptor, descriptor_phone_number: shown on the shopper's statement;
  *   auto_renew false: ends (CANCELED) at its next charge date instead of charging;
  *   card_id | sepa_mandate_id: what pays (exactly one); a card is the shopper's vaulted card.
+ *   vendor_split: the terms of its split between vendors (0038), applied to each charge; null: none.
  *   The schedule (plan-based only): period n (n >= 1) falls due on anchor_date + (n - anchor_period)
  *   frequencies (month ends clamp: Jan 31, Feb 28, Mar 31); period 0 is the charge made at creation.
  *   next_period: the next period to charge; next_charge_date: its due date (null when nothing is due:
@@ -81,6 +83,7 @@ export const Subscription = defineEntity({
     autoRenew: p.boolean().default(true),
     card: () => p.manyToOne(StoredCard).nullable(),
     sepaMandate: () => p.manyToOne(SepaMandate).nullable(),
+    vendorSplit: p.json<SplitTerms>().nullable(),
     anchorDate: p.date().nullable(),
     anchorPeriod: p.integer().default(1),
     nextPeriod: p.integer().default(1),

@@ -11,6 +11,7 @@ import {
 import type { z } from 'zod';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
+import { requireWithin, resolveSplitTerms } from '../marketplace/splits.ts';
 import { chargeSubscription } from './charge.ts';
 import { openSubscription } from './opening.ts';
 import { requireSepaTerms } from './payment-source.ts';
@@ -28,6 +29,7 @@ export async function createOndemand(
   input: z.output<typeof createOndemandInput>,
 ): Promise<SubscriptionChargeBody> {
   if (input.paymentSource?.sepaDirectDebitInfo) requireSepaTerms({ currency: input.currency });
+  const firstChargeMinor = toMinorUnits(input.amount, input.currency);
   return openSubscription(
     ctx,
     {
@@ -39,9 +41,13 @@ export async function createOndemand(
       quantity: 1,
       softDescriptor: input.softDescriptor,
       descriptorPhoneNumber: input.descriptorPhoneNumber,
-      firstChargeMinor: toMinorUnits(input.amount, input.currency),
+      firstChargeMinor,
       trialDays: 0,
       merchantTransactionId: input.merchantTransactionId,
+      split: await resolveSplitTerms(ctx.em, ctx.merchantId, input, {
+        amountsMinor: [firstChargeMinor],
+        currency: input.currency,
+      }),
     },
     async (_em, subscription, charge) => {
       if (!charge) throw new Error('a merchant-managed subscription opens with its first charge');
@@ -66,7 +72,10 @@ export async function getOndemand(ctx: MerchantContext, subscriptionId: number):
   return presentSubscription(await findOndemand(ctx, subscriptionId));
 }
 
-/** A later charge of an ACTIVE merchant-managed subscription, in its currency, from its payment source. */
+/**
+ * A later charge of an ACTIVE merchant-managed subscription, in its currency, from its payment source, split
+ * by its own vendorsInfo or else the subscription's.
+ */
 export async function chargeOndemand(
   ctx: MerchantContext,
   input: z.output<typeof ondemandChargeInput>,
@@ -85,12 +94,21 @@ export async function chargeOndemand(
       { name: 'currency', messageValue: input.currency },
     );
   }
+  const amountMinor = amountInMinorUnits(input.amount, subscription.currency);
+  // The charge's own vendors, else the subscription's; either must fit this charge's amount.
+  const split =
+    (await resolveSplitTerms(ctx.em, ctx.merchantId, input, {
+      amountsMinor: [],
+      currency: subscription.currency,
+    })) ?? subscription.vendorSplit;
+  if (split) requireWithin(split, [amountMinor]);
   const now = await callNow(ctx, ctx.em);
   const outcome = await chargeSubscription(ctx, {
     subscriptionId: subscription.id,
     period: null,
     kind: 'MERCHANT',
-    amountMinor: amountInMinorUnits(input.amount, subscription.currency),
+    amountMinor,
+    ...(split ? { split } : {}),
     dueDate: calendarDate(now),
     chargeInfo: input.chargeInfo,
     merchantTransactionId: input.merchantTransactionId,

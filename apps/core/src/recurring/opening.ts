@@ -6,9 +6,11 @@ import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
+import type { SplitTerms } from '../marketplace/splits.ts';
 import { mandateIban, openSepaDebit } from '../sepa/service.ts';
 import { Shopper, StoredCard } from '../shoppers/entities.ts';
 import { findShopper, newShopper, pickFields } from '../shoppers/service.ts';
+import { recordChargeSplit } from './charge.ts';
 import { type RecurringPlan, Subscription, SubscriptionCharge } from './entities.ts';
 import { type PaymentSourceInput, requireSepaTerms, resolvePayer, storedPayer } from './payment-source.ts';
 import { cardOfSale, nextSubscriptionId } from './queries.ts';
@@ -34,6 +36,8 @@ export interface Opening {
   firstChargeMinor: number;
   trialDays: number;
   merchantTransactionId?: string | undefined;
+  /** The terms of its split between vendors, validated, for every charge; null: none. */
+  split: SplitTerms | null;
 }
 
 /**
@@ -98,6 +102,7 @@ function newSubscription(
     autoRenew: true,
     card: payer.card ?? null,
     sepaMandate: payer.mandate ?? null,
+    vendorSplit: opening.split,
     anchorDate,
     anchorPeriod: 1,
     nextPeriod: 1,
@@ -207,6 +212,13 @@ export async function openSubscription<T>(
           { sepaDebitId: Number(debit.transactionId) },
           now,
         );
+        await recordChargeSplit(
+          em,
+          ctx.merchantId,
+          Number(debit.transactionId),
+          opening.split,
+          opening.firstChargeMinor,
+        );
       }
       await em.flush();
       const result = await answer(em, subscription, charge);
@@ -255,6 +267,14 @@ export async function openSubscription<T>(
             now,
           );
       await em.flush();
+      if (charge)
+        await recordChargeSplit(
+          em,
+          ctx.merchantId,
+          sale.transactionId,
+          opening.split,
+          opening.firstChargeMinor,
+        );
       return answer(em, subscription, charge);
     },
   );

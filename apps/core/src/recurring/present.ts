@@ -5,6 +5,7 @@ import {
   type SubscriptionBody,
   type SubscriptionChargeBody,
 } from '@paywire/contracts';
+import { presentSplit } from '../marketplace/splits.ts';
 import { SepaDebit } from '../sepa/entities.ts';
 import type { Subscription, SubscriptionCharge } from './entities.ts';
 import { presentPaymentSource } from './payment-source.ts';
@@ -61,6 +62,7 @@ export function presentSubscription(
     ...(subscription.nextChargeDate ? { nextChargeDate: subscription.nextChargeDate } : {}),
     paymentSource: presentPaymentSource(subscription),
     ...(charge ? { charge } : {}),
+    ...(subscription.vendorSplit ? presentSplit(subscription.vendorSplit, currency) : {}),
   };
 }
 

@@ -13,7 +13,7 @@ const renewalColumns = `s.id, s.merchant_id, s.status, s.auto_renew, s.next_peri
   sh.first_name, sh.last_name, p.id as plan_id, p.name as plan_name, p.charge_frequency,
   p.recurring_charge_minor, p.max_number_of_charges, p.grace_period_days,
   ma.reference as mandate_reference, ma.iban_last_four, m.clock_offset_seconds, s.card_id, s.soft_descriptor,
-  ${factsColumns}`;
+  s.vendor_split, ${factsColumns}`;
 
 /** The tables a renewal row joins to its subscription `s`. */
 const renewalJoins = `join recurring_plan p on p.id = s.plan_id

@@ -6,6 +6,7 @@ import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized, executePrepared, sendWithNext } from '../db/wire.ts';
 import { type EventParameters, ReportedFailure } from '../ipn/events.ts';
 import { renewalQueue, renewalRun, startRuns } from '../jobs/queues.ts';
+import type { SplitTerms } from '../marketplace/splits.ts';
 import { type FactsRow, factsOf } from '../merchants/facts.ts';
 import { renewalSteps } from '../metrics.ts';
 import { StoredCard } from '../shoppers/entities.ts';
@@ -86,6 +87,8 @@ interface RenewalRow extends FactsRow {
   clock_offset_seconds: number;
   card_id: string | null;
   soft_descriptor: string | null;
+  /** Its split's terms, read with the lease: a batch's charges record their splits without reading them. */
+  vendor_split: SplitTerms | null;
 }
 
 /** A leased subscription: its row, and its vaulted shopper and card when it pays by card (read per batch). */
@@ -456,7 +459,13 @@ async function leaseDue(
     return {
       row: withDates(row),
       payer: card
-        ? { currency: row.currency, softDescriptor: row.soft_descriptor, shopper: card.shopper, card }
+        ? {
+            currency: row.currency,
+            softDescriptor: row.soft_descriptor,
+            shopper: card.shopper,
+            card,
+            split: row.vendor_split,
+          }
         : null,
       claim: null,
     };

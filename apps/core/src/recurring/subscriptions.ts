@@ -24,6 +24,7 @@ import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
 import { kickRenewals } from '../jobs/queues.ts';
+import { resolveSplitTerms } from '../marketplace/splits.ts';
 import { chargeSubscription } from './charge.ts';
 import { type RecurringPlan, Subscription, SubscriptionCharge } from './entities.ts';
 import {
@@ -106,6 +107,11 @@ export async function createSubscription(
     quantity,
   });
   const firstChargeMinor = trialDays > 0 ? 0 : (initialMinor ?? period);
+  // Checked against the first charge and the renewals' amount: every charge then splits as asked.
+  const split = await resolveSplitTerms(ctx.em, ctx.merchantId, input, {
+    amountsMinor: [firstChargeMinor, period],
+    currency,
+  });
   return openSubscription(
     ctx,
     {
@@ -123,6 +129,7 @@ export async function createSubscription(
       firstChargeMinor,
       trialDays,
       merchantTransactionId: input.merchantTransactionId,
+      split,
     },
     async (_em, subscription, charge) =>
       presentSubscription(subscription, charge ? presentCharge(subscription, charge) : undefined),
@@ -407,6 +414,13 @@ async function applyUpdate(
       'ContractChange',
       contractChangeParameters(subscriptionFactsOf(subscription), old, now),
     );
+  }
+  if (input.vendorInfo || input.vendorsInfo) {
+    // New terms replace the old for the charges to come, checked against what a renewal charges now.
+    subscription.vendorSplit = await resolveSplitTerms(em, ctx.merchantId, input, {
+      amountsMinor: subscription.plan ? [termsOf(subscription).periodMinor] : [],
+      currency,
+    });
   }
   if (input.autoRenew !== undefined && input.autoRenew !== subscription.autoRenew) {
     subscription.autoRenew = input.autoRenew;

@@ -4,7 +4,6 @@ import type { z } from 'zod';
 import { cancelPendingRefunds, isCardTransaction, refundTransaction } from '../cards/lifecycle.ts';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
-import { asksVendorAmounts, vendorAmountNotSupported } from '../marketplace/refunds.ts';
 import type { RefundFollowUp } from '../payments/refund-answer.ts';
 import { Subscription, SubscriptionCharge } from '../recurring/entities.ts';
 import { cancellationParameters, recordSubscriptionEvent, subscriptionFactsOf } from '../recurring/events.ts';
@@ -28,8 +27,6 @@ export async function refundPayment(
       ? undefined
       : (em, paymentId) => cancelChargedSubscription(ctx, em, paymentId);
   if (await isCardTransaction(ctx, input)) return refundTransaction(ctx, input, followUp);
-  // SEPA debits are not split between vendors (docs/marketplace.md, Split payments).
-  if (asksVendorAmounts(input)) throw vendorAmountNotSupported();
   return refundSepaDebit(ctx, input, followUp);
 }
 

@@ -4,19 +4,23 @@ import { openAchDebit } from '../ach/service.ts';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
+import { presentSplit, recordSplit, resolveSplit } from '../marketplace/splits.ts';
 import { findShopper, newShopper } from '../shoppers/service.ts';
 import { openSepaDebit, presentAltTransaction, storedIban } from './service.ts';
 
 /**
  * POST /alt-transactions: a new shopper for the payer, or the vaulted shopper the request names, paying by
  * ECP/ACH (`ecpTransaction`, docs/ach.md) or SEPA direct debit, from the account sent or, without one, from
- * the shopper's stored account of that scheme (its mandate is reused).
+ * the shopper's stored account of that scheme (its mandate is reused). A split between vendors is checked as
+ * a card sale's, before anything is written, and recorded with the debit (docs/marketplace.md).
  */
 export async function createAltTransaction(
   ctx: MerchantContext,
   input: z.output<typeof createAltTransactionInput>,
 ): Promise<AltTransaction> {
   return inTransaction(ctx.em, async (em) => {
+    const amountMinor = toMinorUnits(input.amount, input.currency);
+    const split = await resolveSplit(em, ctx.merchantId, input, { amountMinor, currency: input.currency });
     const now = await callNow(ctx, em);
     const shopper =
       input.vaultedShopperId === undefined
@@ -25,19 +29,26 @@ export async function createAltTransaction(
     const request = {
       shopper,
       payer: input.payerInfo ?? { firstName: shopper.firstName ?? '', lastName: shopper.lastName ?? '' },
-      amountMinor: toMinorUnits(input.amount, input.currency),
+      amountMinor,
       ...(input.merchantTransactionId ? { merchantTransactionId: input.merchantTransactionId } : {}),
       ...(input.transactionMetaData ? { transactionMetaData: input.transactionMetaData } : {}),
     };
-    if (input.ecpTransaction) {
-      const debit = await openAchDebit(ctx, em, input.ecpTransaction, { ...request, currency: 'USD' }, now);
-      return presentAltTransaction(debit);
-    }
-    const iban =
-      input.sepaDirectDebitTransaction?.iban ??
-      (await storedIban(ctx, em, shopper, input.sepaDirectDebitTransaction));
-    // The contract allows only EUR without ecpTransaction.
-    const debit = await openSepaDebit(ctx, em, { ...request, iban, currency: 'EUR' }, now);
-    return presentAltTransaction(debit);
+    const debit = input.ecpTransaction
+      ? await openAchDebit(ctx, em, input.ecpTransaction, { ...request, currency: 'USD' }, now)
+      : await openSepaDebit(
+          ctx,
+          em,
+          {
+            ...request,
+            iban:
+              input.sepaDirectDebitTransaction?.iban ??
+              (await storedIban(ctx, em, shopper, input.sepaDirectDebitTransaction)),
+            currency: 'EUR', // the contract allows only EUR without ecpTransaction
+          },
+          now,
+        );
+    if (!split) return presentAltTransaction(debit);
+    await recordSplit(em, ctx.merchantId, Number(debit.transactionId), split);
+    return { ...presentAltTransaction(debit), ...presentSplit(split, debit.currency) };
   });
 }

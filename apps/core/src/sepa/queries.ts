@@ -56,10 +56,11 @@ export const applyTransitions = `update sepa_debit d
               merchant_now timestamptz, settled boolean)
        where d.id = v.id and d.merchant_id = v.merchant_id`;
 
-/** The bank's returns of collected debits ($1, a JSON array). */
+/** The bank's returns of collected debits ($1, a JSON array), with their ids. */
 export const insertReturns = `insert into sepa_refund (merchant_id, debit_id, amount_minor, returned)
          select merchant_id, debit_id, amount_minor, true
-         from jsonb_to_recordset($1::jsonb) as v(merchant_id int, debit_id bigint, amount_minor bigint)`;
+         from jsonb_to_recordset($1::jsonb) as v(merchant_id int, debit_id bigint, amount_minor bigint)
+         returning id::float8 as id, debit_id::float8 as debit_id`;
 
 /**
  * The shopper's mandate for an account (a SEPA IBAN, or an ACH account with its routing number and type),

@@ -31,6 +31,8 @@ import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
 import { duplicateMerchantTransactionId, transactionNotFound } from '../errors.ts';
 import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
+import { presentVendorRefunds, recordVendorRefunds, takeVendorRefunds } from '../marketplace/refunds.ts';
+import { shownSplitOf } from '../marketplace/splits.ts';
 import { claimMerchantTransactionId } from '../payments/queries.ts';
 import { type RefundFollowUp, refundAnswer, refundColumns } from '../payments/refund-answer.ts';
 import { recordPaymentChange } from '../security/audit/trail.ts';
@@ -374,7 +376,13 @@ export async function getAltTransaction(
 ): Promise<AltTransaction> {
   const debit = await findSepaDebit(ctx.em, ctx.merchantId, input.transactionId);
   if (!debit) throw transactionNotFound(input);
-  return presentAltTransaction(debit);
+  return {
+    ...presentAltTransaction(debit),
+    ...(await shownSplitOf(ctx.em, ctx.merchantId, {
+      id: Number(debit.transactionId),
+      currency: debit.currency,
+    })),
+  };
 }
 
 const languagesOf = (language: SepaLanguage | undefined) => (language ? [language] : sepaLanguages);
@@ -424,8 +432,9 @@ const notRefundable: Record<Exclude<SepaStatus, 'SUCCESS'>, string> = {
 };
 
 /**
- * A merchant's refund of a collected debit, whole or in parts, never beyond what was collected. The debit
- * is locked, so refunds of it and its settlement run one at a time.
+ * A merchant's refund of a collected debit, whole or in parts, never beyond what was collected, divided
+ * between the merchant and the vendors of a split debit as a card refund is. The debit is locked, so refunds
+ * of it and its settlement run one at a time.
  */
 export async function refundSepaDebit(
   ctx: MerchantContext,
@@ -451,6 +460,13 @@ export async function refundSepaDebit(
         { name: 'amount', ...(input.amount ? { messageValue: input.amount } : {}) },
       );
     }
+    const vendorParts = await takeVendorRefunds(
+      em,
+      ctx.merchantId,
+      { id: debit.id, currency, capturedMinor: debit.amountMinor },
+      { amountMinor, balanceMinor: balance },
+      input,
+    );
     const now = await callNow(ctx, em);
     debit.refundedMinor += amountMinor;
     if (debit.refundedMinor === debit.amountMinor) {
@@ -465,6 +481,7 @@ export async function refundSepaDebit(
       returned: false,
     });
     await em.flush();
+    if (vendorParts) await recordVendorRefunds(em, refund.id, vendorParts);
     await recordEvent(
       ctx,
       em,
@@ -473,7 +490,10 @@ export async function refundSepaDebit(
     );
     await followUp?.(em, debit.id);
     await recordPaymentChange(ctx, em, 'refund', debit.id);
-    const answer = refundAnswer(refund, debit.id, currency, now);
+    const answer = {
+      ...refundAnswer(refund, debit.id, currency, now),
+      ...(vendorParts ? presentVendorRefunds(vendorParts, currency) : {}),
+    };
     await ctx.keyed?.record(em, answer); // a keyed refund's answer commits with it (idempotency, phased)
     return answer;
   });

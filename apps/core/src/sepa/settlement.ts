@@ -13,6 +13,7 @@ import { executeParameterized } from '../db/wire.ts';
 import type { StoredDestination } from '../ipn/entities.ts';
 import { type EventParameters, recordEvent } from '../ipn/events.ts';
 import { settlementQueue, settlementRun, startRuns } from '../jobs/queues.ts';
+import { refundWholeSplits } from '../marketplace/refunds.ts';
 import { sepaSettlements } from '../metrics.ts';
 import { type PaymentOperation, runPrepared } from '../payments/pipeline.ts';
 import { bindings } from '../security/card-vault.ts';
@@ -304,7 +305,7 @@ async function applyAnswers(
   ]);
   const returned = transitions.filter((t) => t.refundMinor > 0);
   if (returned.length > 0) {
-    await executeParameterized(tx, insertReturns, [
+    const returns = await executeParameterized<{ id: number; debit_id: number }>(tx, insertReturns, [
       JSON.stringify(
         returned.map((t) => ({
           merchant_id: t.row.merchant_id,
@@ -313,6 +314,11 @@ async function applyAnswers(
         })),
       ),
     ]);
+    // A returned debit gives back every vendor's share left: it pays no vendor.
+    await refundWholeSplits(
+      tx,
+      returns.map((r) => ({ refundId: r.id, transactionId: r.debit_id })),
+    );
   }
   const listening = await eventsListenedTo(tx, transitions);
   // A subscription's renewal debit reports Recurring, with its subscription's parameters, not Charge.

@@ -35,6 +35,7 @@ import { Ach } from './0034-ach.ts';
 import { ExtendedAndPartners } from './0035-extended-and-partners.ts';
 import { FingerprintKeys } from './0036-fingerprint-keys.ts';
 import { ErasedMandates } from './0037-erased-mandates.ts';
+import { DebitSplits } from './0038-debit-splits.ts';
 import { PendingRefundsAndWalletOnboarding } from './0039-pending-refunds-and-wallet-onboarding.ts';
 
 /** Committed migrations, in order. The schema only ever changes through these, never by sync at boot. */
@@ -76,5 +77,6 @@ export const migrations = [
   { name: '0035-extended-and-partners', class: ExtendedAndPartners },
   { name: '0036-fingerprint-keys', class: FingerprintKeys },
   { name: '0037-erased-mandates', class: ErasedMandates },
+  { name: '0038-debit-splits', class: DebitSplits },
   { name: '0039-pending-refunds-and-wallet-onboarding', class: PendingRefundsAndWalletOnboarding },
 ];

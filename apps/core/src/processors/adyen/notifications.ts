@@ -17,6 +17,7 @@ import type { CoreServices, MerchantContext } from '../../context.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { executeParameterized, executePrepared } from '../../db/wire.ts';
 import { recordEvent } from '../../ipn/events.ts';
+import { undoVendorRefunds } from '../../marketplace/refunds.ts';
 import { processorNotifications } from '../../metrics.ts';
 import type { AttemptKind } from '../../payments/attempts.ts';
 import { completeRefundOfAttempt } from '../../payments/queries.ts';
@@ -282,8 +283,18 @@ async function settleModification(
   if (attempt.kind === 'REFUND') transaction.refundedMinor -= amountMinor;
   // A capture or a reversal was reserved only on an open authorization (cards/lifecycle.ts): it is one again.
   if (attempt.kind !== 'REFUND') transaction.status = 'AUTHORIZED';
-  // A refund, or a refund of an uncaptured authorization that voided it, left a refund row.
-  if (attempt.kind !== 'CAPTURE') await executeParameterized(em, removeRefundOfAttempt, [attempt.reference]);
+  if (attempt.kind === 'CAPTURE') return;
+  // A refund, or a refund of an uncaptured authorization that voided it, left a refund row; a refund of a
+  // split sale gives its vendors' parts back with it.
+  const removed = await executeParameterized<{ id: number; transaction_id: number }>(
+    em,
+    removeRefundOfAttempt,
+    [attempt.reference],
+  );
+  await undoVendorRefunds(
+    em,
+    removed.map((row) => ({ refundId: row.id, transactionId: row.transaction_id })),
+  );
 }
 
 /**

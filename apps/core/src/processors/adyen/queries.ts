@@ -56,7 +56,8 @@ export const settleAwaitingAttempt = `update payment_attempt set state = $2, res
      where id = $1 and state in ('AWAITING', 'PENDING')`;
 
 /** Removes the refund row an attempt ($1) stood for, when the processor reports that refund failed. */
-export const removeRefundOfAttempt = 'delete from refund where attempt_reference = $1';
+export const removeRefundOfAttempt = `delete from refund where attempt_reference = $1
+     returning id::float8 as id, transaction_id::float8 as transaction_id`;
 
 /** The transaction of merchant $1 on account $2 whose authorization's pspReference is $3. */
 export const transactionByPspReference = `select id from card_transaction
