@@ -95,6 +95,18 @@ podman run -d --name "$run-postgres" --no-healthcheck --network "$run-db-net" \
 wait_until "postgres accepts connections" 60 \
   sh -c "podman logs $run-postgres 2>&1 | grep -q 'ready to accept connections'"
 
+# The pkcs11 key provider in the image: its native binding (pkcs11js) and Debian's SoftHSM2 (docs/keys.md).
+hsm_script='set -e
+export SOFTHSM2_CONF=/tmp/softhsm2.conf KEY_PROVIDER=pkcs11 PKCS11_MODULE=/usr/lib/softhsm/libsofthsm2.so
+export PKCS11_TOKEN_LABEL=paywire PKCS11_PIN=246810
+mkdir /tmp/tokens
+echo "directories.tokendir = /tmp/tokens" >"$SOFTHSM2_CONF"
+softhsm2-util --init-token --free --label paywire --pin 246810 --so-pin 135790 >/dev/null
+cd /app && node --run keys -- create-kek'
+if out=$(podman run --rm "${common[@]}" --network none --entrypoint sh "$image" -c "$hsm_script" 2>&1); then
+  pass "the pkcs11 key provider loads in the image (SoftHSM2 token, keys create-kek)"
+else fail "pkcs11 in the image: $out"; fi
+
 # One-shot commands of the image on the database network: migrate, the first admin credential.
 oneshot() { podman run --rm "${common[@]}" --network "$run-db-net" -e "DATABASE_URL=$database_url" "$image" "$@"; }
 if out=$(oneshot migrate 2>&1); then pass "migrate (npm run migrate)"; else fail "migrate: $out"; fi
