@@ -4,6 +4,7 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
+import { passesLuhn } from '@paywire/contracts';
 import { bindings, createPkcs11Kek, keyProviderOf, loadKeyEnv, openDatabase, openVault } from '@paywire/core';
 import pg from 'pg';
 import { issueCaller } from '../../infra/callers.ts';
@@ -95,14 +96,8 @@ async function startService(database: BenchDatabase, keyEnv: Record<string, stri
 
 /** A distinct Visa number per index (Luhn-valid), so every vaulted card is its own. */
 function cardNumber(index: number): string {
-  const digits = `4${String(index).padStart(14, '0')}`;
-  let sum = 0;
-  for (let at = 0; at < digits.length; at++) {
-    let digit = Number(digits[digits.length - 1 - at]);
-    if (at % 2 === 0) digit = digit * 2 > 9 ? digit * 2 - 9 : digit * 2;
-    sum += digit;
-  }
-  return `${digits}${(10 - (sum % 10)) % 10}`;
+  const body = `4${String(index).padStart(14, '0')}`;
+  return body + [...'0123456789'].find((digit) => passesLuhn(body + digit));
 }
 
 /**
