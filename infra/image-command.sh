@@ -13,6 +13,6 @@ case "$role" in
   core-api) CORE_ROLE=api; export CORE_ROLE; exec node apps/core/src/main.ts "$@" ;;
   core-worker) CORE_ROLE=worker; export CORE_ROLE; exec node apps/core/src/main.ts "$@" ;;
   # The package scripts (one-shot operator commands), run by node itself: npm writes to $HOME.
-  migrate | caller | merchant | processor) exec node --run "$role" -- "$@" ;;
+  migrate | caller | merchant | processor | keys) exec node --run "$role" -- "$@" ;;
   *) exec "$role" "$@" ;;
 esac

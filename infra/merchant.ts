@@ -1,32 +1,27 @@
 import { parseArgs } from 'node:util';
-import { minimumPasswordLength } from '@paywire/contracts';
-import { provideDatabase } from './database.ts';
+import { minimumPasswordLength, saveMerchantInput } from '@paywire/contracts';
+import { withAdminClient } from './admin.ts';
 import { loadLauncherEnv } from './launcher-env.ts';
 
-/** npm run merchant -- create --username U --password P */
-const usage = `usage: npm run merchant -- create --username <name> --password <password (${minimumPasswordLength}+ characters)>`;
+/**
+ * npm run merchant -- create: a merchant made, or its password set, through core's `merchants.save` admin
+ * procedure with PAYWIRE_ADMIN_CREDENTIAL at CORE_URL; core hashes the password and audits the change as the
+ * operator's (`password.set`).
+ */
+const usage = `usage (PAYWIRE_ADMIN_CREDENTIAL and CORE_URL set):
+  npm run merchant -- create --username <name> --password <password (${minimumPasswordLength}+ characters)>`;
 const { positionals, values } = parseArgs({
   allowPositionals: true,
   options: { username: { type: 'string' }, password: { type: 'string' } },
 });
 
-if (
-  positionals[0] !== 'create' ||
-  !values.username ||
-  !values.password ||
-  values.password.length < minimumPasswordLength
-) {
+const input = saveMerchantInput.safeParse({ username: values.username, password: values.password });
+if (positionals[0] !== 'create' || !input.success) {
   process.stderr.write(`${usage}\n`);
   process.exit(2);
 }
 
-// Core's modules load only now: a usage error answers at once.
-const { saveMerchant } = await import('./merchants.ts');
-const env = loadLauncherEnv();
-const { server, databaseUrl } = await provideDatabase(env);
-try {
-  const id = await saveMerchant(databaseUrl, values.username, values.password);
-  process.stdout.write(`merchant ${values.username} saved (id ${id})\n`);
-} finally {
-  await server.stop();
-}
+await withAdminClient(loadLauncherEnv(), async (core) => {
+  const { id } = await core.merchants.save.mutate(input.data);
+  process.stdout.write(`merchant ${input.data.username} saved (id ${id})\n`);
+});

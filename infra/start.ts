@@ -121,5 +121,6 @@ Press Ctrl-C to stop.\n`
 Paywire is running (live mode).
   Base URL:    http://localhost:${env.PORT}/services/2
   Merchants:   none is made for you; add one with npm run merchant -- create --username U --password P
+               (an operator's PAYWIRE_ADMIN_CREDENTIAL: the first from npm run caller -- bootstrap --name <you>)
 Press Ctrl-C to stop.\n`,
 );

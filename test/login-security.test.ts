@@ -3,12 +3,14 @@ import { randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
+import { createPaywireClient } from '@paywire/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../apps/core/src/merchants/service.ts';
 import { createPasswordGate } from '../apps/core/src/security/password-gate.ts';
 import { saveMerchant } from '../infra/merchants.ts';
 import { type CallOptions, client, expectStatus, type Reply } from './support/http.ts';
 import {
+  operatorCliEnv,
   type Stack,
   startFacade,
   startStack,
@@ -26,6 +28,8 @@ import { waitFor } from './support/wait.ts';
 // ---------------------------------------------------------------------------------------------------------
 
 const run = promisify(execFile);
+const merchantCli = (env: Record<string, string>, ...args: string[]) =>
+  run(process.execPath, ['infra/merchant.ts', ...args], { env: { ...process.env, ...env } });
 let stack: Stack;
 /** A facade behind one trusted proxy: X-Forwarded-For names the client. */
 let proxied: TestFacade;
@@ -468,15 +472,63 @@ describe('a password change', () => {
     expect((await stack.db.query("select 1 from merchant where username = 'short_password'")).rowCount).toBe(
       0,
     );
-    // the operator CLI refuses it before opening any database
-    const cli = await run(
-      process.execPath,
-      ['infra/merchant.ts', 'create', '--username', 'short_password', '--password', 'elevenchars'],
-      { env: { ...process.env, DATABASE_URL: stack.databaseUrl } },
+    // the operator CLI refuses it before calling core
+    const cli = await merchantCli(
+      await operatorCliEnv(stack),
+      ...['create', '--username', 'short_password', '--password', 'elevenchars'],
     ).catch((error: { code: number; stderr: string }) => error);
     expect('code' in cli && cli.code).toBe(2);
     expect(cli.stderr).toContain('12+ characters');
   });
+
+  it('is set by the operator CLI through core with an admin credential (npm run merchant), audited as the operator', async () => {
+    const operator = await operatorCliEnv(stack); // no DATABASE_URL: core's merchants.save admin procedure
+    const username = `cli_${randomBytes(4).toString('hex')}`;
+    const first = randomBytes(12).toString('base64url');
+    const created = await merchantCli(operator, 'create', '--username', username, '--password', first);
+    const id = Number(/\(id (\d+)\)/.exec(created.stdout)?.[1]);
+    expect(id).toBeGreaterThan(0);
+    expectStatus(await login(stack.baseUrl, basic(`${username}:${first}`)), 200);
+    const second = randomBytes(12).toString('base64url');
+    await merchantCli(operator, 'create', '--username', username, '--password', second); // a reset
+    expectStatus(await login(stack.baseUrl, basic(`${username}:${second}`)), 200);
+    await waitFor('the old password to be refused', async () => {
+      return (await login(stack.baseUrl, basic(`${username}:${first}`))).status === 401;
+    });
+    const { rows } = await stack.db.query<{ action: string; actor_kind: string; actor: string }>(
+      `select action, actor_kind, actor from audit_event where object = $1 and action = 'password.set' order by seq`,
+      [`merchant:${id}`],
+    );
+    const byOperator = {
+      action: 'password.set',
+      actor_kind: 'operator',
+      actor: expect.stringMatching(/^operator-[0-9a-f]+ \(pwc_\d+\)$/),
+    };
+    expect(rows).toEqual([byOperator, byOperator]);
+    expect(created.stdout + created.stderr).not.toContain(first);
+  }, 60_000); // the CLI runs as processes of its own
+
+  it('is not set by the operator CLI with database access alone, nor by any credential but an admin one', async () => {
+    const args = ['create', '--username', 'db_only_merchant', '--password', 'long-enough-password'];
+    await expect(
+      merchantCli({ DATABASE_URL: stack.databaseUrl, PAYWIRE_ADMIN_CREDENTIAL: '' }, ...args),
+    ).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('PAYWIRE_ADMIN_CREDENTIAL is not set'),
+    });
+    const facadeScope = { CORE_URL: stack.core.url, PAYWIRE_ADMIN_CREDENTIAL: stack.facadeCredential };
+    await expect(merchantCli(facadeScope, ...args)).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('has the any-merchant scope'),
+    });
+    // core's own check, for a client that skips the CLI's: 403 for any scope but admin
+    const asFacade = createPaywireClient({ url: stack.core.url, credential: stack.facadeCredential });
+    await expect(
+      asFacade.merchants.save.mutate({ username: 'db_only_merchant', password: 'long-enough-password' }),
+    ).rejects.toMatchObject({ data: { httpStatus: 403 } });
+    const made = await stack.db.query("select 1 from merchant where username = 'db_only_merchant'");
+    expect(made.rowCount).toBe(0);
+  }, 60_000);
 
   it('is seen by a trigger whoever writes the hash: the generation moves on a direct update', async () => {
     const merchant = await stack.newMerchant();

@@ -32,5 +32,6 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     body?: string;
   }
-  export default function autocannon(options: Options): Promise<Result>;
+  /** The run, which `stop()` ends early (with its result so far). */
+  export default function autocannon(options: Options): Promise<Result> & { stop(): void };
 }

@@ -1,13 +1,22 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import autocannon, { type Result } from 'autocannon';
 import { saveMerchant } from '../../infra/merchants.ts';
 import { addAdyenTestAccount, adyenTestCard } from '../support/adyen.ts';
 import { type NotificationItem, sign } from '../support/fake-adyen/index.ts';
 import { saleBody } from '../support/http.ts';
 import { freePort } from '../support/ports.ts';
 import { startBenchDatabase } from './bench-database.ts';
-import { benchProcesses, postgresCpuMs } from './processes.ts';
+import { benchProcesses } from './processes.ts';
+import {
+  busyRow,
+  cpuRow,
+  type Figures,
+  paywireCpu,
+  row,
+  saleLoader,
+  statusList,
+  summarise,
+} from './sale-load.ts';
 
 /**
  * AUTH_CAPTURE sales, JSON, 256 connections, 10 s: the full service (facade and core as two processes,
@@ -56,138 +65,7 @@ const ports = { bare: await freePort(), core: await freePort(), facade: await fr
 const database = await startBenchDatabase('sale-bench');
 const { start, startAnnounced, stop, rssMb, cpuMs } = benchProcesses();
 
-/**
- * A run's figures, the CPU time each process spent per request it answered (ms), the share of one core each
- * kept busy (CPU time over the run's time), and its answers by status.
- */
-type Run = Result & {
-  cpu: Record<string, number>;
-  busy: Record<string, number>;
-  statuses: Record<string, number>;
-};
-
-/** What each process (the load generator, the ones given, each of PostgreSQL's) has used of the CPU, in ms. */
-async function cpuNow(processes: Record<string, ChildProcess>): Promise<Record<string, number>> {
-  const { user, system } = process.cpuUsage();
-  const named = await Promise.all(
-    Object.entries(processes).map(async ([name, child]) => [name, await cpuMs(child)] as const),
-  );
-  const postgres = await postgresCpuMs(database.dataDir);
-  return {
-    'load generator': (user + system) / 1000,
-    ...Object.fromEntries(named),
-    ...Object.fromEntries([...postgres].map(([pid, ms]) => [`postgres ${pid}`, ms])),
-  };
-}
-
-interface LoadOptions {
-  authorization?: string;
-  /** A fresh Idempotency-Key per request (else an ignored header). */
-  keyed?: boolean;
-  /** The sale's body; saleBody() unless given. */
-  sale?: Record<string, unknown>;
-  /** Each request's body built afresh (instead of the sale's and a unique header). */
-  bodyOf?: () => string;
-}
-
-async function load(
-  url: string,
-  processes: Record<string, ChildProcess>,
-  { authorization, keyed = false, sale = saleBody(), bodyOf }: LoadOptions = {},
-): Promise<Run> {
-  const body = JSON.stringify(sale);
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    ...(authorization ? { authorization } : {}),
-  };
-  // Every load builds each request afresh with a unique header, so the load generator does the same work in
-  // all three runs (on this machine it shares the CPU with the service). The keyed run sends it as
-  // Idempotency-Key: every sale runs, and every one pays for its key record. The others send an ignored one.
-  const header = keyed ? 'idempotency-key' : 'x-request-id';
-  const requests = [
-    {
-      setupRequest: (request: { headers?: Record<string, string> }) =>
-        bodyOf
-          ? { ...request, body: bodyOf() }
-          : { ...request, headers: { ...request.headers, [header]: randomUUID() } },
-    },
-  ];
-  const options = { url, connections, method: 'POST', headers, body, requests };
-  await autocannon({ ...options, duration: 2 }); // warm-up
-  const before = await cpuNow(processes);
-  const result = await autocannon({ ...options, duration: seconds });
-  const after = await cpuNow(processes);
-  const answered = Math.max(1, result.requests.total ?? 0);
-  // PostgreSQL's processes summed, each one's time since the first reading (or since it started)
-  const cpu: Record<string, number> = {};
-  const busy: Record<string, number> = {};
-  for (const [name, ms] of Object.entries(after)) {
-    const key = name.startsWith('postgres ') ? 'postgres' : name;
-    cpu[key] = (cpu[key] ?? 0) + (ms - (before[name] ?? 0)) / answered;
-    busy[key] = (busy[key] ?? 0) + (ms - (before[name] ?? 0)) / (seconds * 1000);
-  }
-  const counts = (result as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
-  const statuses = Object.fromEntries(Object.entries(counts).map(([status, { count }]) => [status, count]));
-  if (result.timeouts > 0) statuses.timeout = result.timeouts;
-  return { ...result, cpu, busy, statuses };
-}
-
-/** Each load in turn, for `rounds` rounds (on shared cores one run swings too much); each load's runs. */
-async function alternate(loads: Array<() => Promise<Run>>): Promise<Run[][]> {
-  const runs = loads.map(() => [] as Run[]);
-  for (let round = 0; round < rounds; round++) {
-    for (const [i, next] of loads.entries()) runs[i]?.push(await next());
-  }
-  return runs;
-}
-
-interface Figures {
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  cpu: Record<string, number>;
-  busy: Record<string, number>;
-  /** Every run's non-2xx answers by status, summed. */
-  statuses: Record<string, number>;
-}
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-};
-const medians = (results: Run[], of: (run: Run) => Record<string, number>) =>
-  Object.fromEntries(
-    Object.keys(results[0] ? of(results[0]) : {}).map((name) => [
-      name,
-      median(results.map((r) => of(r)[name] ?? 0)),
-    ]),
-  );
-const summarise = (results: Run[]): Figures => ({
-  cpu: medians(results, (run) => run.cpu),
-  busy: medians(results, (run) => run.busy),
-  rps: median(results.map((r) => r.requests.average)),
-  p50: median(results.map((r) => r.latency.p50)),
-  p99: median(results.map((r) => r.latency.p99)),
-  errors: results.reduce((sum, r) => sum + r.non2xx + r.errors, 0),
-  statuses: results.reduce<Record<string, number>>((sum, r) => {
-    for (const [status, count] of Object.entries(r.statuses))
-      if (!status.startsWith('2')) sum[status] = (sum[status] ?? 0) + count;
-    return sum;
-  }, {}),
-});
-const row = (name: string, f: Figures) =>
-  `| ${name} | ${Math.round(f.rps)} | ${Math.round(f.p50)} | ${Math.round(f.p99)} | ${f.errors} |`;
-/** CPU per request: where the machine's time goes, which on shared cores is steadier than throughput. */
-const cpuRow = (name: string, f: Figures) =>
-  `CPU ms per request, ${name}: ${Object.entries(f.cpu)
-    .map(([process, ms]) => `${process} ${ms.toFixed(2)}`)
-    .join(', ')}; total ${Object.values(f.cpu)
-    .reduce((sum, ms) => sum + ms, 0)
-    .toFixed(2)}`;
+const { load, alternate } = saleLoader({ connections, seconds, rounds, dataDir: database.dataDir, cpuMs });
 
 /** Until the facade on this port answers /readyz (the single process announces core before it). */
 async function untilReady(port: number): Promise<void> {
@@ -277,20 +155,7 @@ async function latencyBench(authorization: string): Promise<string[]> {
   ];
 }
 
-/** CPU per sale of Paywire itself: facade, core and PostgreSQL (not the load generator, not the fake acquirer). */
-const paywireCpu = (f: Figures) =>
-  (f.cpu.facade ?? 0) + (f.cpu.core ?? 0) + (f.cpu.paywire ?? 0) + (f.cpu.postgres ?? 0);
 const bareCpu = (f: Figures) => (f.cpu.bare ?? 0) + (f.cpu.postgres ?? 0);
-const statusList = (f: Figures) =>
-  Object.entries(f.statuses)
-    .map(([status, count]) => `${status} x${count}`)
-    .join(', ') || 'none';
-
-/** How much of one core each process kept busy during the run, in %: meaningful even when few sales were answered. */
-const busyRow = (name: string, f: Figures) =>
-  `% of one core busy, ${name}: ${Object.entries(f.busy)
-    .map(([process, share]) => `${process} ${(share * 100).toFixed(0)}`)
-    .join(', ')}`;
 
 /** What the fake Adyen process counted since it started (fake-adyen-server.ts). */
 interface FakeStats {

@@ -95,13 +95,22 @@ podman run -d --name "$run-postgres" --no-healthcheck --network "$run-db-net" \
 wait_until "postgres accepts connections" 60 \
   sh -c "podman logs $run-postgres 2>&1 | grep -q 'ready to accept connections'"
 
-# One-shot commands of the image on the database network: migrate, a merchant, the first admin credential.
+# The pkcs11 key provider in the image: its native binding (pkcs11js) and Debian's SoftHSM2 (docs/keys.md).
+hsm_script='set -e
+export SOFTHSM2_CONF=/tmp/softhsm2.conf KEY_PROVIDER=pkcs11 PKCS11_MODULE=/usr/lib/softhsm/libsofthsm2.so
+export PKCS11_TOKEN_LABEL=paywire PKCS11_PIN=246810
+mkdir /tmp/tokens
+echo "directories.tokendir = /tmp/tokens" >"$SOFTHSM2_CONF"
+softhsm2-util --init-token --free --label paywire --pin 246810 --so-pin 135790 >/dev/null
+cd /app && node --run keys -- create-kek'
+if out=$(podman run --rm "${common[@]}" --network none --entrypoint sh "$image" -c "$hsm_script" 2>&1); then
+  pass "the pkcs11 key provider loads in the image (SoftHSM2 token, keys create-kek)"
+else fail "pkcs11 in the image: $out"; fi
+
+# One-shot commands of the image on the database network: migrate, the first admin credential.
 oneshot() { podman run --rm "${common[@]}" --network "$run-db-net" -e "DATABASE_URL=$database_url" "$image" "$@"; }
 if out=$(oneshot migrate 2>&1); then pass "migrate (npm run migrate)"; else fail "migrate: $out"; fi
 if out=$(oneshot migrate 2>&1); then pass "migrate again is a no-op"; else fail "second migrate: $out"; fi
-if out=$(oneshot merchant create --username container-merchant --password container-password 2>&1); then
-  pass "merchant created"
-else fail "merchant create: $out"; fi
 # The first admin credential is the one thing issued from the database (its owner); the rest goes through core.
 pwc='pwc_[0-9]*_[A-Za-z0-9_-]*'
 admin=$(oneshot caller bootstrap --name container-operator 2>&1 | grep -o "$pwc" || true)
@@ -123,6 +132,11 @@ wait_until "core issues the facade's credential (npm run caller -- issue)" 90 is
 credential=$(grep -o "$pwc" "$issued" || true)
 if [ -n "$credential" ]; then pass "facade credential issued through core (npm run caller)"; else
   fail "caller issue gave no credential: $(head -c 300 "$issued")"; fi
+# a merchant, through core's admin procedure too (npm run merchant)
+if out=$(podman run --rm "${common[@]}" --network "$run-core-net" -e "CORE_URL=http://$run-core-api:8081/trpc" \
+  -e "PAYWIRE_ADMIN_CREDENTIAL=$admin" "$image" merchant create --username container-merchant \
+  --password container-password 2>&1); then pass "merchant created through core (npm run merchant)"
+else fail "merchant create: $out"; fi
 podman run -d --name "$run-facade" "${hardening[@]}" --health-interval=disable --network "$run-core-net" \
   --network "$run-facade-net" -p 127.0.0.1::8080 -e "CORE_URL=http://$run-core-api:8081/trpc" \
   -e "CORE_CREDENTIAL=$credential" -e METRICS_PORT=9464 "$image" facade >/dev/null

@@ -29,6 +29,17 @@ export function usableCredentials(username: string, password: string): boolean {
 }
 
 /**
+ * An operator's merchant (`npm run merchant -- create`, core's `merchants.save` admin procedure): created, or its
+ * password set. Refused unless settable; the message never echoes the password.
+ */
+export const saveMerchantInput = z
+  .object({ username: z.string(), password: z.string() })
+  .refine((input) => settablePassword(input.username, input.password), {
+    message: `a username of 1-${credentialLimits.username} and a password of ${minimumPasswordLength}-${credentialLimits.password} characters, without NUL, are required`,
+    path: ['password'],
+  });
+
+/**
  * A login attempt. Plain strings on purpose: an unusable credential is a refused login, never a validation
  * error that would echo it. The client address is the one the caller (the facade) saw, for the limits.
  */

@@ -55,17 +55,21 @@ export const sealedBatches = {
     order by id limit $3`,
 } as const;
 
-/** Replaces one sealed value only if it is still the one read ($3): a concurrent write wins. $1 cursor, $2 new. */
+/**
+ * Replaces a batch of sealed values in one statement, each only if it is still the one read: a concurrent
+ * write wins. $1 the rows' cursors, $2 their new values, $3 the values read (arrays in the same order).
+ */
+const resealedIn = (table: string, column: string, key: string, cast: string) =>
+  `update ${table} t set ${column} = v.fresh from unnest($1::text[], $2::text[], $3::text[]) as v(cursor, fresh, old)
+    where t.${key} = v.cursor${cast} and t.${column} = v.old`;
 export const resealed = {
-  stored_card: 'update stored_card set sealed_number = $2 where id = $1::bigint and sealed_number = $3',
-  payment_fields_token:
-    'update payment_fields_token set sealed_card = $2 where token = $1 and sealed_card = $3',
-  sepa_mandate: 'update sepa_mandate set sealed_iban = $2 where id = $1::bigint and sealed_iban = $3',
-  processor_account:
-    'update processor_account set sealed_credentials = $2 where id = $1::integer and sealed_credentials = $3',
-  wallet_keys: 'update wallet_keys set sealed_keys = $2 where merchant_id = $1::integer and sealed_keys = $3',
-  ipn_secret: 'update ipn_secret set sealed_secret = $2 where id = $1::bigint and sealed_secret = $3',
-  vendor: 'update vendor set sealed_secrets = $2 where id = $1::integer and sealed_secrets = $3',
+  stored_card: resealedIn('stored_card', 'sealed_number', 'id', '::bigint'),
+  payment_fields_token: resealedIn('payment_fields_token', 'sealed_card', 'token', ''),
+  sepa_mandate: resealedIn('sepa_mandate', 'sealed_iban', 'id', '::bigint'),
+  processor_account: resealedIn('processor_account', 'sealed_credentials', 'id', '::integer'),
+  wallet_keys: resealedIn('wallet_keys', 'sealed_keys', 'merchant_id', '::integer'),
+  ipn_secret: resealedIn('ipn_secret', 'sealed_secret', 'id', '::bigint'),
+  vendor: resealedIn('vendor', 'sealed_secrets', 'id', '::integer'),
 } as const;
 
 /**
