@@ -1,3 +1,0 @@
-import { defineCrashTest } from './support/crash-test.ts';
-
-defineCrashTest('adyen');

@@ -1,0 +1,3 @@
+import { defineCrashTest } from '../support/crash-test.ts';
+
+defineCrashTest('sandbox');

@@ -1,0 +1,968 @@
+import { randomUUID } from 'node:crypto';
+import { XMLParser } from 'fast-xml-parser';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CallOptions, client, type Reply } from '../support/http.ts';
+import { type Stack, startStack, type TestMerchant } from '../support/stack.ts';
+
+// ---------------------------------------------------------------------------------------------------------
+// Order placement in one batch (see docs/conformance.md, Batch order placement), the orders and shoppers it makes
+// (GET /orders/{id}, GET /shoppers/{id}), paid by SEPA direct debit; real HTTP, XML, PostgreSQL.
+// ---------------------------------------------------------------------------------------------------------
+
+const NAMESPACE = 'http://ws.plimus.com';
+const IBAN = 'DE89370400440532013000'; // sandbox: ends in SUCCESS
+const FAILING_IBAN = 'DE62370400440532013001'; // sandbox: ends in FAIL
+
+let stack: Stack;
+let api: ReturnType<typeof client>;
+let db: pg.Pool;
+let origin: string;
+/** The stack merchant's catalogue: two EUR skus and one USD sku. */
+const sku = { ebook: 0, audiobook: 0, usEdition: 0 };
+
+beforeAll(async () => {
+  stack = await startStack();
+  api = client(stack);
+  origin = stack.baseUrl.replace(/\/services\/2$/, '');
+  db = stack.db;
+  const [ebook = 0, audiobook = 0] = await createSkus(stack.merchant, [
+    ['Ebook', '10.00', 'EUR'],
+    ['Audiobook', '2.50', 'EUR'],
+  ]);
+  const [usEdition = 0] = await createSkus(stack.merchant, [['US edition', '5.00', 'USD']]);
+  Object.assign(sku, { ebook, audiobook, usEdition });
+});
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+async function createSkus(merchant: TestMerchant, skus: Array<[string, string, string]>): Promise<number[]> {
+  const reply = await api.post(
+    '/catalog/products',
+    {
+      productName: `Product ${randomUUID().slice(0, 8)}`,
+      skus: skus.map(([skuName, amount, currency]) => ({ skuName, price: { amount, currency } })),
+    },
+    { merchant },
+  );
+  expect(reply.status, reply.text).toBe(201); // Location names the product; its skus come with it
+  const product = await api.get((reply.headers.get('location') ?? '').slice(stack.baseUrl.length), {
+    merchant,
+  });
+  return product.body.skus.map((item: { skuId: number }) => item.skuId);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Requests
+// ---------------------------------------------------------------------------------------------------------
+
+interface Cart {
+  items: Array<[number, number]>;
+  expected: string;
+  currency?: string;
+  iban?: string;
+  authorized?: string;
+  softDescriptor?: string;
+}
+
+const webInfoXml =
+  '<web-info><ip>62.219.121.253</ip><remote-host>www.example.com</remote-host>' +
+  '<user-agent>Mozilla/5.0 (X11; Linux x86_64)</user-agent></web-info>';
+
+/** The interface's request document, indented as clients write it. */
+function batchXml({
+  items,
+  expected,
+  currency = 'EUR',
+  iban = IBAN,
+  authorized = 'true',
+  softDescriptor,
+}: Cart) {
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<batch-order xmlns="${NAMESPACE}">
+  <shopper>
+    ${webInfoXml}
+    <shopper-info>
+      <store-id>12345</store-id>
+      <locale>en</locale>
+      <shopper-contact-info>
+        <title>Ms</title>
+        <first-name>Jane</first-name>
+        <last-name>Doe</last-name>
+        <email>jane.doe@example.com</email>
+        <company-name>Doe &amp; Co</company-name>
+        <address1>Friedrichstr. 1</address1>
+        <city>Berlin</city>
+        <zip>10117</zip>
+        <country>de</country>
+        <phone>+49 30 1234567</phone>
+        <fax>+49 30 7654321</fax>
+      </shopper-contact-info>
+      <payment-info>
+        <sepa-direct-debits-info>
+          <sepa-direct-debit-info>
+            <billing-contact-info>
+              <first-name>Jane</first-name>
+              <last-name>Doe</last-name>
+              <address1>Friedrichstr. 1</address1>
+              <city>Berlin</city>
+              <zip>10117</zip>
+              <country>DE</country>
+            </billing-contact-info>
+            <sepa-direct-debit><iban>${iban.replace(/(.{4})/g, '$1 ').trim()}</iban></sepa-direct-debit>
+          </sepa-direct-debit-info>
+        </sepa-direct-debits-info>
+      </payment-info>
+    </shopper-info>
+  </shopper>
+  <order>
+    <ordering-shopper>
+      ${webInfoXml}
+      <authorized-by-shopper>${authorized}</authorized-by-shopper>
+    </ordering-shopper>
+    <cart>
+${items.map(([id, quantity]) => `      <cart-item><sku><sku-id>${id}</sku-id></sku><quantity>${quantity}</quantity></cart-item>`).join('\n')}
+    </cart>
+    <expected-total-price><amount>${expected}</amount><currency>${currency}</currency></expected-total-price>
+${softDescriptor ? `    <soft-descriptor>${softDescriptor}</soft-descriptor>\n` : ''}  </order>
+</batch-order>`;
+}
+
+const webInfo = {
+  ip: '62.219.121.253',
+  remoteHost: 'www.example.com',
+  userAgent: 'Mozilla/5.0 (X11; Linux x86_64)',
+};
+const contact = {
+  title: 'Ms',
+  firstName: 'Jane',
+  lastName: 'Doe',
+  email: 'jane.doe@example.com',
+  companyName: 'Doe & Co',
+  address1: 'Friedrichstr. 1',
+  city: 'Berlin',
+  zip: '10117',
+  country: 'DE',
+  phone: '+49 30 1234567',
+  fax: '+49 30 7654321',
+};
+const billing = {
+  firstName: 'Jane',
+  lastName: 'Doe',
+  address1: 'Friedrichstr. 1',
+  city: 'Berlin',
+  zip: '10117',
+  country: 'DE',
+};
+
+/** The same request in JSON. */
+function batchJson({
+  items,
+  expected,
+  currency = 'EUR',
+  iban = IBAN,
+  authorized = 'true',
+  softDescriptor,
+}: Cart) {
+  return {
+    shopper: {
+      webInfo,
+      shopperInfo: {
+        storeId: '12345',
+        locale: 'en',
+        shopperContactInfo: contact,
+        paymentInfo: { sepaDirectDebitsInfo: [{ billingContactInfo: billing, sepaDirectDebit: { iban } }] },
+      },
+    },
+    order: {
+      orderingShopper: { webInfo, authorizedByShopper: authorized === 'true' },
+      cart: { cartItem: items.map(([skuId, quantity]) => ({ sku: { skuId }, quantity })) },
+      expectedTotalPrice: { amount: expected, currency },
+      ...(softDescriptor ? { softDescriptor } : {}),
+    },
+  };
+}
+
+const xml: CallOptions = { format: 'xml' };
+const place = (body: string, options: CallOptions = {}) =>
+  api.post('/batch/order-placement', body, { ...xml, ...options });
+
+// ---------------------------------------------------------------------------------------------------------
+// Reading XML replies element by element, with fast-xml-parser on its own (not our reader)
+// ---------------------------------------------------------------------------------------------------------
+
+interface XmlElement {
+  name: string;
+  attributes: Record<string, string>;
+  children: XmlElement[];
+  text: string;
+}
+
+const parser = new XMLParser({
+  preserveOrder: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: false,
+  processEntities: true,
+});
+
+function toElement(entry: Record<string, unknown>): XmlElement | null {
+  const name = Object.keys(entry).find((key) => key !== ':@');
+  if (name === undefined || name === '#text' || name.startsWith('?')) return null;
+  const content = entry[name] as Array<Record<string, unknown>>;
+  return {
+    name,
+    attributes: (entry[':@'] as Record<string, string> | undefined) ?? {},
+    children: content.map(toElement).filter((child): child is XmlElement => child !== null),
+    text: content.map((part) => (typeof part['#text'] === 'string' ? part['#text'] : '')).join(''),
+  };
+}
+
+function document(text: string): XmlElement {
+  const root = (parser.parse(text) as Array<Record<string, unknown>>).map(toElement).find(Boolean);
+  if (!root) throw new Error('no root element');
+  return root;
+}
+
+/** The element at a path like 'order/cart/cart-item[1]/quantity' (first match unless indexed). */
+function at(root: XmlElement, path: string): XmlElement {
+  let element = root;
+  for (const step of path.split('/')) {
+    const [, name, index] = /^([a-z0-9-]+)(?:\[(\d+)\])?$/.exec(step) ?? [];
+    const found = element.children.filter((child) => child.name === name)[Number(index ?? 0)];
+    if (!found) throw new Error(`no <${step}> in <${element.name}> on the way to ${path}`);
+    element = found;
+  }
+  return element;
+}
+
+const textAt = (root: XmlElement, path: string) => at(root, path).text;
+const namesAt = (root: XmlElement, path: string) =>
+  (path === '' ? root : at(root, path)).children.map((child) => child.name);
+
+const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const ddMonYy = (date: Date) =>
+  `${String(date.getUTCDate()).padStart(2, '0')}-${months[date.getUTCMonth()]}-${String(date.getUTCFullYear() % 100).padStart(2, '0')}`;
+
+async function merchantNow(merchant: TestMerchant = stack.merchant): Promise<Date> {
+  const reply = await api.get('/sandbox/clock', { merchant });
+  return new Date(reply.body.now);
+}
+
+/** The one error of a failed call. */
+function failure(reply: Reply) {
+  const [message] = reply.body.message as Array<Record<string, unknown>>;
+  const property = message?.invalidProperty as { name?: string; messageValue?: string } | undefined;
+  return {
+    status: reply.status,
+    errorName: message?.errorName,
+    code: Number(message?.code),
+    property: property?.name,
+    messageValue: property?.messageValue,
+    description: String(message?.description),
+    count: reply.body.message.length,
+  };
+}
+
+async function count(table: string, merchant: TestMerchant): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `select count(*)::int as n from ${table} where merchant_id = $1`,
+    [merchant.id],
+  );
+  return rows[0]?.n ?? Number.NaN;
+}
+
+const orderTables = ['shopper', 'shopper_order', 'order_item', 'invoice', 'sepa_mandate', 'sepa_debit'];
+const rowCounts = async (merchant: TestMerchant) =>
+  Object.fromEntries(
+    await Promise.all(orderTables.map(async (table) => [table, await count(table, merchant)])),
+  );
+
+async function shopperSequence(): Promise<number> {
+  const { rows } = await db.query<{ value: string }>(
+    `select last_value::text as value from pg_sequences where schemaname = 'public'
+       and sequencename = pg_get_serial_sequence('shopper', 'id')::regclass::text`,
+  );
+  return Number(rows[0]?.value);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The XML round trip
+// ---------------------------------------------------------------------------------------------------------
+
+describe('POST /batch/order-placement in XML', () => {
+  let reply: Reply;
+  let doc: XmlElement;
+  let before: Date;
+  let after: Date;
+
+  beforeAll(async () => {
+    before = await merchantNow();
+    reply = await place(
+      batchXml({
+        items: [
+          [sku.ebook, 2],
+          [sku.audiobook, 1],
+        ],
+        expected: '22.50',
+      }),
+    );
+    after = await merchantNow();
+    doc = document(reply.text);
+  });
+
+  it('answers 200 with a batch-order document in the namespace', () => {
+    expect(reply.status, reply.text).toBe(200);
+    expect(reply.headers.get('content-type')).toContain('application/xml');
+    expect(
+      reply.text.startsWith(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<batch-order xmlns="http://ws.plimus.com">',
+      ),
+    ).toBe(true);
+    expect(doc.name).toBe('batch-order');
+    expect(doc.attributes.xmlns).toBe(NAMESPACE);
+    expect(namesAt(doc, '')).toEqual(['shopper', 'order']);
+  });
+
+  it('shopper/shopper-info: id, contact echoed, shipping and invoice contacts, store, currency, locale', () => {
+    expect(namesAt(doc, 'shopper')).toEqual(['shopper-info']);
+    expect(namesAt(doc, 'shopper/shopper-info')).toEqual([
+      'shopper-id',
+      'shopper-contact-info',
+      'shipping-contact-info',
+      'invoice-contacts-info',
+      'payment-info',
+      'store-id',
+      'shopper-currency',
+      'locale',
+    ]);
+    expect(textAt(doc, 'shopper/shopper-info/shopper-id')).toMatch(/^\d+$/);
+    const contactPath = 'shopper/shopper-info/shopper-contact-info';
+    expect(namesAt(doc, contactPath)).toEqual([
+      'title',
+      'first-name',
+      'last-name',
+      'email',
+      'company-name',
+      'address1',
+      'city',
+      'zip',
+      'country',
+      'phone',
+      'fax',
+    ]);
+    expect(textAt(doc, `${contactPath}/title`)).toBe('Ms');
+    expect(textAt(doc, `${contactPath}/first-name`)).toBe('Jane');
+    expect(textAt(doc, `${contactPath}/last-name`)).toBe('Doe');
+    expect(textAt(doc, `${contactPath}/email`)).toBe('jane.doe@example.com');
+    expect(textAt(doc, `${contactPath}/company-name`)).toBe('Doe & Co');
+    expect(reply.text).toContain('<company-name>Doe &amp; Co</company-name>');
+    expect(textAt(doc, `${contactPath}/address1`)).toBe('Friedrichstr. 1');
+    expect(textAt(doc, `${contactPath}/city`)).toBe('Berlin');
+    expect(textAt(doc, `${contactPath}/zip`)).toBe('10117');
+    expect(textAt(doc, `${contactPath}/country`)).toBe('DE');
+    expect(textAt(doc, `${contactPath}/phone`)).toBe('+49 30 1234567');
+    expect(textAt(doc, `${contactPath}/fax`)).toBe('+49 30 7654321');
+
+    const shipping = 'shopper/shopper-info/shipping-contact-info';
+    expect(namesAt(doc, shipping)).toEqual(['first-name', 'last-name', 'address1', 'city', 'zip', 'country']);
+    expect(textAt(doc, `${shipping}/country`)).toBe('DE');
+
+    const invoiceContact = 'shopper/shopper-info/invoice-contacts-info/invoice-contact-info';
+    expect(namesAt(doc, 'shopper/shopper-info/invoice-contacts-info')).toEqual(['invoice-contact-info']);
+    expect(namesAt(doc, invoiceContact)).toEqual(['default', ...namesAt(doc, contactPath)]);
+    expect(textAt(doc, `${invoiceContact}/default`)).toBe('true');
+    expect(textAt(doc, `${invoiceContact}/email`)).toBe('jane.doe@example.com');
+
+    expect(textAt(doc, 'shopper/shopper-info/store-id')).toBe('12345');
+    expect(textAt(doc, 'shopper/shopper-info/shopper-currency')).toBe('EUR');
+    expect(textAt(doc, 'shopper/shopper-info/locale')).toBe('en');
+  });
+
+  it('shopper/shopper-info/payment-info: cards, ecps, the SEPA account by its first and last four, balance', () => {
+    const payment = 'shopper/shopper-info/payment-info';
+    expect(namesAt(doc, payment)).toEqual([
+      'credit-cards-info',
+      'ecps-info',
+      'sepa-direct-debits-info',
+      'balance',
+    ]);
+    expect(namesAt(doc, `${payment}/credit-cards-info`)).toEqual([]);
+    expect(namesAt(doc, `${payment}/ecps-info`)).toEqual([]);
+    expect(reply.text).toContain('<payment-info><credit-cards-info/><ecps-info/><sepa-direct-debits-info>');
+    const account = `${payment}/sepa-direct-debits-info/sepa-direct-debit-info`;
+    expect(namesAt(doc, `${payment}/sepa-direct-debits-info`)).toEqual(['sepa-direct-debit-info']);
+    expect(namesAt(doc, account)).toEqual(['billing-contact-info', 'sepa-direct-debit']);
+    expect(namesAt(doc, `${account}/billing-contact-info`)).toEqual([
+      'first-name',
+      'last-name',
+      'address1',
+      'city',
+      'zip',
+      'country',
+    ]);
+    expect(namesAt(doc, `${account}/sepa-direct-debit`)).toEqual(['iban-first-four', 'iban-last-four']);
+    expect(textAt(doc, `${account}/sepa-direct-debit/iban-first-four`)).toBe('DE89');
+    expect(textAt(doc, `${account}/sepa-direct-debit/iban-last-four`)).toBe('3000');
+    expect(namesAt(doc, `${payment}/balance`)).toEqual(['amount', 'currency']);
+    expect(textAt(doc, `${payment}/balance/amount`)).toBe('0.00');
+    expect(textAt(doc, `${payment}/balance/currency`)).toBe('EUR');
+  });
+
+  it('order: id, ordering shopper, cart with names and prices from the catalogue', () => {
+    expect(namesAt(doc, 'order')).toEqual([
+      'order-id',
+      'ordering-shopper',
+      'cart',
+      'post-sale-info',
+      'fulfillment',
+    ]);
+    expect(textAt(doc, 'order/order-id')).toMatch(/^\d+$/);
+    expect(textAt(doc, 'order/ordering-shopper/shopper-id')).toBe(
+      textAt(doc, 'shopper/shopper-info/shopper-id'),
+    );
+    expect(namesAt(doc, 'order/cart')).toEqual([
+      'charged-currency',
+      'cart-item',
+      'cart-item',
+      'tax',
+      'tax-rate',
+      'total-cart-cost',
+    ]);
+    expect(textAt(doc, 'order/cart/charged-currency')).toBe('EUR');
+    expect(namesAt(doc, 'order/cart/cart-item')).toEqual(['sku', 'quantity', 'item-sub-total']);
+    expect(namesAt(doc, 'order/cart/cart-item/sku')).toEqual(['sku-id', 'sku-name']);
+    expect(textAt(doc, 'order/cart/cart-item[0]/sku/sku-id')).toBe(String(sku.ebook));
+    expect(textAt(doc, 'order/cart/cart-item[0]/sku/sku-name')).toBe('Ebook');
+    expect(textAt(doc, 'order/cart/cart-item[0]/quantity')).toBe('2');
+    expect(textAt(doc, 'order/cart/cart-item[0]/item-sub-total')).toBe('20.00');
+    expect(textAt(doc, 'order/cart/cart-item[1]/sku/sku-id')).toBe(String(sku.audiobook));
+    expect(textAt(doc, 'order/cart/cart-item[1]/sku/sku-name')).toBe('Audiobook');
+    expect(textAt(doc, 'order/cart/cart-item[1]/quantity')).toBe('1');
+    expect(textAt(doc, 'order/cart/cart-item[1]/item-sub-total')).toBe('2.50');
+    expect(textAt(doc, 'order/cart/tax')).toBe('0.00');
+    expect(textAt(doc, 'order/cart/tax-rate')).toBe('0');
+    expect(textAt(doc, 'order/cart/total-cart-cost')).toBe('22.50');
+    expect(namesAt(doc, 'order/fulfillment')).toEqual(['license-keys']);
+    expect(namesAt(doc, 'order/fulfillment/license-keys')).toEqual([]);
+  });
+
+  it('order/post-sale-info/invoices/invoice: id, url, and a pending financial transaction with the mandate', async () => {
+    const orderId = textAt(doc, 'order/order-id');
+    expect(namesAt(doc, 'order/post-sale-info')).toEqual(['invoices']);
+    expect(namesAt(doc, 'order/post-sale-info/invoices')).toEqual(['invoice']);
+    const invoice = 'order/post-sale-info/invoices/invoice';
+    expect(namesAt(doc, invoice)).toEqual(['invoice-id', 'url', 'financial-transactions']);
+    expect(textAt(doc, `${invoice}/invoice-id`)).toMatch(/^\d+$/);
+    expect(textAt(doc, `${invoice}/url`)).toBe(`${origin}/services/2/orders/${orderId}`);
+    expect(namesAt(doc, `${invoice}/financial-transactions`)).toEqual(['financial-transaction']);
+
+    const transaction = `${invoice}/financial-transactions/financial-transaction`;
+    expect(namesAt(doc, transaction)).toEqual([
+      'status',
+      'date-due',
+      'date-created',
+      'amount',
+      'tax',
+      'tax-rate',
+      'currency',
+      'soft-descriptor',
+      'payment-method',
+      'target-balance',
+      'paypal-transaction-data',
+      'sepa-direct-debit',
+      'invoice-contact-info',
+      'skus',
+    ]);
+    expect(textAt(doc, `${transaction}/status`)).toBe('PENDING');
+    const created = textAt(doc, `${transaction}/date-created`);
+    expect([ddMonYy(before), ddMonYy(after)]).toContain(created);
+    // The sandbox bank answers 120 s after submission (SEPA_SANDBOX_SETTLE_SECONDS).
+    expect([
+      ddMonYy(new Date(before.getTime() + 120_000)),
+      ddMonYy(new Date(after.getTime() + 120_000)),
+    ]).toContain(textAt(doc, `${transaction}/date-due`));
+    expect(textAt(doc, `${transaction}/amount`)).toBe('22.50');
+    expect(textAt(doc, `${transaction}/tax`)).toBe('0.00');
+    expect(textAt(doc, `${transaction}/tax-rate`)).toBe('0');
+    expect(textAt(doc, `${transaction}/currency`)).toBe('EUR');
+    expect(textAt(doc, `${transaction}/soft-descriptor`)).toBe('PAYWIRE');
+    expect(textAt(doc, `${transaction}/payment-method`)).toBe('SEPA Direct Debit');
+    expect(textAt(doc, `${transaction}/target-balance`)).toBe('PLIMUS_ACCOUNT');
+    expect(namesAt(doc, `${transaction}/paypal-transaction-data`)).toEqual([]);
+    expect(reply.text).toContain('<paypal-transaction-data/>');
+
+    const debit = `${transaction}/sepa-direct-debit`;
+    expect(namesAt(doc, debit)).toEqual([
+      'iban-first-four',
+      'iban-last-four',
+      'mandate-id',
+      'mandate-date',
+      'pre-notification-text',
+      'pre-notification-translation-ref',
+    ]);
+    expect(textAt(doc, `${debit}/iban-first-four`)).toBe('DE89');
+    expect(textAt(doc, `${debit}/iban-last-four`)).toBe('3000');
+    const mandateId = textAt(doc, `${debit}/mandate-id`);
+    expect(mandateId).toMatch(/^[A-Z0-9]{8,35}$/);
+    expect(textAt(doc, `${debit}/mandate-date`)).toBe(created);
+    const text = textAt(doc, `${debit}/pre-notification-text`);
+    expect(text).toContain('22.50');
+    expect(text).toContain(mandateId);
+    expect(text).toContain('3000');
+    const ref = textAt(doc, `${debit}/pre-notification-translation-ref`);
+    const prefix = `${origin}/services/2/translations/sepa/prenotification?transactionid=`;
+    expect(ref.startsWith(prefix)).toBe(true);
+    const transactionId = ref.slice(prefix.length);
+    expect(transactionId).toMatch(/^\d+$/);
+
+    // The link works, and names the debit the SEPA service keeps.
+    const translations = await fetch(ref, { headers: { authorization: stack.merchant.authorization } });
+    expect(translations.status).toBe(200);
+    const { translations: texts } = (await translations.json()) as {
+      translations: Array<{ language: string; translationText: string }>;
+    };
+    const english = texts.find((t) => t.language === 'en');
+    expect(english?.translationText).toBe(text);
+    const alt = await api.get(`/alt-transactions/${transactionId}`);
+    expect(alt.status, alt.text).toBe(200);
+    expect(alt.body.sepaDirectDebitTransaction.mandateId).toBe(mandateId);
+    expect(alt.body.amount).toBe(22.5);
+    expect(alt.body.vaultedShopperId).toBe(Number(textAt(doc, 'shopper/shopper-info/shopper-id')));
+    expect(alt.body.processingInfo.processingStatus).toBe('PENDING');
+
+    expect(namesAt(doc, `${transaction}/invoice-contact-info`)).toEqual(
+      namesAt(doc, 'shopper/shopper-info/shopper-contact-info'),
+    );
+    expect(textAt(doc, `${transaction}/invoice-contact-info/last-name`)).toBe('Doe');
+    expect(namesAt(doc, `${transaction}/skus`)).toEqual(['sku', 'sku']);
+    expect(namesAt(doc, `${transaction}/skus/sku`)).toEqual(['sku-id']);
+    expect(textAt(doc, `${transaction}/skus/sku[0]/sku-id`)).toBe(String(sku.ebook));
+    expect(textAt(doc, `${transaction}/skus/sku[1]/sku-id`)).toBe(String(sku.audiobook));
+  });
+
+  it('never shows the IBAN, nor logs it', () => {
+    expect(reply.text).not.toContain(IBAN);
+    expect(reply.text).not.toContain(IBAN.slice(4, 18));
+    expect(stack.logs.join('\n')).not.toContain(IBAN);
+  });
+
+  it('GET /orders/{id} and GET /shoppers/{id} in XML carry exactly the batch elements', async () => {
+    const orderId = textAt(doc, 'order/order-id');
+    const shopperId = textAt(doc, 'shopper/shopper-info/shopper-id');
+    const inner = (text: string, root: string) => {
+      const match = new RegExp(`<${root}(?: xmlns="[^"]*")?>([\\s\\S]*)</${root}>`).exec(text);
+      return match?.[1];
+    };
+    const order = await api.get(`/orders/${orderId}`, { accept: 'application/xml' });
+    expect(order.status, order.text).toBe(200);
+    expect(
+      order.text.startsWith(`<?xml version="1.0" encoding="UTF-8"?>\n<order xmlns="${NAMESPACE}"><order-id>`),
+    ).toBe(true);
+    expect(inner(order.text, 'order')).toBe(inner(reply.text, 'order'));
+    const shopper = await api.get(`/shoppers/${shopperId}`, { accept: 'application/xml' });
+    expect(shopper.status, shopper.text).toBe(200);
+    expect(
+      shopper.text.startsWith(
+        `<?xml version="1.0" encoding="UTF-8"?>\n<shopper xmlns="${NAMESPACE}"><shopper-info>`,
+      ),
+    ).toBe(true);
+    expect(inner(shopper.text, 'shopper')).toBe(inner(reply.text, 'shopper'));
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// JSON, GETs, settlement
+// ---------------------------------------------------------------------------------------------------------
+
+describe('JSON, reads and the debit settling', () => {
+  it('speaks JSON too: numbers, arrays for repeated elements, the same content', async () => {
+    const reply = await api.post(
+      '/batch/order-placement',
+      batchJson({ items: [[sku.audiobook, 3]], expected: '7.5', softDescriptor: 'SHOP*ORDER 17' }),
+    );
+    expect(reply.status, reply.text).toBe(200);
+    expect(reply.headers.get('content-type')).toContain('application/json');
+    const { shopper, order } = reply.body;
+    const shopperId = shopper.shopperInfo.shopperId;
+    expect(Number.isInteger(shopperId)).toBe(true);
+    expect(shopper).toEqual({
+      shopperInfo: {
+        shopperId,
+        shopperContactInfo: contact,
+        shippingContactInfo: billing,
+        invoiceContactsInfo: [{ default: true, ...contact }],
+        paymentInfo: {
+          creditCardsInfo: [],
+          ecpsInfo: [],
+          sepaDirectDebitsInfo: [
+            { billingContactInfo: billing, sepaDirectDebit: { ibanFirstFour: 'DE89', ibanLastFour: '3000' } },
+          ],
+          balance: { amount: 0, currency: 'EUR' },
+        },
+        storeId: '12345',
+        shopperCurrency: 'EUR',
+        locale: 'en',
+      },
+    });
+    const invoice = order.postSaleInfo.invoices[0];
+    const transaction = invoice.financialTransactions[0];
+    expect(order).toEqual({
+      orderId: order.orderId,
+      orderingShopper: { shopperId },
+      cart: {
+        chargedCurrency: 'EUR',
+        cartItem: [{ sku: { skuId: sku.audiobook, skuName: 'Audiobook' }, quantity: 3, itemSubTotal: 7.5 }],
+        tax: 0,
+        taxRate: 0,
+        totalCartCost: 7.5,
+      },
+      postSaleInfo: {
+        invoices: [
+          {
+            invoiceId: invoice.invoiceId,
+            url: `${origin}/services/2/orders/${order.orderId}`,
+            financialTransactions: [
+              {
+                status: 'PENDING',
+                dateDue: transaction.dateDue,
+                dateCreated: transaction.dateCreated,
+                amount: 7.5,
+                tax: 0,
+                taxRate: 0,
+                currency: 'EUR',
+                softDescriptor: 'SHOP*ORDER 17',
+                paymentMethod: 'SEPA Direct Debit',
+                targetBalance: 'PLIMUS_ACCOUNT',
+                paypalTransactionData: {},
+                sepaDirectDebit: {
+                  ibanFirstFour: 'DE89',
+                  ibanLastFour: '3000',
+                  mandateId: transaction.sepaDirectDebit.mandateId,
+                  mandateDate: transaction.dateCreated,
+                  preNotificationText: transaction.sepaDirectDebit.preNotificationText,
+                  preNotificationTranslationRef: transaction.sepaDirectDebit.preNotificationTranslationRef,
+                },
+                invoiceContactInfo: contact,
+                skus: [{ skuId: sku.audiobook }],
+              },
+            ],
+          },
+        ],
+      },
+      fulfillment: { licenseKeys: [] },
+    });
+    expect(Number.isInteger(order.orderId) && Number.isInteger(invoice.invoiceId)).toBe(true);
+    expect(transaction.dateCreated).toMatch(/^\d{2}-[A-Z][a-z]{2}-\d{2}$/);
+
+    // GET in JSON: the order and the shopper as the batch answered them.
+    const gotOrder = await api.get(`/orders/${order.orderId}`);
+    expect(gotOrder.status, gotOrder.text).toBe(200);
+    expect(gotOrder.body).toEqual(order);
+    const gotShopper = await api.get(`/shoppers/${shopperId}`);
+    expect(gotShopper.status, gotShopper.text).toBe(200);
+    expect(gotShopper.body).toEqual(shopper);
+  });
+
+  it("the financial transaction follows the debit: PENDING, then SUCCESS once the merchant's clock passes the due date", async () => {
+    const merchant = await stack.newMerchant();
+    const [skuId] = await createSkus(merchant, [['Course', '49.00', 'EUR']]);
+    const placed = await place(batchXml({ items: [[skuId ?? 0, 1]], expected: '49.00' }), { merchant });
+    expect(placed.status, placed.text).toBe(200);
+    const orderId = textAt(document(placed.text), 'order/order-id');
+    const statusPath = 'post-sale-info/invoices/invoice/financial-transactions/financial-transaction/status';
+    const readStatus = async () =>
+      textAt(
+        document((await api.get(`/orders/${orderId}`, { merchant, accept: 'application/xml' })).text),
+        statusPath,
+      );
+    expect(await readStatus()).toBe('PENDING');
+
+    expect((await api.put('/sandbox/clock', { advanceBy: 'PT5M' }, { merchant })).status).toBe(200);
+    let status = await readStatus();
+    for (let attempt = 0; attempt < 50 && status === 'PENDING'; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      status = await readStatus();
+    }
+    expect(status).toBe('SUCCESS');
+    const json = await api.get(`/orders/${orderId}`, { merchant });
+    expect(json.body.postSaleInfo.invoices[0].financialTransactions[0].status).toBe('SUCCESS');
+    expect(json.body.cart.totalCartCost).toBe(49);
+  });
+
+  it('a debit the bank refuses shows FAIL', async () => {
+    const merchant = await stack.newMerchant();
+    const [skuId] = await createSkus(merchant, [['Course', '12.00', 'EUR']]);
+    const placed = await api.post(
+      '/batch/order-placement',
+      batchJson({ items: [[skuId ?? 0, 1]], expected: '12', iban: FAILING_IBAN }),
+      {
+        merchant,
+      },
+    );
+    expect(placed.status, placed.text).toBe(200);
+    const { orderId } = placed.body.order;
+    expect((await api.put('/sandbox/clock', { advanceBy: 'PT5M' }, { merchant })).status).toBe(200);
+    let status = 'PENDING';
+    for (let attempt = 0; attempt < 50 && status === 'PENDING'; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+      status = (await api.get(`/orders/${orderId}`, { merchant })).body.postSaleInfo.invoices[0]
+        .financialTransactions[0].status;
+    }
+    expect(status).toBe('FAIL');
+  });
+
+  it("another merchant's order and shopper are 404, like unknown ones; ids that are no number 400", async () => {
+    const placed = await api.post(
+      '/batch/order-placement',
+      batchJson({ items: [[sku.ebook, 1]], expected: '10.00' }),
+    );
+    expect(placed.status, placed.text).toBe(200);
+    const { orderId } = placed.body.order;
+    const { shopperId } = placed.body.shopper.shopperInfo;
+    const other = await stack.newMerchant();
+    expect(failure(await api.get(`/orders/${orderId}`, { merchant: other }))).toMatchObject({
+      status: 404,
+      errorName: 'RESOURCE_NOT_FOUND',
+    });
+    expect(failure(await api.get('/orders/999999999'))).toMatchObject({
+      status: 404,
+      errorName: 'RESOURCE_NOT_FOUND',
+    });
+    expect(failure(await api.get(`/shoppers/${shopperId}`, { merchant: other }))).toMatchObject({
+      status: 404,
+      errorName: 'SHOPPER_NOT_FOUND',
+    });
+    expect(failure(await api.get('/shoppers/999999999'))).toMatchObject({
+      status: 404,
+      errorName: 'SHOPPER_NOT_FOUND',
+    });
+    expect(failure(await api.get('/orders/abc'))).toMatchObject({ status: 400, property: 'orderId' });
+    expect(failure(await api.get('/shoppers/abc'))).toMatchObject({ status: 400, property: 'shopperId' });
+    // Another merchant cannot order this merchant's skus either.
+    const foreign = await api.post(
+      '/batch/order-placement',
+      batchJson({ items: [[sku.ebook, 1]], expected: '10.00' }),
+      { merchant: other },
+    );
+    expect(failure(foreign)).toMatchObject({ status: 400, property: 'order.cart.cartItem.0.sku.skuId' });
+    expect(await rowCounts(other)).toEqual(Object.fromEntries(orderTables.map((table) => [table, 0])));
+  });
+
+  it('a shopper made by a card sale reads in the batch shape, its card under credit-cards-info', async () => {
+    const sale = await api.post('/transactions', {
+      cardTransactionType: 'AUTH_CAPTURE',
+      amount: 5,
+      currency: 'USD',
+      cardHolderInfo: { firstName: 'Ada', lastName: 'Lovelace', zip: '02139' },
+      creditCard: {
+        cardNumber: '4263982640269299',
+        securityCode: '837',
+        expirationMonth: '02',
+        expirationYear: '2031',
+      },
+    });
+    expect(sale.status, sale.text).toBe(200);
+    const shopper = await api.get(`/shoppers/${sale.body.vaultedShopperId}`, { accept: 'application/xml' });
+    expect(shopper.status, shopper.text).toBe(200);
+    const doc = document(shopper.text);
+    expect(textAt(doc, 'shopper-info/shopper-contact-info/first-name')).toBe('Ada');
+    const card = 'shopper-info/payment-info/credit-cards-info/credit-card-info/credit-card';
+    expect(textAt(doc, `${card}/card-last-four-digits`)).toBe('9299');
+    expect(textAt(doc, `${card}/card-type`)).toBe('VISA');
+    expect(namesAt(doc, 'shopper-info/payment-info/sepa-direct-debits-info')).toEqual([]);
+    expect(shopper.text).not.toContain('4263982640269299');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Refusals, atomicity, idempotency
+// ---------------------------------------------------------------------------------------------------------
+
+describe('refusals', () => {
+  it('an unknown sku: 400 naming the cart item', async () => {
+    const reply = await place(
+      batchXml({
+        items: [
+          [sku.ebook, 1],
+          [999_999_999, 1],
+        ],
+        expected: '20.00',
+      }),
+    );
+    expect(failure(reply)).toMatchObject({
+      status: 400,
+      errorName: 'VALIDATION_GENERAL_FAILURE',
+      code: 10001,
+      property: 'order.cart.cartItem.1.sku.skuId',
+      messageValue: '999999999',
+    });
+    expect(reply.headers.get('content-type')).toContain('application/xml');
+    expect(reply.text).toContain('<messages xmlns="http://ws.plimus.com"><message><error-name>');
+  });
+
+  it('an expected total that is not the cart total: 400 naming expected-total-price', async () => {
+    const reply = await place(batchXml({ items: [[sku.ebook, 2]], expected: '19.99' }));
+    expect(failure(reply)).toMatchObject({
+      status: 400,
+      errorName: 'VALIDATION_GENERAL_FAILURE',
+      property: 'order.expectedTotalPrice.amount',
+      messageValue: '19.99',
+    });
+    expect(failure(reply).description).toContain('20.00');
+  });
+
+  it('an invalid IBAN: 400 naming the property, without echoing the IBAN', async () => {
+    const bad = 'DE89370400440532013009';
+    const reply = await place(batchXml({ items: [[sku.ebook, 1]], expected: '10.00', iban: bad }));
+    expect(failure(reply)).toMatchObject({
+      status: 400,
+      property: 'shopper.shopperInfo.paymentInfo.sepaDirectDebitsInfo.0.sepaDirectDebit.iban',
+      messageValue: '', // the schema requires <message-value>: written empty, never the IBAN
+    });
+    expect(reply.text).not.toContain('3704 0044');
+    expect(reply.text).not.toContain('370400440532013009');
+    const unsupported = await place(
+      batchXml({ items: [[sku.ebook, 1]], expected: '10.00', iban: 'GB82WEST12345698765432' }),
+    );
+    expect(failure(unsupported)).toMatchObject({ status: 400, property: failure(reply).property });
+  });
+
+  it('a locale longer than the shopper record keeps: 400 naming it, not a 500', async () => {
+    const reply = await place(
+      batchXml({ items: [[sku.ebook, 1]], expected: '10.00' }).replace(
+        '<locale>en</locale>',
+        '<locale>eng_abcdefgh</locale>',
+      ),
+    );
+    expect(failure(reply)).toMatchObject({ status: 400, property: 'shopper.shopperInfo.locale' });
+  });
+
+  it('an IBAN sent in place of its element: 400, never echoed', async () => {
+    const reply = await place(
+      batchXml({ items: [[sku.ebook, 1]], expected: '10.00' }).replace(
+        /<sepa-direct-debit>[\s\S]*?<\/sepa-direct-debit>/,
+        '<sepa-direct-debit>NL91ABNA0417164300</sepa-direct-debit>',
+      ),
+    );
+    expect(failure(reply).status).toBe(400);
+    expect(reply.text).not.toContain('NL91ABNA0417164300');
+  });
+
+  it('authorized-by-shopper false: 400', async () => {
+    const reply = await place(batchXml({ items: [[sku.ebook, 1]], expected: '10.00', authorized: 'false' }));
+    expect(failure(reply)).toMatchObject({
+      status: 400,
+      property: 'order.orderingShopper.authorizedByShopper',
+    });
+  });
+
+  it('a sku priced in another currency than EUR: 400 saying SEPA takes EUR only', async () => {
+    const reply = await place(batchXml({ items: [[sku.usEdition, 1]], expected: '5.00' }));
+    expect(failure(reply)).toMatchObject({ status: 400, property: 'order.cart.cartItem.0.sku.skuId' });
+    expect(failure(reply).description).toContain('USD');
+    expect(failure(reply).description).toContain('EUR');
+    const usd = await place(batchXml({ items: [[sku.ebook, 1]], expected: '10.00', currency: 'USD' }));
+    expect(failure(usd)).toMatchObject({ status: 400, property: 'order.expectedTotalPrice.currency' });
+  });
+
+  it('a document that is not a batch-order, or misses its parts: 400', async () => {
+    expect(failure(await place(`<order xmlns="${NAMESPACE}"/>`))).toMatchObject({
+      status: 400,
+      property: 'body',
+    });
+    const noCart = batchXml({ items: [[sku.ebook, 1]], expected: '10.00' }).replace(
+      /<cart>[\s\S]*<\/cart>/,
+      '',
+    );
+    expect(failure(await place(noCart))).toMatchObject({ status: 400, property: 'order.cart' });
+    const strayInWrapper = batchXml({ items: [[sku.ebook, 1]], expected: '10.00' }).replace(
+      '<sepa-direct-debits-info>',
+      '<sepa-direct-debits-info><iban>x</iban>',
+    );
+    expect(failure(await place(strayInWrapper))).toMatchObject({
+      status: 400,
+      property: 'shopper.shopperInfo.paymentInfo.sepaDirectDebitsInfo',
+    });
+  });
+});
+
+describe('one transaction per order', () => {
+  it('a cart item failing after the shopper and order rows were written leaves no row behind', async () => {
+    const merchant = await stack.newMerchant();
+    const [skuId = 0] = await createSkus(merchant, [['Ticket', '30.00', 'EUR']]);
+    const none = Object.fromEntries(orderTables.map((table) => [table, 0]));
+    expect(await rowCounts(merchant)).toEqual(none);
+
+    const sequence = await shopperSequence();
+    const unknownSecond = await place(
+      batchXml({
+        items: [
+          [skuId, 1],
+          [skuId + 999_999, 1],
+        ],
+        expected: '60.00',
+      }),
+      { merchant },
+    );
+    expect(failure(unknownSecond)).toMatchObject({
+      status: 400,
+      property: 'order.cart.cartItem.1.sku.skuId',
+    });
+    // The shopper row was inserted (its identity was drawn) and then rolled back with everything else.
+    expect(await shopperSequence()).toBeGreaterThan(sequence);
+    expect(await rowCounts(merchant)).toEqual(none);
+
+    const wrongTotal = await place(batchXml({ items: [[skuId, 2]], expected: '30.00' }), { merchant });
+    expect(failure(wrongTotal)).toMatchObject({ status: 400, property: 'order.expectedTotalPrice.amount' });
+    expect(await rowCounts(merchant)).toEqual(none);
+
+    const placed = await place(batchXml({ items: [[skuId, 2]], expected: '60.00' }), { merchant });
+    expect(placed.status, placed.text).toBe(200);
+    expect(await rowCounts(merchant)).toEqual({
+      shopper: 1,
+      shopper_order: 1,
+      order_item: 1,
+      invoice: 1,
+      sepa_mandate: 1,
+      sepa_debit: 1,
+    });
+  });
+});
+
+describe('Idempotency-Key', () => {
+  it('a retry with the same key answers the identical body and places one order', async () => {
+    const merchant = await stack.newMerchant();
+    const [skuId = 0] = await createSkus(merchant, [['Ticket', '30.00', 'EUR']]);
+    const key = randomUUID();
+    const body = batchXml({ items: [[skuId, 1]], expected: '30.00' });
+    const options: CallOptions = { merchant, headers: { 'idempotency-key': key } };
+    const first = await place(body, options);
+    expect(first.status, first.text).toBe(200);
+    const again = await place(body, options);
+    expect(again.status, again.text).toBe(200);
+    expect(again.text).toBe(first.text);
+    expect(again.headers.get('idempotency-key')).toBe(key);
+    expect(await count('shopper_order', merchant)).toBe(1);
+    expect(await count('shopper', merchant)).toBe(1);
+    expect(await count('sepa_debit', merchant)).toBe(1);
+
+    // A refusal is kept too, and the key with another body is 422.
+    const refusedKey = randomUUID();
+    const refused = batchXml({ items: [[skuId, 1]], expected: '31.00' });
+    const refusedOptions: CallOptions = { merchant, headers: { 'idempotency-key': refusedKey } };
+    const firstRefusal = await place(refused, refusedOptions);
+    expect(firstRefusal.status).toBe(400);
+    expect((await place(refused, refusedOptions)).text).toBe(firstRefusal.text);
+    expect(failure(await place(body, refusedOptions))).toMatchObject({ status: 422, code: 60101 });
+    expect(await count('shopper_order', merchant)).toBe(1);
+
+    // Without a key the same body places a second order, for a second shopper.
+    expect((await place(body, { merchant })).status).toBe(200);
+    expect(await count('shopper_order', merchant)).toBe(2);
+  });
+});
