@@ -145,10 +145,27 @@ describe('payouts by the merchant clock', () => {
     );
     expect(refund.status, refund.text).toBe(200);
 
-    // Nothing before the day ends.
+    // Nothing before the day ends; each vendor's balance is its share less its refunded part.
     expect((await fetchReport(api, merchant, 'PayoutDetail', { period: 'LAST_12_MONTHS' })).rows).toEqual([]);
+    const balances = async () =>
+      (await fetchReport(api, merchant, 'VendorBalance', {})).rows
+        .map((row) => [Number(row['Vendor ID']), row['Balance Currency'], row.Balance])
+        .sort();
+    expect(await balances()).toEqual(
+      [
+        [cakes, 'EUR', '25.00'],
+        [teas, 'EUR', '22.50'],
+      ].sort(),
+    );
     await advance(merchant, day);
     const payouts = await settledPayouts(merchant, 2);
+    // Paid: nothing owed any more.
+    expect(await balances()).toEqual(
+      [
+        [cakes, 'EUR', '0.00'],
+        [teas, 'EUR', '0.00'],
+      ].sort(),
+    );
     expect(
       payouts
         .map((row) => [

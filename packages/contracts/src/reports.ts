@@ -43,6 +43,7 @@ export const reportCodes = [
   'AccountBalance',
   'PayoutSummary',
   'PayoutDetail',
+  'VendorBalance',
 ] as const;
 export type ReportCode = (typeof reportCodes)[number];
 

@@ -8,6 +8,7 @@ import {
   pendingRefunds,
   recurringCharges,
   transactionDetail,
+  vendorBalance,
 } from './queries.ts';
 
 /** One report: how the original titles it and names its columns, and the statement that reads its rows. */
@@ -171,5 +172,12 @@ export const reportCatalogue: Record<ReportCode, ReportDefinition> = {
     ],
     moneyColumns: ['Payout Amount'],
     source: payoutDetail,
+  },
+  VendorBalance: {
+    title: 'Vendor Balance',
+    windowed: false,
+    columns: ['Vendor ID', 'Vendor Name', 'Balance Currency', 'Balance'],
+    moneyColumns: ['Balance'],
+    source: vendorBalance,
   },
 };

@@ -2,6 +2,8 @@
  * Every hand-written statement of reports, named for its role; parameters as `$n`, never values in the text.
  */
 
+import { vendorBalances } from '../marketplace/queries.ts';
+
 /**
  * What moved on the day: card transactions captured (by authorization time: a sale authorizes and captures
  * at once), card refunds, SEPA debits the bank settled or refused, SEPA refunds and returns.
@@ -328,6 +330,24 @@ export const payoutDetail = (paged: boolean) =>
     from vendor_payout p join vendor v on v.id = p.vendor_id
    where p.merchant_id = :merchant and ${inWindow('p.created_at')} and ${ofCurrency('p.currency')}`,
   );
+
+/**
+ * Each of the merchant's vendors' balance per currency now: what its next payout would pay, before the
+ * vendor's minimum (marketplace/queries.ts's vendorBalances, the one rule payouts pay by, over every vendor
+ * of the merchant with no period end).
+ */
+export const vendorBalance = (_paged: boolean) => `
+  with balance as (${vendorBalances.replace(
+    '$1::jsonb',
+    `(select coalesce(jsonb_agg(jsonb_build_object('vendor_id', id, 'period_end', 'infinity')), '[]'::jsonb)
+        from vendor where merchant_id = :merchant)`,
+  )})
+  select 'epoch'::timestamptz as k_at, 0 as k_rank, row_number() over (order by b.vendor_id, b.currency) as k_id,
+         b.currency, b.balance_minor::bigint as total_minor, v.id::text as "Vendor ID",
+         coalesce(v.contact->>'name', concat_ws(' ', v.contact->>'firstName', v.contact->>'lastName')) as "Vendor Name",
+         b.currency as "Balance Currency", b.balance_minor::bigint as "Balance"
+    from balance b join vendor v on v.id = b.vendor_id
+   where ${ofCurrency('b.currency')}`;
 
 /** A batch of a paged source after the cursor, in the report's order (each part is already bounded). */
 export const reportPage = (source: string) => `

@@ -47,7 +47,7 @@ export function reportRoutes(router: Router<MerchantState>, core: CoreClient): v
       summary: "Report data in JSON or CSV, the original's report codes and query parameters",
       description:
         'Report codes TransactionDetail, RecurringCharges, ActiveSubscriptions, PendingRefunds, Chargebacks, ' +
-        'AccountBalance, PayoutSummary (SEPA settlement) and PayoutDetail (vendor payouts). Periods and dates are read in UTC-8 (PST, no ' +
+        'AccountBalance, PayoutSummary (SEPA settlement), PayoutDetail (vendor payouts) and VendorBalance. Periods and dates are read in UTC-8 (PST, no ' +
         'daylight saving) on the merchant clock. Without pageSize the whole report streams; with it, one page ' +
         'and next-page-token for the next (docs/reports.md).',
       params: reportQuery,
