@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A local stand-in for node:24-bookworm-slim, since no image registry is reachable here: Debian bookworm
-# (debootstrap minbase), the Node binary of the repo's pinned `node` package, npm at packageManager's
-# version, and the user node (1000) as in the official image. Cached as a tarball under
+# (debootstrap minbase), the Node binary of the repo's pinned `node` package and its C headers in
+# /usr/local/include/node (native addons such as pkcs11js compile against them, with no download), npm at
+# packageManager's version, and the user node (1000) as in the official image. Cached as a tarball under
 # PAYWIRE_BASE_CACHE (default /var/cache/paywire-base), keyed on this recipe and both versions.
 # Prints the image reference to pass as the BASE_IMAGE build argument.
 set -euo pipefail
@@ -21,6 +22,9 @@ if [ ! -f "$tarball" ]; then
   trap 'rm -rf "$work"' EXIT
   debootstrap --variant=minbase bookworm "$work/rootfs" http://deb.debian.org/debian >&2
   install -m 0755 "$node_bin" "$work/rootfs/usr/local/bin/node"
+  headers=$(echo "$root"/node_modules/node/node_modules/node-linux-*/include/node)
+  mkdir -p "$work/rootfs/usr/local/include"
+  cp -r "$headers" "$work/rootfs/usr/local/include/node"
   (cd "$work" && npm pack --silent "npm@$npm_version" >/dev/null)
   mkdir -p "$work/rootfs/usr/local/lib/node_modules/npm"
   tar -xzf "$work/npm-$npm_version.tgz" --strip-components=1 -C "$work/rootfs/usr/local/lib/node_modules/npm"
