@@ -61,6 +61,28 @@ describe('fingerprint key rotation', () => {
     const shopper = Number(first.vaultedShopperId);
     const [vaulted] = await storedCards(shopper);
     expect(vaulted?.fingerprint).not.toContain(':');
+    // an account updater batch still unanswered (its answer comes days later): its line keeps only the
+    // card's fingerprint, which must follow the card to the new key for the answer to find it
+    expectStatus(
+      await api.post('/account-updater', {
+        accountUpdateBatchId: `rotation-${randomUUID().slice(0, 8)}`,
+        accountUpdate: [
+          {
+            merchantUpdaterId: 'vaulted',
+            originalCard: { creditCard: { cardNumber: card, expirationMonth: '02', expirationYear: '2031' } },
+          },
+        ],
+      }),
+      200,
+    );
+    const lineFingerprint = async () =>
+      (
+        await stack.db.query<{ card_fingerprint: string }>(
+          `select card_fingerprint from account_update where merchant_id = $1 and merchant_updater_id = 'vaulted'`,
+          [stack.merchant.id],
+        )
+      ).rows[0]?.card_fingerprint;
+    expect(await lineFingerprint()).toBe(vaulted?.fingerprint);
     const mandateOf = async () =>
       expectStatus(
         await api.post('/alt-transactions', {
@@ -128,6 +150,7 @@ describe('fingerprint key rotation', () => {
       60_000,
       250,
     );
+    expect(await lineFingerprint()).toBe((await storedCards(shopper))[0]?.fingerprint);
     const salesAtRefingerprint = sales;
     await waitFor('sales after the re-fingerprinting', () => sales >= salesAtRefingerprint + 6, 30_000);
     stop = true;

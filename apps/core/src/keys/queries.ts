@@ -88,15 +88,25 @@ export const fingerprintedBatches = {
 
 /**
  * Replaces a value's fingerprint ($2) and its value sealed bound to it ($3) only if both are still the ones
- * read ($4 fingerprint, $5 sealed), and the shopper has none under the new fingerprint. $1 cursor.
+ * read ($4 fingerprint, $5 sealed), and the shopper has none under the new fingerprint. $1 cursor. A row for
+ * each value replaced. A card's unanswered account updater lines (which keep only its fingerprint) follow it
+ * to the new fingerprint, so the answer still finds the card.
  */
 export const refingerprinted = {
-  stored_card: `update stored_card c set fingerprint = $2, sealed_number = $3
-    where c.id = $1::bigint and c.fingerprint = $4 and c.sealed_number = $5
-      and not exists (select 1 from stored_card o where o.shopper_id = c.shopper_id and o.fingerprint = $2)`,
+  stored_card: `with card as (
+      update stored_card c set fingerprint = $2, sealed_number = $3
+       where c.id = $1::bigint and c.fingerprint = $4 and c.sealed_number = $5
+         and not exists (select 1 from stored_card o where o.shopper_id = c.shopper_id and o.fingerprint = $2)
+      returning c.merchant_id),
+    lines as (
+      update account_update l set card_fingerprint = $2 from card
+       where l.merchant_id = card.merchant_id and l.card_fingerprint = $4
+         and l.batch_id in (select b.id from account_update_batch b where b.answered_at is null))
+    select 1 from card`,
   sepa_mandate: `update sepa_mandate m set iban_fingerprint = $2, sealed_iban = $3
     where m.id = $1::bigint and m.iban_fingerprint = $4 and m.sealed_iban = $5
-      and not exists (select 1 from sepa_mandate o where o.shopper_id = m.shopper_id and o.iban_fingerprint = $2)`,
+      and not exists (select 1 from sepa_mandate o where o.shopper_id = m.shopper_id and o.iban_fingerprint = $2)
+    returning 1`,
 } as const;
 
 /** $1 key, $2 table: the rotation's progress there (made on first use). */

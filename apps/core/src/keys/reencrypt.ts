@@ -196,7 +196,7 @@ async function refingerprint(
   );
   const sealed = keys.vault.seal(plain, { merchantId: row.merchant_id, table, row: fingerprint });
   return (
-    await executeParameterized(tx, `${refingerprinted[table as FingerprintedTable]} returning 1`, [
+    await executeParameterized(tx, refingerprinted[table as FingerprintedTable], [
       row.cursor,
       fingerprint,
       sealed,
