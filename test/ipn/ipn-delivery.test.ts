@@ -290,7 +290,9 @@ describe('IPN delivery, core in process', () => {
       pump();
     });
     await configureCharge(stack.baseUrl, merchant, `${target.origin}/ipn`);
+    const quietStarted = Date.now();
     const transactionId = await sell(stack.baseUrl, merchant);
+    const quietMs = Date.now() - quietStarted;
 
     const row = await waitFor('the CHARGE to be delivered', delivered(db, transactionId), 15_000);
     expect(row).toMatchObject({ state: 'delivered', attempts: 1, last_status: 200 });
@@ -302,10 +304,11 @@ describe('IPN delivery, core in process', () => {
       `huge answer: core let ${(bytesAccepted / 1024 / 1024).toFixed(1)} MB of 50 MB be written, then closed`,
     );
 
-    // Core still serves: a sale answers promptly and its own CHARGE goes out.
+    // Core still serves: a sale answers about as promptly as the first one (a wide margin: the machine is
+    // shared) and its own CHARGE goes out.
     const started = Date.now();
     const next = await sell(stack.baseUrl, merchant);
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(Date.now() - started).toBeLessThan(Math.max(2_000, 5 * quietMs));
     await waitFor('the next CHARGE to be delivered', delivered(db, next), 10_000);
   });
 

@@ -152,13 +152,21 @@ describe('a call without a valid credential', () => {
 
     const revoked = await operator.callers.revoke.mutate({ id: issued.id });
     expect(revoked).toMatchObject([{ id: issued.id, state: 'revoked' }]);
-    const started = Date.now();
+    // When a call was last accepted, by when it was sent (ms after the revocation): a verified credential is
+    // trusted for at most a second (core's cacheMs), so never later than that, however slow the machine.
+    const revokedAt = performance.now();
+    let lastAccepted = -1;
     await waitFor(
       'the revocation to take effect',
-      async () => (await raw('clock.get', 'query', call)).status === 401,
-      5000,
+      async () => {
+        const sentAt = Math.round(performance.now() - revokedAt);
+        const status = (await raw('clock.get', 'query', call)).status;
+        if (status === 200) lastAccepted = sentAt;
+        return status === 401;
+      },
+      10_000,
     );
-    expect(Date.now() - started).toBeLessThan(1500);
+    expect(lastAccepted).toBeLessThan(1000);
   });
 });
 
