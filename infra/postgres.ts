@@ -228,6 +228,18 @@ function run(program: string, args: string[], as: OsUser | undefined): Promise<v
   });
 }
 
+/** A test server's settings: durability traded for speed (its data is thrown away with the run). */
+export const disposableSettings: Record<string, string> = {
+  max_connections: '300',
+  fsync: 'off',
+  synchronous_commit: 'off',
+  full_page_writes: 'off',
+};
+
+/** Server settings as postgres's command-line flags. */
+export const settingFlags = (settings: Record<string, string>) =>
+  Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
+
 export interface EmbeddedOptions {
   dataDir: string;
   port: number;
@@ -300,30 +312,16 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<P
     }
   }
   const flags = [
-    ...(options.durable
-      ? ['-c', 'max_connections=200']
-      : [
-          '-c',
-          'max_connections=300',
-          '-c',
-          'fsync=off',
-          '-c',
-          'synchronous_commit=off',
-          '-c',
-          'full_page_writes=off',
-        ]),
+    ...settingFlags(options.durable ? { max_connections: '200' } : disposableSettings),
     // parameter values stay out of the log, as the README advises operators who log statements
     ...(options.logStatements
-      ? [
-          '-c',
-          'log_statement=all',
-          '-c',
-          'log_parameter_max_length=0',
-          '-c',
-          'log_parameter_max_length_on_error=0',
-        ]
+      ? settingFlags({
+          log_statement: 'all',
+          log_parameter_max_length: '0',
+          log_parameter_max_length_on_error: '0',
+        })
       : []),
-    ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+    ...settingFlags(options.settings ?? {}),
   ];
   const postgres = spawn(
     path.join(native, 'bin', 'postgres'),
