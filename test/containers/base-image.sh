@@ -31,8 +31,8 @@ if [ ! -f "$tarball" ]; then
   ln -s ../lib/node_modules/npm/bin/npm-cli.js "$work/rootfs/usr/local/bin/npm"
   ln -s ../lib/node_modules/npm/bin/npx-cli.js "$work/rootfs/usr/local/bin/npx"
   chroot "$work/rootfs" sh -c 'groupadd --gid 1000 node && useradd --uid 1000 --gid node --shell /bin/bash --create-home node && apt-get clean && rm -rf /var/lib/apt/lists/*' >&2
-  tar -C "$work/rootfs" -cf "$tarball.partial" .
-  mv "$tarball.partial" "$tarball"
+  tar -C "$work/rootfs" -cf "$work/base.tar" . # in this build's own folder: a run beside it may build too
+  mv "$work/base.tar" "$tarball"
 fi
 podman import --change 'CMD ["node"]' --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
   "$tarball" "$image" >&2

