@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The README's two commands on a machine that never had Paywire's tools: a chroot of the container test's
+# base (Debian bookworm minbase with Node 24 and npm, nothing else: no podman, debootstrap, docker-compose,
+# pgbouncer, Chromium, kubectl, git or curl), a fresh clone of this repository's HEAD in it, then
+# `npm ci && npm test` and `npm ci && npm start` with the README's first sale sent to it. It shares this
+# machine's kernel, network and the npm registry's CA (NODE_EXTRA_CA_CERTS, ~/.npmrc), as CI's machine would.
+# About 30 minutes (the whole suite, plus installing podman, debootstrap and Chromium inside).
+# Usage: test/fresh-machine/run.sh   (as root; needs podman and debootstrap here to build the base once)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+export CONTAINERS_CONF=$root/test/containers/containers.conf
+say() { echo "[fresh machine $(date -u +%T)] $*"; }
+machine=${PAYWIRE_FRESH_MACHINE:-/var/tmp/paywire-fresh-machine}
+port=18180
+
+unmount_all() {
+  # every process still rooted in the chroot (a podman service, PostgreSQL), then its mounts, deepest first
+  for link in /proc/[0-9]*/root; do
+    [ "$(readlink "$link" 2>/dev/null)" = "$machine" ] && kill -9 "$(basename "$(dirname "$link")")" 2>/dev/null
+  done
+  grep -o " $machine/[^ ]*" /proc/mounts | sort -r | while read -r mount; do umount -l "$mount" 2>/dev/null || true; done
+}
+cleanup() {
+  unmount_all || true
+  [ -n "${KEEP_MACHINE:-}" ] || rm -rf "$machine"
+}
+trap cleanup EXIT
+
+[ -d "$machine" ] && { unmount_all; rm -rf "$machine"; }
+base=$("$root/test/containers/base-image.sh")
+mkdir -p "$machine"
+container=$(podman create "$base")
+podman export "$container" | tar -x -C "$machine"
+podman rm "$container" >/dev/null
+say "machine from $base: $(du -sh "$machine" | cut -f1)"
+
+for tool in podman debootstrap docker-compose pgbouncer chromium kubectl git curl psql; do
+  if chroot "$machine" sh -c "command -v $tool" >/dev/null 2>&1; then echo "FAIL: the machine already has $tool"; exit 1; fi
+done
+say "the machine has node $(chroot "$machine" node --version) and npm $(chroot "$machine" npm --version), no podman, debootstrap, docker-compose, pgbouncer, chromium, kubectl, git, curl or psql"
+
+git clone -q --no-local "$root" "$machine/work/paywire"
+say "cloned $(git -C "$root" rev-parse --short HEAD) into /work/paywire"
+mount -t proc proc "$machine/proc"
+mount --rbind /sys "$machine/sys" && mount --make-rslave "$machine/sys"
+mount --rbind /dev "$machine/dev" && mount --make-rslave "$machine/dev"
+mount -t tmpfs tmpfs "$machine/run"
+cp /etc/resolv.conf /etc/hosts "$machine/etc/"
+env=(HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin CI=true)
+if [ -n "${NODE_EXTRA_CA_CERTS:-}" ]; then
+  cp "$NODE_EXTRA_CA_CERTS" "$machine/etc/registry-ca.crt"
+  env+=(NODE_EXTRA_CA_CERTS=/etc/registry-ca.crt)
+fi
+[ -f "$HOME/.npmrc" ] && grep -v '^nodedir=' "$HOME/.npmrc" >"$machine/root/.npmrc"
+inside() { chroot "$machine" /usr/bin/env -i "${env[@]}" bash -c "cd /work/paywire && $1"; }
+
+t=$(date +%s)
+if inside 'npm ci --no-audit --no-fund && npm test'; then say "PASS npm ci && npm test ($(($(date +%s) - t)) s)"; else
+  say "FAIL npm ci && npm test"
+  exit 1
+fi
+
+# npm start, and the README's first sale against it from outside the machine (same network)
+inside "PORT=$port CORE_PORT=$((port + 1)) npm start" >"$machine/tmp/start.log" 2>&1 &
+for _ in $(seq 1 240); do
+  grep -q 'Base URL' "$machine/tmp/start.log" && break
+  sleep 1
+done
+answer=$(curl -s -u sandbox:sandbox-password -H 'Content-Type: application/json' \
+  "http://localhost:$port/services/2/transactions" -d '{
+    "cardTransactionType": "AUTH_CAPTURE", "amount": 25.50, "currency": "USD",
+    "cardHolderInfo": {"firstName": "Ada", "lastName": "Lovelace", "zip": "02139"},
+    "creditCard": {"cardNumber": "4263982640269299", "securityCode": "837",
+                   "expirationMonth": "02", "expirationYear": "2031"}}' || true)
+if echo "$answer" | grep -q '"transactionId"'; then say "PASS npm start and the README's first sale: $answer"; else
+  say "FAIL npm start's first sale: $answer"
+  tail -20 "$machine/tmp/start.log"
+  exit 1
+fi
