@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -20,10 +21,19 @@ const banner = (text: string) => {
 };
 
 /**
- * SoftHSM2 from Debian, installed with apt-get when missing (as test/containers/run.sh installs podman);
- * null, said loudly, when it cannot be installed here, so the HSM proof is skipped rather than passed.
+ * SoftHSM2 from Debian, installed with apt-get when missing (as test/containers/run.sh installs podman), and
+ * the pkcs11js binding (built by test/prepare.sh where npm ci could not); false, said loudly, when either
+ * cannot be had here, so the HSM proof is skipped rather than passed.
  */
 export function softHsmAvailable(): boolean {
+  try {
+    createRequire(import.meta.url)('pkcs11js');
+  } catch {
+    banner(
+      'SKIPPED: the pkcs11js binding is not built here (test/prepare.sh); the PKCS#11 key provider is NOT proven',
+    );
+    return false;
+  }
   if (existsSync(softHsmModule)) return true;
   try {
     execFileSync('apt-get', ['update', '-qq'], { stdio: 'ignore', timeout: 300_000 });
