@@ -408,8 +408,8 @@ describe('POST /batch/order-placement in XML', () => {
     expect(namesAt(doc, `${account}/sepa-direct-debit`)).toEqual(['iban-first-four', 'iban-last-four']);
     expect(textAt(doc, `${account}/sepa-direct-debit/iban-first-four`)).toBe('DE89');
     expect(textAt(doc, `${account}/sepa-direct-debit/iban-last-four`)).toBe('3000');
-    expect(namesAt(doc, `${payment}/balance`)).toEqual(['amount', 'currency']);
-    expect(textAt(doc, `${payment}/balance/amount`)).toBe('0.00');
+    expect(namesAt(doc, `${payment}/balance`)).toEqual(['currency', 'value']);
+    expect(textAt(doc, `${payment}/balance/value`)).toBe('0.00');
     expect(textAt(doc, `${payment}/balance/currency`)).toBe('EUR');
   });
 
@@ -602,7 +602,7 @@ describe('JSON, reads and the debit settling', () => {
           sepaDirectDebitsInfo: [
             { billingContactInfo: billing, sepaDirectDebit: { ibanFirstFour: 'DE89', ibanLastFour: '3000' } },
           ],
-          balance: { amount: 0, currency: 'EUR' },
+          balance: { currency: 'EUR', value: 0 },
         },
         storeId: '12345',
         shopperCurrency: 'EUR',

@@ -162,7 +162,8 @@ export interface BatchShopperInfo {
       billingContactInfo?: SepaBillingContact;
       sepaDirectDebit: { ibanFirstFour: string; ibanLastFour: string };
     }>;
-    balance: { amount: number; currency: string };
+    /** shopper.xsd's balance: currency, then value. */
+    balance: { currency: string; value: number };
   };
   storeId?: string;
   shopperCurrency: string;

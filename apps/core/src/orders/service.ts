@@ -218,7 +218,7 @@ async function presentShopper(em: EntityManager, shopper: Shopper): Promise<Batc
             },
           };
         }),
-        balance: { amount: 0, currency: shopperCurrency },
+        balance: { currency: shopperCurrency, value: 0 },
       },
       ...(shopper.storeId ? { storeId: shopper.storeId } : {}),
       shopperCurrency,
