@@ -13,11 +13,13 @@ import {
   type Order,
   type SepaBillingContact,
   type ShopperContactInfo,
+  type SkuParameter,
   shortDate,
   toMinorUnits,
 } from '@paywire/contracts';
 import { CardTransaction } from '../cards/entities.ts';
 import { CatalogSku } from '../catalog/entities.ts';
+import { cartParameterValues } from '../catalog/custom-parameters.ts';
 import { findSkus } from '../catalog/service.ts';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
@@ -138,6 +140,7 @@ export function presentOrder(order: ShopperOrder, items: OrderItem[], payments: 
       cartItem: items.map((item) => ({
         sku: { skuId: item.sku.id, skuName: item.skuName },
         quantity: item.quantity,
+        ...(item.skuParameters.length > 0 ? { skuParameter: item.skuParameters } : {}),
         itemSubTotal: minorToAmount(item.subTotalMinor, order.currency),
       })),
       tax: 0,
@@ -234,22 +237,25 @@ function orderProblem(name: string, description: string, messageValue?: string):
   });
 }
 
-/** A cart priced from the catalogue: each item's sku and sub-total, and the total. */
+/** A cart priced from the catalogue: each item's sku, sub-total and custom parameter values, and the total. */
 export interface PricedCart {
   totalMinor: number;
-  items: Array<{ sku: CatalogSku; quantity: number; subTotalMinor: number }>;
+  items: Array<{ sku: CatalogSku; quantity: number; subTotalMinor: number; skuParameters: SkuParameter[] }>;
 }
 
 /**
  * Prices a cart from the merchant's catalogue in the order's currency and checks it against the expected
  * total; `at` is where the order sits in the request (`order.` in a batch order), for the errors' names.
- * Every sku must be the merchant's and priced in that currency; `currencyRule` says why, when it is not.
+ * Every sku must be the merchant's and priced in that currency; `currencyRule` says why, when it is not. Each
+ * item's custom parameter values must fit the merchant's parameters.
  */
 export async function pricedCart(
   em: EntityManager,
   merchantId: number,
   order: {
-    cart: { cartItem: Array<{ sku: { skuId: number }; quantity: number }> };
+    cart: {
+      cartItem: Array<{ sku: { skuId: number }; quantity: number; skuParameter?: SkuParameter[] | undefined }>;
+    };
     expectedTotalPrice: { amount: string; currency: string };
   },
   { at = '', currencyRule }: { at?: string; currencyRule: string },
@@ -261,6 +267,7 @@ export async function pricedCart(
     merchantId,
     cart.map((item) => item.sku.skuId),
   );
+  const parameters = await cartParameterValues(em, merchantId, cart, at);
   let totalMinor = 0;
   const items = cart.map((item, index) => {
     const name = `${at}cart.cartItem.${index}.sku.skuId`;
@@ -276,7 +283,7 @@ export async function pricedCart(
         `${at}cart`,
         `the cart totals more than ${minorToDecimal(maxOrderTotalMinor, currency)} ${currency}`,
       );
-    return { sku, quantity: item.quantity, subTotalMinor };
+    return { sku, quantity: item.quantity, subTotalMinor, skuParameters: parameters[index] ?? [] };
   });
   if (toMinorUnits(expected, currency) !== totalMinor)
     throw orderProblem(
@@ -294,7 +301,7 @@ export function orderItems(
   order: ShopperOrder,
   priced: PricedCart['items'],
 ): OrderItem[] {
-  return priced.map(({ sku, quantity, subTotalMinor }) =>
+  return priced.map(({ sku, quantity, subTotalMinor, skuParameters }) =>
     em.create(OrderItem, {
       merchantId,
       order,
@@ -303,6 +310,7 @@ export function orderItems(
       quantity,
       unitMinor: sku.priceMinor,
       subTotalMinor,
+      skuParameters,
     }),
   );
 }
