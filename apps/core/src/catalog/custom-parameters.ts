@@ -128,8 +128,7 @@ export async function cartParameterValues(
       return { paramName: parameter.title, paramValue };
     });
     const missing = active.find(
-      (parameter) =>
-        parameter.mandatory && !values.some((value) => value.paramName === parameter.title),
+      (parameter) => parameter.mandatory && !values.some((value) => value.paramName === parameter.title),
     );
     if (missing)
       throw problem(

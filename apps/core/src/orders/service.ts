@@ -18,8 +18,8 @@ import {
   toMinorUnits,
 } from '@paywire/contracts';
 import { CardTransaction } from '../cards/entities.ts';
-import { CatalogSku } from '../catalog/entities.ts';
 import { cartParameterValues } from '../catalog/custom-parameters.ts';
+import { CatalogSku } from '../catalog/entities.ts';
 import { findSkus } from '../catalog/service.ts';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
@@ -254,7 +254,11 @@ export async function pricedCart(
   merchantId: number,
   order: {
     cart: {
-      cartItem: Array<{ sku: { skuId: number }; quantity: number; skuParameter?: SkuParameter[] | undefined }>;
+      cartItem: Array<{
+        sku: { skuId: number };
+        quantity: number;
+        skuParameter?: SkuParameter[] | undefined;
+      }>;
     };
     expectedTotalPrice: { amount: string; currency: string };
   },
