@@ -1,10 +1,8 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   type CustomParameterRequest,
   customParamSettingsOrder,
   DomainError,
   type CustomParameter as PublicCustomParameter,
-  type SkuParameter,
 } from '@paywire/contracts';
 import type { MerchantContext } from '../context.ts';
 import { inOrder } from '../db/json-order.ts';
@@ -68,7 +66,7 @@ export async function getCustomParameter(ctx: MerchantContext, id: number): Prom
 }
 
 /** Why `value` does not fit the parameter's type and settings, or undefined when it does. */
-function valueProblem(parameter: CustomParameter, value: string): string | undefined {
+export function parameterValueProblem(parameter: CustomParameter, value: string): string | undefined {
   const settings = parameter.settings;
   switch (settings.customParamType) {
     case 'BOOLEAN':
@@ -89,52 +87,4 @@ function valueProblem(parameter: CustomParameter, value: string): string | undef
         : `must match ${pattern}`;
     }
   }
-}
-
-/**
- * A cart's custom parameter values checked against the merchant's active parameters (docs/conformance.md,
- * Extended API): each names one parameter by its title and fits its type, and every mandatory parameter is
- * given on every item. Answers each item's values under the parameters' titles as stored; `at` is where the
- * cart sits in the request, for the errors' names.
- */
-export async function cartParameterValues(
-  em: EntityManager,
-  merchantId: number,
-  cart: ReadonlyArray<{ skuParameter?: ReadonlyArray<SkuParameter> | undefined }>,
-  at: string,
-): Promise<SkuParameter[][]> {
-  const active = await em.find(CustomParameter, { merchantId, active: true }, { orderBy: { id: 'asc' } });
-  const problem = (name: string, description: string, messageValue?: string) =>
-    new DomainError('VALIDATION_GENERAL_FAILURE', `${name}: ${description}`, {
-      name,
-      ...(messageValue === undefined ? {} : { messageValue }),
-    });
-  return cart.map((item, index) => {
-    const given = item.skuParameter ?? [];
-    const values = given.map(({ paramName, paramValue }, position) => {
-      const name = `${at}cart.cartItem.${index}.skuParameter.${position}`;
-      const named = active.filter((parameter) => parameter.title.toLowerCase() === paramName.toLowerCase());
-      if (named.length !== 1)
-        throw problem(
-          `${name}.paramName`,
-          named.length === 0
-            ? "names no active custom parameter of the merchant's"
-            : 'names several active custom parameters; their titles must differ',
-          paramName,
-        );
-      const [parameter] = named as [CustomParameter];
-      const wrong = valueProblem(parameter, paramValue);
-      if (wrong) throw problem(`${name}.paramValue`, `${wrong} (${parameter.title})`);
-      return { paramName: parameter.title, paramValue };
-    });
-    const missing = active.find(
-      (parameter) => parameter.mandatory && !values.some((value) => value.paramName === parameter.title),
-    );
-    if (missing)
-      throw problem(
-        `${at}cart.cartItem.${index}.skuParameter`,
-        `must give the mandatory custom parameter ${missing.title}`,
-      );
-    return values;
-  });
 }

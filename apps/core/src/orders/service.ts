@@ -18,8 +18,8 @@ import {
   toMinorUnits,
 } from '@paywire/contracts';
 import { CardTransaction } from '../cards/entities.ts';
-import { cartParameterValues } from '../catalog/custom-parameters.ts';
-import { CatalogSku } from '../catalog/entities.ts';
+import { parameterValueProblem } from '../catalog/custom-parameters.ts';
+import { CatalogSku, CustomParameter } from '../catalog/entities.ts';
 import { findSkus } from '../catalog/service.ts';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
@@ -234,6 +234,47 @@ function orderProblem(name: string, description: string, messageValue?: string):
   return new DomainError('VALIDATION_GENERAL_FAILURE', `${name}: ${description}`, {
     name,
     ...(messageValue === undefined ? {} : { messageValue }),
+  });
+}
+
+/**
+ * A cart's custom parameter values checked against the merchant's active parameters (docs/conformance.md,
+ * Extended API): each names one parameter by its title and fits its type, and every mandatory parameter is
+ * given on every item. Answers each item's values under the parameters' titles as stored.
+ */
+async function cartParameterValues(
+  em: EntityManager,
+  merchantId: number,
+  cart: ReadonlyArray<{ skuParameter?: SkuParameter[] | undefined }>,
+  at: string,
+): Promise<SkuParameter[][]> {
+  const active = await em.find(CustomParameter, { merchantId, active: true }, { orderBy: { id: 'asc' } });
+  return cart.map((item, index) => {
+    const values = (item.skuParameter ?? []).map(({ paramName, paramValue }, position) => {
+      const name = `${at}cart.cartItem.${index}.skuParameter.${position}`;
+      const named = active.filter((parameter) => parameter.title.toLowerCase() === paramName.toLowerCase());
+      const [parameter] = named;
+      if (!parameter || named.length > 1)
+        throw orderProblem(
+          `${name}.paramName`,
+          parameter
+            ? 'names several active custom parameters; their titles must differ'
+            : "names no active custom parameter of the merchant's",
+          paramName,
+        );
+      const wrong = parameterValueProblem(parameter, paramValue);
+      if (wrong) throw orderProblem(`${name}.paramValue`, `${wrong} (${parameter.title})`);
+      return { paramName: parameter.title, paramValue };
+    });
+    const missing = active.find(
+      (parameter) => parameter.mandatory && !values.some((value) => value.paramName === parameter.title),
+    );
+    if (missing)
+      throw orderProblem(
+        `${at}cart.cartItem.${index}.skuParameter`,
+        `must give the mandatory custom parameter ${missing.title}`,
+      );
+    return values;
   });
 }
 
