@@ -142,7 +142,8 @@ async function newShopper(cards = [VISA]): Promise<number> {
   return Number(/\/shoppers\/(\d+)$/.exec(path(reply))?.[1]);
 }
 
-function orderXml(shopperId: number, items: Array<[number, number]>, expected: string, card = '') {
+/** An order of `items` (sku id, quantity and, optionally, the item's sku-parameter elements). */
+function orderXml(shopperId: number, items: Array<[number, number, string?]>, expected: string, card = '') {
   return `<?xml version="1.0" encoding="UTF-8"?>
 <order xmlns="${NAMESPACE}">
   <ordering-shopper>
@@ -151,7 +152,7 @@ function orderXml(shopperId: number, items: Array<[number, number]>, expected: s
     ${webInfoXml}
   </ordering-shopper>
   <cart>
-${items.map(([id, quantity]) => `    <cart-item><sku><sku-id>${id}</sku-id></sku><quantity>${quantity}</quantity></cart-item>`).join('\n')}
+${items.map(([id, quantity, parameters = '']) => `    <cart-item><sku><sku-id>${id}</sku-id></sku><quantity>${quantity}</quantity>${parameters}</cart-item>`).join('\n')}
   </cart>
   <expected-total-price><amount>${expected}</amount><currency>EUR</currency></expected-total-price>
 </order>`;
@@ -665,19 +666,10 @@ describe('sku parameters of a cart item', () => {
   });
 
   it('takes them in XML, keeps them with the item and answers them back in schema order', async () => {
-    const document = `<?xml version="1.0" encoding="UTF-8"?>
-<order xmlns="${NAMESPACE}">
-  <ordering-shopper><shopper-id>${shopperId}</shopper-id>${webInfoXml}</ordering-shopper>
-  <cart>
-    <cart-item>
-      <sku><sku-id>${skuId}</sku-id></sku>
-      <quantity>1</quantity>
-      <sku-parameter><param-name>size</param-name><param-value>M</param-value></sku-parameter>
-      <sku-parameter><param-name>Engraving</param-name><param-value>FOR ANNA</param-value></sku-parameter>
-    </cart-item>
-  </cart>
-  <expected-total-price><amount>15.00</amount><currency>EUR</currency></expected-total-price>
-</order>`;
+    const parameters =
+      '<sku-parameter><param-name>size</param-name><param-value>M</param-value></sku-parameter>' +
+      '<sku-parameter><param-name>Engraving</param-name><param-value>FOR ANNA</param-value></sku-parameter>';
+    const document = orderXml(shopperId, [[skuId, 1, parameters]], '15.00');
     const reply = await api.post('/orders', document, as(xml));
     expect(reply.status, reply.text).toBe(201);
     expect(childNames(reply.text, 'cart-item')).toEqual([
@@ -737,13 +729,7 @@ describe('sku parameters of a cart item', () => {
       expect(reply.status, reply.text).toBe(400);
       expect(failure(reply)).toEqual({ errorName: 'VALIDATION_GENERAL_FAILURE', code: 10001, property });
     }
-    const inXml = await api.post(
-      '/orders',
-      `<order xmlns="${NAMESPACE}"><ordering-shopper><shopper-id>${shopperId}</shopper-id>${webInfoXml}</ordering-shopper>` +
-        `<cart><cart-item><sku><sku-id>${skuId}</sku-id></sku><quantity>1</quantity></cart-item></cart>` +
-        '<expected-total-price><amount>15.00</amount><currency>EUR</currency></expected-total-price></order>',
-      as(xml),
-    );
+    const inXml = await api.post('/orders', orderXml(shopperId, [[skuId, 1]], '15.00'), as(xml));
     expect(inXml.status, inXml.text).toBe(400);
     expect(inXml.text).toContain(`<name>${at}</name>`);
     expect(await counts(merchant)).toEqual(before);
