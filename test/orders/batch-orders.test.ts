@@ -408,8 +408,8 @@ describe('POST /batch/order-placement in XML', () => {
     expect(namesAt(doc, `${account}/sepa-direct-debit`)).toEqual(['iban-first-four', 'iban-last-four']);
     expect(textAt(doc, `${account}/sepa-direct-debit/iban-first-four`)).toBe('DE89');
     expect(textAt(doc, `${account}/sepa-direct-debit/iban-last-four`)).toBe('3000');
-    expect(namesAt(doc, `${payment}/balance`)).toEqual(['amount', 'currency']);
-    expect(textAt(doc, `${payment}/balance/amount`)).toBe('0.00');
+    expect(namesAt(doc, `${payment}/balance`)).toEqual(['currency', 'value']);
+    expect(textAt(doc, `${payment}/balance/value`)).toBe('0.00');
     expect(textAt(doc, `${payment}/balance/currency`)).toBe('EUR');
   });
 
@@ -602,7 +602,7 @@ describe('JSON, reads and the debit settling', () => {
           sepaDirectDebitsInfo: [
             { billingContactInfo: billing, sepaDirectDebit: { ibanFirstFour: 'DE89', ibanLastFour: '3000' } },
           ],
-          balance: { amount: 0, currency: 'EUR' },
+          balance: { currency: 'EUR', value: 0 },
         },
         storeId: '12345',
         shopperCurrency: 'EUR',
@@ -964,5 +964,68 @@ describe('Idempotency-Key', () => {
     // Without a key the same body places a second order, for a second shopper.
     expect((await place(body, { merchant })).status).toBe(200);
     expect(await count('shopper_order', merchant)).toBe(2);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Sku parameters: a cart item's values of the merchant's custom parameters (docs/conformance.md, Extended API)
+// ---------------------------------------------------------------------------------------------------------
+
+describe('sku parameters of a batch order', () => {
+  it('are taken in XML and JSON, kept with the item and answered; a bad one leaves no row behind', async () => {
+    const merchant = await stack.newMerchant();
+    const [skuId = 0] = await createSkus(merchant, [['Ticket', '30.00', 'EUR']]);
+    const parameter = await api.post(
+      '/catalog/custom-parameters',
+      {
+        customParamTitle: 'Seat',
+        mandatory: true,
+        customParamSettings: { customParamType: 'LONG-TEXT', longTextType: { maximumLength: 5 } },
+      },
+      { merchant },
+    );
+    expect(parameter.status, parameter.text).toBe(201);
+
+    const withSeat = (seat: string) =>
+      batchXml({ items: [[skuId, 1]], expected: '30.00' }).replace(
+        '</quantity>',
+        `</quantity><sku-parameter><param-name>Seat</param-name><param-value>${seat}</param-value></sku-parameter>`,
+      );
+    const inXml = await place(withSeat('A12'), { merchant });
+    expect(inXml.status, inXml.text).toBe(200);
+    expect(inXml.text).toContain(
+      '<quantity>1</quantity><sku-parameter><param-name>Seat</param-name><param-value>A12</param-value>' +
+        '</sku-parameter><item-sub-total>30.00</item-sub-total>',
+    );
+
+    const json = batchJson({ items: [[skuId, 1]], expected: '30.00' });
+    const [item] = json.order.cart.cartItem;
+    const inJson = await api.post(
+      '/batch/order-placement',
+      {
+        ...json,
+        order: {
+          ...json.order,
+          cart: { cartItem: [{ ...item, skuParameter: [{ paramName: 'seat', paramValue: 'B7' }] }] },
+        },
+      },
+      { merchant },
+    );
+    expect(inJson.status, inJson.text).toBe(200);
+    const read = await api.get(`/orders/${inJson.body.order.orderId}`, { merchant });
+    expect(read.body.cart.cartItem[0].skuParameter).toEqual([{ paramName: 'Seat', paramValue: 'B7' }]);
+
+    const placed = await rowCounts(merchant);
+    for (const [body, property] of [
+      [withSeat('TOO LONG'), 'order.cart.cartItem.0.skuParameter.0.paramValue'],
+      [batchXml({ items: [[skuId, 1]], expected: '30.00' }), 'order.cart.cartItem.0.skuParameter'],
+    ] as const) {
+      expect(failure(await place(body, { merchant }))).toMatchObject({
+        status: 400,
+        errorName: 'VALIDATION_GENERAL_FAILURE',
+        property,
+      });
+    }
+    expect(await rowCounts(merchant)).toEqual(placed);
   });
 });

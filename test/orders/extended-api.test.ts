@@ -142,7 +142,8 @@ async function newShopper(cards = [VISA]): Promise<number> {
   return Number(/\/shoppers\/(\d+)$/.exec(path(reply))?.[1]);
 }
 
-function orderXml(shopperId: number, items: Array<[number, number]>, expected: string, card = '') {
+/** An order of `items` (sku id, quantity and, optionally, the item's sku-parameter elements). */
+function orderXml(shopperId: number, items: Array<[number, number, string?]>, expected: string, card = '') {
   return `<?xml version="1.0" encoding="UTF-8"?>
 <order xmlns="${NAMESPACE}">
   <ordering-shopper>
@@ -151,7 +152,7 @@ function orderXml(shopperId: number, items: Array<[number, number]>, expected: s
     ${webInfoXml}
   </ordering-shopper>
   <cart>
-${items.map(([id, quantity]) => `    <cart-item><sku><sku-id>${id}</sku-id></sku><quantity>${quantity}</quantity></cart-item>`).join('\n')}
+${items.map(([id, quantity, parameters = '']) => `    <cart-item><sku><sku-id>${id}</sku-id></sku><quantity>${quantity}</quantity>${parameters}</cart-item>`).join('\n')}
   </cart>
   <expected-total-price><amount>${expected}</amount><currency>EUR</currency></expected-total-price>
 </order>`;
@@ -358,6 +359,8 @@ describe('POST /orders', () => {
       orderingShopper: { shopperId, creditCard: { cardType: 'VISA', cardLastFourDigits: '9299' } },
       cart: { chargedCurrency: 'EUR', totalCartCost: 20 },
     });
+    // An item given no custom parameter values carries no skuParameter.
+    expect(reply.body.cart.cartItem[0]).not.toHaveProperty('skuParameter');
     const [invoice] = reply.body.postSaleInfo.invoices;
     expect(invoice.url).toBe(`${stack.baseUrl}/orders/${reply.body.orderId}`);
     expect(invoice.financialTransactions[0]).toMatchObject({
@@ -603,5 +606,132 @@ describe('/catalog/custom-parameters', () => {
     expect(foreignUpdate.status, foreignUpdate.text).toBe(404);
     expect(await counts()).toEqual(before);
     expect((await api.get(location)).body.customParamTitle).toBe('Gift wrap');
+  });
+});
+
+// The values of the merchant's custom parameters a cart item carries (order.xsd's sku-parameter: param-name,
+// the parameter's title, and param-value), checked against each parameter; a merchant of their own, since a
+// mandatory parameter applies to every order of its merchant.
+describe('sku parameters of a cart item', () => {
+  let merchant: TestMerchant;
+  let shopperId = 0;
+  let skuId = 0;
+  const as = (options: CallOptions = {}): CallOptions => ({ ...options, merchant });
+
+  beforeAll(async () => {
+    merchant = await stack.newMerchant();
+    const product = await api.post(
+      '/catalog/products',
+      { productName: 'Shirts', skus: [{ skuName: 'Shirt', price: { amount: '15.00', currency: 'EUR' } }] },
+      as(),
+    );
+    expect(product.status, product.text).toBe(201);
+    skuId = (await api.get(path(product), as())).body.skus[0].skuId;
+    const shopper = await api.post('/shoppers', shopperJson([VISA]), as());
+    expect(shopper.status, shopper.text).toBe(201);
+    shopperId = Number(/\/shoppers\/(\d+)$/.exec(path(shopper))?.[1]);
+    const parameters = [
+      {
+        customParamTitle: 'Size',
+        mandatory: true,
+        customParamSettings: {
+          customParamType: 'FIXED-SELECTION',
+          fixedSelectionType: { dropDownValues: ['S', 'M', 'L'] },
+        },
+      },
+      { customParamTitle: 'Gift wrap', customParamSettings: { customParamType: 'BOOLEAN' } },
+      {
+        customParamTitle: 'Engraving',
+        customParamSettings: {
+          customParamType: 'SHORT-TEXT',
+          shortTextType: { minimumLength: 2, maximumLength: 10, regexValidation: '^[A-Z ]+$' },
+        },
+      },
+      {
+        customParamTitle: 'Retired',
+        active: false,
+        customParamSettings: { customParamType: 'BOOLEAN' },
+      },
+    ];
+    for (const parameter of parameters) {
+      const reply = await api.post('/catalog/custom-parameters', parameter, as());
+      expect(reply.status, reply.text).toBe(201);
+    }
+  });
+
+  const orderWith = (skuParameter: unknown) => ({
+    orderingShopper: { shopperId, webInfo },
+    cart: { cartItem: [{ sku: { skuId }, quantity: 1, skuParameter }] },
+    expectedTotalPrice: { amount: '15.00', currency: 'EUR' },
+  });
+
+  it('takes them in XML, keeps them with the item and answers them back in schema order', async () => {
+    const parameters =
+      '<sku-parameter><param-name>size</param-name><param-value>M</param-value></sku-parameter>' +
+      '<sku-parameter><param-name>Engraving</param-name><param-value>FOR ANNA</param-value></sku-parameter>';
+    const document = orderXml(shopperId, [[skuId, 1, parameters]], '15.00');
+    const reply = await api.post('/orders', document, as(xml));
+    expect(reply.status, reply.text).toBe(201);
+    expect(childNames(reply.text, 'cart-item')).toEqual([
+      'sku',
+      'quantity',
+      'sku-parameter',
+      'sku-parameter',
+      'item-sub-total',
+    ]);
+    // The parameter's own title is kept, whatever case the cart named it in.
+    expect(reply.text).toContain(
+      '<sku-parameter><param-name>Size</param-name><param-value>M</param-value></sku-parameter>' +
+        '<sku-parameter><param-name>Engraving</param-name><param-value>FOR ANNA</param-value></sku-parameter>',
+    );
+    const read = await api.get(path(reply), as());
+    expect(read.status, read.text).toBe(200);
+    expect(read.body.cart.cartItem[0].skuParameter).toEqual([
+      { paramName: 'Size', paramValue: 'M' },
+      { paramName: 'Engraving', paramValue: 'FOR ANNA' },
+    ]);
+  });
+
+  it('takes them in JSON', async () => {
+    const reply = await api.post(
+      '/orders',
+      orderWith([
+        { paramName: 'Size', paramValue: 'L' },
+        { paramName: 'Gift wrap', paramValue: 'true' },
+      ]),
+      as(),
+    );
+    expect(reply.status, reply.text).toBe(201);
+    expect(reply.body.cart.cartItem[0].skuParameter).toEqual([
+      { paramName: 'Size', paramValue: 'L' },
+      { paramName: 'Gift wrap', paramValue: 'true' },
+    ]);
+  });
+
+  it('refuses an unknown or inactive parameter, a value its type refuses and a missing mandatory one, writing nothing', async () => {
+    const before = await counts(merchant);
+    const at = 'cart.cartItem.0.skuParameter';
+    const size = { paramName: 'Size', paramValue: 'M' };
+    const cases: Array<[unknown, string]> = [
+      [[size, { paramName: 'Colour', paramValue: 'red' }], `${at}.1.paramName`],
+      [[size, { paramName: 'Retired', paramValue: 'true' }], `${at}.1.paramName`],
+      [[{ paramName: 'Size', paramValue: 'XXL' }], `${at}.0.paramValue`],
+      [[size, { paramName: 'Gift wrap', paramValue: 'yes' }], `${at}.1.paramValue`],
+      [[size, { paramName: 'Engraving', paramValue: 'A' }], `${at}.1.paramValue`],
+      [[size, { paramName: 'Engraving', paramValue: 'for anna' }], `${at}.1.paramValue`],
+      [[{ paramName: 'Gift wrap', paramValue: 'false' }], at],
+      [undefined, at],
+      [[size, { paramName: 'SIZE', paramValue: 'S' }], `${at}.1.paramName`],
+      [[{ paramName: 'Size' }], `${at}.0.paramValue`],
+    ];
+    for (const [skuParameter, property] of cases) {
+      const reply = await api.post('/orders', orderWith(skuParameter), as());
+      expect(reply.status, reply.text).toBe(400);
+      expect(failure(reply)).toEqual({ errorName: 'VALIDATION_GENERAL_FAILURE', code: 10001, property });
+    }
+    const inXml = await api.post('/orders', orderXml(shopperId, [[skuId, 1]], '15.00'), as(xml));
+    expect(inXml.status, inXml.text).toBe(400);
+    expect(inXml.text).toContain(`<name>${at}</name>`);
+    expect(await counts(merchant)).toEqual(before);
   });
 });

@@ -57,6 +57,10 @@ export const schemaOfRoot: Readonly<Record<string, string>> = {
   'batch-account-update': 'batch-account-update.xsd',
   'cp-user-info': 'cp-user.xsd',
   wallet: 'wallet.xsd',
+  order: 'order.xsd',
+  shopper: 'shopper.xsd',
+  'batch-order': 'batch-order.xsd',
+  'custom-parameter': 'custom-parameter.xsd',
 };
 
 /**
@@ -269,6 +273,106 @@ export const amendments: ReadonlyArray<{ file: string; find: string; replace: st
     file: 'account-update.xsd',
     find: '<xs:element ref="updated-card" minOccurs="1" maxOccurs="1"/>',
     replace: '<xs:element ref="updated-card" minOccurs="0" maxOccurs="1"/>',
+  },
+  // An invoice's financial transaction shows the payment method that paid it, not an element for every
+  // method: 3.52.2 requires each (card, wallet, ECP, SEPA, BECS, ACSS) and the authorization code, which only a
+  // card payment has; the reference's batch order answer shows the SEPA debit alone.
+  {
+    file: 'order.xsd',
+    find:
+      '<xs:element ref="credit-card"/>\n                <xs:element ref="wallet"/>\n' +
+      '                <xs:element ref="paypal-transaction-data" minOccurs="0" />\n' +
+      '                <xs:element ref="ecp"/>\n                <xs:element ref="sepa-direct-debit"/>\n' +
+      '                <xs:element ref="becs-direct-debit"/>\n                <xs:element ref="acss-direct-debit"/>\n' +
+      '                <xs:element ref="invoice-contact-info"/>\n                <xs:element ref="authorization-code"/>',
+    replace:
+      '<xs:element ref="credit-card" minOccurs="0"/><xs:element ref="wallet" minOccurs="0"/>' +
+      '<xs:element ref="paypal-transaction-data" minOccurs="0"/><xs:element ref="ecp" minOccurs="0"/>' +
+      '<xs:element ref="sepa-direct-debit" minOccurs="0"/><xs:element ref="becs-direct-debit" minOccurs="0"/>' +
+      '<xs:element ref="acss-direct-debit" minOccurs="0"/><xs:element ref="invoice-contact-info"/>' +
+      '<xs:element ref="authorization-code" minOccurs="0"/>',
+  },
+  // A financial transaction's skus name each sku by its id, as the interface's batch order answer does; the
+  // cart above it carries the names (sku.xsd's sku, which requires sku-name, stays the cart item's type).
+  {
+    file: 'order.xsd',
+    find: '<xs:element ref="sku" maxOccurs="unbounded"/>',
+    replace:
+      '<xs:element name="sku" form="qualified" maxOccurs="unbounded"><xs:complexType><xs:sequence>' +
+      '<xs:element ref="sku-id"/></xs:sequence></xs:complexType></xs:element>',
+  },
+  // The interface's batch order answer carries an empty wallet-provider transaction-data element in a SEPA
+  // debit's financial transaction; paypal-info.xsd requires PayPal's ids in it.
+  {
+    file: 'paypal-info.xsd',
+    find: '<xs:element ref="pp-transaction-id" />\n\t\t\t\t<xs:element ref="pp-subscription-id" />\n\t\t\t\t<xs:element ref="pp-billing-agreement-id" />',
+    replace:
+      '<xs:element ref="pp-transaction-id" minOccurs="0"/><xs:element ref="pp-subscription-id" minOccurs="0"/>' +
+      '<xs:element ref="pp-billing-agreement-id" minOccurs="0"/>',
+  },
+  // An order's answer has no invoice-status: its invoice's financial transaction carries the status.
+  {
+    file: 'order.xsd',
+    find: '<xs:element ref="invoice-status" />',
+    replace: '<xs:element ref="invoice-status" minOccurs="0"/>',
+  },
+  // The ordering shopper's web-info is what the order was placed with; the answer names the shopper (and the
+  // card charged) without repeating it.
+  {
+    file: 'order.xsd',
+    find: '<xs:element ref="web-info" />',
+    replace: '<xs:element ref="web-info" minOccurs="0"/>',
+  },
+  // A shopper's SEPA account is shown by its IBAN's first and last four characters (the interface's batch
+  // order answer); the Extended API returns the mandate only with a subscription, and Paywire keeps no status
+  // or, for an account opened outside a batch order, billing contact of a stored account.
+  {
+    file: 'sepa-direct-debit-info.xsd',
+    find: '<xs:element ref="mandate-id" />\n\t\t\t\t<xs:element ref="mandate-date" />',
+    replace: '<xs:element ref="mandate-id" minOccurs="0"/><xs:element ref="mandate-date" minOccurs="0"/>',
+  },
+  {
+    file: 'sepa-direct-debit-info.xsd',
+    find: '<xs:element ref="billing-contact-info" />',
+    replace: '<xs:element ref="billing-contact-info" minOccurs="0"/>',
+  },
+  {
+    file: 'sepa-direct-debit-info.xsd',
+    find: '<xs:element ref="status" />',
+    replace: '<xs:element ref="status" minOccurs="0"/>',
+  },
+  // A custom parameter carries the settings of its own type (the reference's own Retrieve example), each as
+  // the merchant sent it (the reference's Create marks every setting optional); the schema lists every type's
+  // settings as required, and every value within them.
+  ...[
+    'short-text-type',
+    'long-text-type',
+    'fixed-selection-type',
+    'merchant-value-type',
+    'visual-settings',
+  ].map((settings) => ({
+    file: 'custom-parameter.xsd',
+    find: `<xs:element ref="${settings}" />`,
+    replace: `<xs:element ref="${settings}" minOccurs="0"/>`,
+  })),
+  ...['short-text-type', 'long-text-type', 'merchant-value-type'].map((settings) => ({
+    file: 'custom-parameter.xsd',
+    find:
+      `<xs:element name="${settings}">\n\t\t<xs:complexType>\n\t\t\t<xs:sequence>\n` +
+      '\t\t\t\t<xs:element ref="minimum-length" />\n\t\t\t\t<xs:element ref="maximum-length" />',
+    replace:
+      `<xs:element name="${settings}"><xs:complexType><xs:sequence>` +
+      '<xs:element ref="minimum-length" minOccurs="0"/><xs:element ref="maximum-length" minOccurs="0"/>',
+  })),
+  {
+    file: 'custom-parameter.xsd',
+    find: '<xs:element ref="regex-validation" />',
+    replace: '<xs:element ref="regex-validation" minOccurs="0"/>',
+  },
+  {
+    file: 'custom-parameter.xsd',
+    find: '<xs:element ref="title-alignment" />',
+    replace: '<xs:element ref="title-alignment" minOccurs="0"/>',
   },
 ];
 

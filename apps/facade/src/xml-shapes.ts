@@ -6,7 +6,7 @@ import type { XmlShape } from '@paywire/xml';
  * the cart's money with two decimals (orders are paid by SEPA direct debit, in EUR only).
  */
 const orderDocument = {
-  repeated: ['cartItem'],
+  repeated: ['cartItem', 'skuParameter'],
   wrapped: {
     invoiceContactsInfo: 'invoice-contact-info',
     creditCardsInfo: 'credit-card-info',
@@ -72,7 +72,8 @@ const orderTypes = {
   ],
   orderingShopper: ['shopperId', 'creditCard', 'webInfo', 'authorizedByShopper'],
   cart: ['chargedCurrency', 'cartItem', 'tax', 'taxRate', 'totalCartCost'],
-  cartItem: ['sku', 'quantity', 'itemSubTotal'],
+  cartItem: ['sku', 'quantity', 'skuParameter', 'itemSubTotal'],
+  skuParameter: ['paramName', 'paramValue'],
   sku: ['skuId', 'skuName'],
   invoices: ['invoiceId', 'url', 'financialTransactions'],
   financialTransactions: [

@@ -6,6 +6,7 @@ import {
   currencyInput,
   optionalText,
   positiveIntegerInput,
+  refuseRepeats,
   text,
 } from './primitives.ts';
 import { ibanInput, type SepaDebitDetails, type SepaStatus, sepaCurrencyInput } from './sepa.ts';
@@ -79,10 +80,43 @@ const quantityInput = positiveIntegerInput.refine(
   `must be at most ${maxQuantity}`,
 );
 
-/** An order's cart: catalogue skus by id, each with its quantity. */
+export const maxSkuParameters = 20;
+
+/**
+ * A cart item's values of the merchant's custom parameters (order.xsd's sku-parameter): each names a parameter
+ * by its title and gives the shopper's value, checked against the parameter's type in core.
+ */
+const skuParameterInput = z.object({
+  paramName: text(100),
+  paramValue: z
+    .string()
+    .max(4000, 'must be at most 4000 characters')
+    .refine((value) => !value.includes('\u0000'), 'must not contain NUL characters'),
+});
+
+/** An order's cart: catalogue skus by id, each with its quantity and the values of its custom parameters. */
 export const cartInput = z.object({
   cartItem: z
-    .array(z.object({ sku: z.object({ skuId: positiveIntegerInput }), quantity: quantityInput }))
+    .array(
+      z
+        .object({
+          sku: z.object({ skuId: positiveIntegerInput }),
+          quantity: quantityInput,
+          skuParameter: z
+            .array(skuParameterInput)
+            .max(maxSkuParameters, `must hold at most ${maxSkuParameters} sku-parameter elements`)
+            .optional(),
+        })
+        .superRefine((item, ctx) =>
+          refuseRepeats(
+            ctx,
+            item.skuParameter,
+            { list: 'skuParameter', property: 'paramName' },
+            (parameter) => parameter.paramName.toLowerCase(),
+            'names a parameter an earlier sku-parameter of this item already gives',
+          ),
+        ),
+    )
     .min(1, 'must hold at least one cart-item')
     .max(maxCartItems, `must hold at most ${maxCartItems} cart-item elements`),
 });
@@ -136,6 +170,7 @@ export const batchShopperIdInput = z.object({ shopperId: positiveIntegerInput })
 // ---------------------------------------------------------------------------------------------------------
 
 export type ShopperContactInfo = z.output<typeof shopperContactInfoInput>;
+export type SkuParameter = z.output<typeof skuParameterInput>;
 export type SepaBillingContact = z.output<typeof sepaBillingContactInput>;
 
 export interface ShippingContactInfo {
@@ -162,7 +197,8 @@ export interface BatchShopperInfo {
       billingContactInfo?: SepaBillingContact;
       sepaDirectDebit: { ibanFirstFour: string; ibanLastFour: string };
     }>;
-    balance: { amount: number; currency: string };
+    /** shopper.xsd's balance: currency, then value. */
+    balance: { currency: string; value: number };
   };
   storeId?: string;
   shopperCurrency: string;
@@ -226,7 +262,13 @@ export interface Order {
   };
   cart: {
     chargedCurrency: string;
-    cartItem: Array<{ sku: { skuId: number; skuName: string }; quantity: number; itemSubTotal: number }>;
+    cartItem: Array<{
+      sku: { skuId: number; skuName: string };
+      quantity: number;
+      /** The custom parameters' values given with the item, each under the parameter's title. */
+      skuParameter?: SkuParameter[];
+      itemSubTotal: number;
+    }>;
     tax: number;
     taxRate: number;
     totalCartCost: number;

@@ -399,7 +399,7 @@ export const batchShopperBody = describes<BatchShopper>()(
             sepaDirectDebit: z.object(ibanDigits),
           }),
         ),
-        balance: z.object({ amount, currency: z.string() }),
+        balance: z.object({ currency: z.string(), value: amount }),
       }),
       storeId: z.string().optional(),
       shopperCurrency: z.string(),
@@ -437,6 +437,7 @@ export const orderBody = describes<Order>()(
         z.object({
           sku: z.object({ skuId: z.number(), skuName: z.string() }),
           quantity: z.number(),
+          skuParameter: z.array(z.object({ paramName: z.string(), paramValue: z.string() })).optional(),
           itemSubTotal: z.number(),
         }),
       ),

@@ -64,3 +64,27 @@ export async function updateCustomParameter(
 export async function getCustomParameter(ctx: MerchantContext, id: number): Promise<PublicCustomParameter> {
   return present(await findParameter(ctx, id));
 }
+
+/** Why `value` does not fit the parameter's type and settings, or undefined when it does. */
+export function parameterValueProblem(parameter: CustomParameter, value: string): string | undefined {
+  const settings = parameter.settings;
+  switch (settings.customParamType) {
+    case 'BOOLEAN':
+      return /^(true|false)$/i.test(value) ? undefined : 'must be true or false';
+    case 'FIXED-SELECTION': {
+      const values = settings.fixedSelectionType?.dropDownValues ?? [];
+      return values.includes(value) ? undefined : `must be one of ${values.join(', ')}`;
+    }
+    default: {
+      const range =
+        settings.shortTextType ?? settings.longTextType ?? settings.merchantValueType ?? ({} as const);
+      const { minimumLength = 0, maximumLength = 4000 } = range;
+      if (value.length < minimumLength || value.length > maximumLength)
+        return `must be ${minimumLength} to ${maximumLength} characters`;
+      const pattern = settings.shortTextType?.regexValidation;
+      return pattern === undefined || new RegExp(pattern, 'u').test(value)
+        ? undefined
+        : `must match ${pattern}`;
+    }
+  }
+}

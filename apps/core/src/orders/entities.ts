@@ -1,5 +1,5 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/postgresql';
-import type { SepaBillingContact, ShopperContactInfo } from '@paywire/contracts';
+import type { SepaBillingContact, ShopperContactInfo, SkuParameter } from '@paywire/contracts';
 import { CardTransaction } from '../cards/entities.ts';
 import { CatalogSku } from '../catalog/entities.ts';
 import { Shopper } from '../shoppers/entities.ts';
@@ -41,6 +41,8 @@ export const OrderItem = defineEntity({
     quantity: p.integer(),
     unitMinor: p.bigint('number'),
     subTotalMinor: p.bigint('number'),
+    /** The custom parameters' values given with the item, under each parameter's title as it then was (0040). */
+    skuParameters: p.json<SkuParameter[]>(),
   },
 });
 export type OrderItem = InferEntity<typeof OrderItem>;

@@ -13,11 +13,13 @@ import {
   type Order,
   type SepaBillingContact,
   type ShopperContactInfo,
+  type SkuParameter,
   shortDate,
   toMinorUnits,
 } from '@paywire/contracts';
 import { CardTransaction } from '../cards/entities.ts';
-import { CatalogSku } from '../catalog/entities.ts';
+import { parameterValueProblem } from '../catalog/custom-parameters.ts';
+import { CatalogSku, CustomParameter } from '../catalog/entities.ts';
 import { findSkus } from '../catalog/service.ts';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
@@ -138,6 +140,7 @@ export function presentOrder(order: ShopperOrder, items: OrderItem[], payments: 
       cartItem: items.map((item) => ({
         sku: { skuId: item.sku.id, skuName: item.skuName },
         quantity: item.quantity,
+        ...(item.skuParameters.length > 0 ? { skuParameter: item.skuParameters } : {}),
         itemSubTotal: minorToAmount(item.subTotalMinor, order.currency),
       })),
       tax: 0,
@@ -218,7 +221,7 @@ async function presentShopper(em: EntityManager, shopper: Shopper): Promise<Batc
             },
           };
         }),
-        balance: { amount: 0, currency: shopperCurrency },
+        balance: { currency: shopperCurrency, value: 0 },
       },
       ...(shopper.storeId ? { storeId: shopper.storeId } : {}),
       shopperCurrency,
@@ -234,22 +237,70 @@ function orderProblem(name: string, description: string, messageValue?: string):
   });
 }
 
-/** A cart priced from the catalogue: each item's sku and sub-total, and the total. */
+/**
+ * A cart's custom parameter values checked against the merchant's active parameters (docs/conformance.md,
+ * Extended API): each names one parameter by its title and fits its type, and every mandatory parameter is
+ * given on every item. Answers each item's values under the parameters' titles as stored.
+ */
+async function cartParameterValues(
+  em: EntityManager,
+  merchantId: number,
+  cart: ReadonlyArray<{ skuParameter?: SkuParameter[] | undefined }>,
+  at: string,
+): Promise<SkuParameter[][]> {
+  const active = await em.find(CustomParameter, { merchantId, active: true }, { orderBy: { id: 'asc' } });
+  return cart.map((item, index) => {
+    const values = (item.skuParameter ?? []).map(({ paramName, paramValue }, position) => {
+      const name = `${at}cart.cartItem.${index}.skuParameter.${position}`;
+      const named = active.filter((parameter) => parameter.title.toLowerCase() === paramName.toLowerCase());
+      const [parameter] = named;
+      if (!parameter || named.length > 1)
+        throw orderProblem(
+          `${name}.paramName`,
+          parameter
+            ? 'names several active custom parameters; their titles must differ'
+            : "names no active custom parameter of the merchant's",
+          paramName,
+        );
+      const wrong = parameterValueProblem(parameter, paramValue);
+      if (wrong) throw orderProblem(`${name}.paramValue`, `${wrong} (${parameter.title})`);
+      return { paramName: parameter.title, paramValue };
+    });
+    const missing = active.find(
+      (parameter) => parameter.mandatory && !values.some((value) => value.paramName === parameter.title),
+    );
+    if (missing)
+      throw orderProblem(
+        `${at}cart.cartItem.${index}.skuParameter`,
+        `must give the mandatory custom parameter ${missing.title}`,
+      );
+    return values;
+  });
+}
+
+/** A cart priced from the catalogue: each item's sku, sub-total and custom parameter values, and the total. */
 export interface PricedCart {
   totalMinor: number;
-  items: Array<{ sku: CatalogSku; quantity: number; subTotalMinor: number }>;
+  items: Array<{ sku: CatalogSku; quantity: number; subTotalMinor: number; skuParameters: SkuParameter[] }>;
 }
 
 /**
  * Prices a cart from the merchant's catalogue in the order's currency and checks it against the expected
  * total; `at` is where the order sits in the request (`order.` in a batch order), for the errors' names.
- * Every sku must be the merchant's and priced in that currency; `currencyRule` says why, when it is not.
+ * Every sku must be the merchant's and priced in that currency; `currencyRule` says why, when it is not. Each
+ * item's custom parameter values must fit the merchant's parameters.
  */
 export async function pricedCart(
   em: EntityManager,
   merchantId: number,
   order: {
-    cart: { cartItem: Array<{ sku: { skuId: number }; quantity: number }> };
+    cart: {
+      cartItem: Array<{
+        sku: { skuId: number };
+        quantity: number;
+        skuParameter?: SkuParameter[] | undefined;
+      }>;
+    };
     expectedTotalPrice: { amount: string; currency: string };
   },
   { at = '', currencyRule }: { at?: string; currencyRule: string },
@@ -261,6 +312,7 @@ export async function pricedCart(
     merchantId,
     cart.map((item) => item.sku.skuId),
   );
+  const parameters = await cartParameterValues(em, merchantId, cart, at);
   let totalMinor = 0;
   const items = cart.map((item, index) => {
     const name = `${at}cart.cartItem.${index}.sku.skuId`;
@@ -276,7 +328,7 @@ export async function pricedCart(
         `${at}cart`,
         `the cart totals more than ${minorToDecimal(maxOrderTotalMinor, currency)} ${currency}`,
       );
-    return { sku, quantity: item.quantity, subTotalMinor };
+    return { sku, quantity: item.quantity, subTotalMinor, skuParameters: parameters[index] ?? [] };
   });
   if (toMinorUnits(expected, currency) !== totalMinor)
     throw orderProblem(
@@ -294,7 +346,7 @@ export function orderItems(
   order: ShopperOrder,
   priced: PricedCart['items'],
 ): OrderItem[] {
-  return priced.map(({ sku, quantity, subTotalMinor }) =>
+  return priced.map(({ sku, quantity, subTotalMinor, skuParameters }) =>
     em.create(OrderItem, {
       merchantId,
       order,
@@ -303,6 +355,7 @@ export function orderItems(
       quantity,
       unitMinor: sku.priceMinor,
       subTotalMinor,
+      skuParameters,
     }),
   );
 }
