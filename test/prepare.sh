@@ -8,7 +8,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-binding() { node -e "require('pkcs11js')" >/dev/null 2>&1; }
+node=$root/node_modules/node/bin/node # the project's Node 24, also when run outside npm
+binding() { "$node" -e "require('pkcs11js')" >/dev/null 2>&1; }
 if ! binding; then
   echo "[prepare] building the pkcs11js binding (python3, make, g++ from Debian when missing)"
   missing=()
@@ -17,8 +18,9 @@ if ! binding; then
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       python3 make g++) >/dev/null 2>&1 || true
   fi
-  # npm ci dropped the optional package when its build failed; this puts back what the lockfile says
-  npm install --no-save --no-audit --no-fund >/dev/null 2>&1 || true
+  # npm ci dropped the optional package when its build failed: put back the lockfile's tarball (checked
+  # against its integrity) and build it; `npm install` would prune what the node package installed itself
+  "$node" test/support/restore-package.ts pkcs11js && npm rebuild pkcs11js >/dev/null 2>&1 || true
   if ! binding; then
     echo '#################################################################################'
     echo '## the pkcs11js binding cannot be built here: the PKCS#11 tests will be SKIPPED ##'

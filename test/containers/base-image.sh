@@ -22,10 +22,12 @@ if [ ! -f "$tarball" ]; then
   trap 'rm -rf "$work"' EXIT
   debootstrap --variant=minbase bookworm "$work/rootfs" http://deb.debian.org/debian >&2
   install -m 0755 "$node_bin" "$work/rootfs/usr/local/bin/node"
-  headers=$(echo "$root"/node_modules/node/node_modules/node-linux-*/include/node)
-  mkdir -p "$work/rootfs/usr/local/include"
-  cp -r "$headers" "$work/rootfs/usr/local/include/node"
-  (cd "$work" && npm pack --silent "npm@$npm_version" >/dev/null)
+  # the headers of this very Node, from its npm package (the `node` package's own copy may be pruned)
+  platform=$("$node_bin" -p 'process.platform + "-" + process.arch')
+  (cd "$work" && npm pack --silent "node-$platform@${node_version#v}" "npm@$npm_version" >/dev/null)
+  mkdir -p "$work/node" "$work/rootfs/usr/local/include"
+  tar -xzf "$work/node-$platform-${node_version#v}.tgz" --strip-components=1 -C "$work/node" package/include/node
+  mv "$work/node/include/node" "$work/rootfs/usr/local/include/node"
   mkdir -p "$work/rootfs/usr/local/lib/node_modules/npm"
   tar -xzf "$work/npm-$npm_version.tgz" --strip-components=1 -C "$work/rootfs/usr/local/lib/node_modules/npm"
   ln -s ../lib/node_modules/npm/bin/npm-cli.js "$work/rootfs/usr/local/bin/npm"
