@@ -86,6 +86,7 @@ export function checkEcpAccount(
   account: EcpTransactionInput,
   vaultedShopper: boolean,
   ctx: z.RefinementCtx,
+  path: readonly string[] = ['ecpTransaction'],
 ): void {
   const sent = ['accountNumber', 'routingNumber', 'accountType'] as const;
   const given = sent.filter((name) => account[name] !== undefined);
@@ -94,7 +95,7 @@ export function checkEcpAccount(
     if (account[name] !== undefined) continue;
     ctx.addIssue({
       code: 'custom',
-      path: ['ecpTransaction', name],
+      path: [...path, name],
       message: vaultedShopper
         ? 'is required with the other account details (leave all three out to debit the stored account)'
         : 'is required unless vaultedShopperId names a shopper with a stored ECP account',

@@ -515,6 +515,7 @@ const subscriptionPaymentSource = z.object({
     .object({ billingContactInfo: billingContact.optional(), creditCard: cardResponse })
     .optional(),
   sepaDirectDebitInfo: z.object({ sepaDirectDebit: z.object(mandate) }).optional(),
+  ecpInfo: z.object({ ecp: ecpAccount }).optional(),
 });
 
 export const subscriptionChargeBody = describes<SubscriptionChargeBody>()(

@@ -11,7 +11,7 @@ import { type EventParameters, recordReportedFailure } from '../ipn/events.ts';
 import { recordSplit, type SplitTerms, splitOf } from '../marketplace/splits.ts';
 import type { Authorized } from '../payments/authorize.ts';
 import { type PaymentOperation, runPayment, runPrepared } from '../payments/pipeline.ts';
-import { mandateIban, openSepaDebit } from '../sepa/service.ts';
+import { openMandateDebit } from '../sepa/service.ts';
 import type { Shopper, StoredCard } from '../shoppers/entities.ts';
 import { type ChargeKind, Subscription, SubscriptionCharge } from './entities.ts';
 import { claimPeriodCharge, reclaimStaleCharge, settleCharge } from './queries.ts';
@@ -267,20 +267,19 @@ function chargeOperation(ctx: MerchantContext, request: SubscriptionChargeReques
             claim,
           };
         }
-        // SEPA: the debit is opened in this transaction; the bank answers later through settlement.
+        // SEPA or ACH: the debit is opened in this transaction; the bank answers later through settlement.
         const now = await callNow(ctx, em);
-        const debit = await openSepaDebit(
+        const debit = await openMandateDebit(
           ctx,
           em,
+          subscription.sepaMandate,
           {
             shopper: subscription.shopper,
-            iban: mandateIban(ctx.vault, subscription.sepaMandate),
             payer: {
               firstName: subscription.shopper.firstName ?? '',
               lastName: subscription.shopper.lastName ?? '',
             },
             amountMinor: request.amountMinor,
-            currency: 'EUR',
             ...(request.merchantTransactionId
               ? { merchantTransactionId: request.merchantTransactionId }
               : {}),

@@ -201,13 +201,37 @@ const eventDebit = (debit: SepaDebit) => ({ ...debit, shopperId: debit.shopper.i
  * for its pending debits and subscriptions), so nothing can debit them again.
  */
 export function mandateIban(vault: CardVault, mandate: SepaMandate): string {
+  const { sealedIban, ibanFingerprint } = liveMandate(mandate);
+  return vault.open(sealedIban, bindings.mandate(mandate.merchantId, ibanFingerprint));
+}
+
+function liveMandate(mandate: SepaMandate): { sealedIban: string; ibanFingerprint: string } {
   if (!mandate.sealedIban || !mandate.ibanFingerprint) {
     throw new DomainError(
       'VALIDATION_GENERAL_FAILURE',
-      `SEPA mandate ${mandate.reference} was erased with its deleted shopper and debits nothing`,
+      `mandate ${mandate.reference} was erased with its deleted shopper and debits nothing`,
     );
   }
-  return vault.open(mandate.sealedIban, bindings.mandate(mandate.merchantId, mandate.ibanFingerprint));
+  return { sealedIban: mandate.sealedIban, ibanFingerprint: mandate.ibanFingerprint };
+}
+
+/** The currency a scheme debits in. */
+export const schemeCurrency = (scheme: DebitScheme): DebitCurrency => (scheme === 'ACH' ? 'USD' : 'EUR');
+
+/**
+ * Opens a pending debit of a mandate already held (a subscription's), SEPA or ACH, in its scheme's currency,
+ * as openDebit does; an erased mandate debits nothing.
+ */
+export async function openMandateDebit(
+  ctx: MerchantContext,
+  em: EntityManager,
+  mandate: SepaMandate,
+  request: Omit<DebitRequest, 'currency'>,
+  now: Date,
+): Promise<SepaDebitView> {
+  liveMandate(mandate);
+  await claimDebitTransactionId(ctx, em, request.merchantTransactionId);
+  return openDebit(ctx, em, mandate, { ...request, currency: schemeCurrency(mandate.scheme) }, now);
 }
 
 async function flushDebit(em: EntityManager, merchantTransactionId: string | undefined): Promise<void> {
