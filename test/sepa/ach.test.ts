@@ -2,8 +2,9 @@ import nacha from '@midlandsbank/node-nacha';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AchBank, sandboxAchAccounts, sandboxAchBank } from '../../apps/core/src/ach/bank.ts';
 import { deliveredIpn, merchantWithDebitIpn } from '../support/debits.ts';
-import { as, client, expectStatus, xmlDocument } from '../support/http.ts';
+import { as, client, expectStatus, saleBody, xmlDocument } from '../support/http.ts';
 import { type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
+import { createPlan } from '../support/recurring.ts';
 import { type Stack, startStack, type TestMerchant } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -434,5 +435,258 @@ describe('bad accounts are refused with nothing stored', () => {
     );
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) expectNoAccountNumber(row.sealed_iban);
+  });
+});
+
+describe('ECP subscriptions (docs/ach.md, Subscriptions)', () => {
+  const ecpSource = (account = ACCOUNT) => ({
+    ecpInfo: { ecp: { accountNumber: account, routingNumber: ROUTING, accountType: 'CONSUMER_CHECKING' } },
+  });
+  const payerInfo = { firstName: 'Ada', lastName: 'Lovelace', country: 'us', zip: '02139' };
+
+  async function subscriptionRows(merchant: TestMerchant) {
+    const { rows } = await stack.db.query(
+      'select count(*)::int as n from subscription where merchant_id = $1',
+      [merchant.id],
+    );
+    return { ...(await storedRows(merchant)), subscriptions: rows[0].n };
+  }
+
+  /** The subscription's charge of `period` once CHARGED, with its debit. */
+  const chargedPeriod = (subscriptionId: number, period: number) =>
+    waitFor(`subscription ${subscriptionId} period ${period} charged`, async () => {
+      const { rows } = await stack.db.query<{ sepa_debit_id: string }>(
+        `select sepa_debit_id::text from subscription_charge
+         where subscription_id = $1 and period = $2 and status = 'CHARGED'`,
+        [subscriptionId, period],
+      );
+      return rows[0]?.sepa_debit_id;
+    });
+
+  it('debits the account for the first charge and each renewal, with their IPNs (JSON)', async () => {
+    const merchant = await merchantWithDebitIpn(stack, api, receiver, ['Recurring', 'SubscriptionReminder']);
+    const planId = await createPlan(api, merchant, { recurringChargeAmount: 19.99 });
+    const created = expectStatus(
+      await api.post(
+        '/recurring/subscriptions',
+        { planId, payerInfo, paymentSource: ecpSource(), authorizedByShopper: true },
+        as(merchant),
+      ),
+      200,
+    );
+    expectNoAccountNumber(created.text);
+    const subscription = created.body;
+    const ecp = {
+      accountType: 'CONSUMER_CHECKING',
+      publicAccountNumber: '*****7890',
+      publicRoutingNumber: '*****0015',
+    };
+    expect(subscription).toMatchObject({
+      status: 'ACTIVE',
+      currency: 'USD',
+      paymentSource: { ecpInfo: { ecp } },
+      charge: {
+        amount: 19.99,
+        currency: 'USD',
+        paymentSource: { ecpInfo: { ecp } },
+        processingInfo: { processingStatus: 'pending' },
+      },
+    });
+    expect(subscription.paymentSource.sepaDirectDebitInfo).toBeUndefined();
+    const first: string = subscription.charge.transactionId;
+    expect(expectStatus(await api.get(`/alt-transactions/${first}`, as(merchant)), 200).body).toMatchObject({
+      amount: 19.99,
+      currency: 'USD',
+      ecpTransaction: ecp,
+      vaultedShopperId: subscription.vaultedShopperId,
+    });
+    expect((await ipn('CHARGE_PENDING', first)).get('paymentMethod')).toBe('ECP');
+    await advance(merchant, 'PT3M');
+    await until(first, 'SUCCESS', merchant);
+    expect(nachaEntryOf(first).entry).toMatchObject({
+      dfiAccount: ACCOUNT,
+      amount: 1999,
+      transactionCode: '27',
+    });
+    const charges = expectStatus(
+      await api.get(`/recurring/subscriptions/${subscription.subscriptionId}/charges`, as(merchant)),
+      200,
+    ).body.charges;
+    expect(charges[0]).toMatchObject({
+      transactionId: first,
+      processingInfo: { processingStatus: 'success' },
+    });
+
+    // The renewal a month later is an ACH debit of the same account, collected in a NACHA file.
+    await advance(merchant, 'P32D');
+    const renewal = await chargedPeriod(subscription.subscriptionId, 1);
+    expect(renewal).not.toBe(first);
+    await advance(merchant, 'PT3M');
+    await until(renewal, 'SUCCESS', merchant);
+    const recurring = await ipn('RECURRING', renewal);
+    expect(Object.fromEntries(recurring)).toMatchObject({
+      subscriptionId: String(subscription.subscriptionId),
+      paymentMethod: 'ECP',
+      ecpAccountType: 'CONSUMER_CHECKING',
+      ecpAccountLastFour: '7890',
+      invoiceAmount: '19.99',
+      currency: 'USD',
+    });
+    expectNoAccountNumber(recurring.toString());
+    expect(nachaEntryOf(renewal).entry).toMatchObject({ dfiAccount: ACCOUNT, amount: 1999 });
+    // ACH debits are not pre-notified: no SEPA reminder, no pre-notification.
+    expect(
+      receiver.requests.filter(
+        ({ params }) =>
+          params.get('transactionType') === 'SUBSCRIPTION_REMINDER' &&
+          params.get('subscriptionId') === String(subscription.subscriptionId),
+      ),
+    ).toEqual([]);
+    const notice = await api.get(
+      `/translations/sepa/prenotification?subscriptionid=${subscription.subscriptionId}`,
+      as(merchant),
+    );
+    expect(expectStatus(notice, 400).body.message[0]).toMatchObject({
+      invalidProperty: { name: 'subscriptionId' },
+    });
+    // One account, one mandate: the renewal reused it.
+    expect((await storedRows(merchant)).accounts).toBe(1);
+  });
+
+  it('pays from a vaulted shopper’s stored ECP account, in XML', async () => {
+    const merchant = await merchantWithIpn();
+    const shopperId = expectStatus(
+      await api.post(
+        '/vaulted-shoppers',
+        {
+          firstName: 'Grace',
+          lastName: 'Hopper',
+          paymentSources: {
+            ecpInfo: {
+              ecp: {
+                accountNumber: '5566778899',
+                routingNumber: OTHER_ROUTING,
+                accountType: 'CONSUMER_SAVINGS',
+              },
+            },
+          },
+        },
+        as(merchant),
+      ),
+      200,
+    ).body.vaultedShopperId;
+    const planId = await createPlan(api, merchant, { recurringChargeAmount: 7 });
+    const shape = { root: 'recurring-subscription' };
+    const document = xmlDocument('recurring-subscription', {
+      planId,
+      vaultedShopperId: shopperId,
+      paymentSource: { ecpInfo: { ecp: { publicAccountNumber: '*****8899' } } },
+      authorizedByShopper: 'true',
+    });
+    const reply = expectStatus(
+      await api.post('/recurring/subscriptions', document, as(merchant, { format: 'xml', shape })),
+      200,
+    );
+    expectNoAccountNumber(reply.text);
+    const ecpXml =
+      '<ecp-info><ecp><account-type>CONSUMER_SAVINGS</account-type><public-account-number>*****8899</public-account-number><public-routing-number>*****0021</public-routing-number></ecp></ecp-info>';
+    expect(reply.text).toContain(`<payment-source>${ecpXml}</payment-source>`);
+    const id = reply.body.subscriptionId;
+    const debitId: string = reply.body.charge.transactionId;
+    expect(reply.body.charge.processingInfo.processingStatus).toBe('pending');
+    // Named by nothing, a vaulted shopper whose only account is ECP pays from it too.
+    const plain = expectStatus(
+      await api.post('/recurring/subscriptions', { planId, vaultedShopperId: shopperId }, as(merchant)),
+      200,
+    ).body;
+    expect(plain.paymentSource.ecpInfo.ecp.publicAccountNumber).toBe('*****8899');
+    expect((await storedRows(merchant)).accounts).toBe(1);
+
+    const shown = expectStatus(
+      await api.get(`/recurring/subscriptions/${id}`, as(merchant, { accept: 'application/xml', shape })),
+      200,
+    );
+    expect(shown.text).toContain(ecpXml);
+    await advance(merchant, 'PT3M');
+    await until(debitId, 'SUCCESS', merchant);
+    expect(nachaEntryOf(debitId).entry).toMatchObject({
+      dfiAccount: '5566778899',
+      amount: 700,
+      transactionCode: '37',
+    });
+  });
+
+  it('refuses bad ECP sources with the reference’s errors, and stores nothing', async () => {
+    const merchant = await stack.newMerchant();
+    const planId = await createPlan(api, merchant);
+    const euroPlan = await createPlan(api, merchant, { currency: 'EUR' });
+    const otherShopper = expectStatus(
+      await api.post('/vaulted-shoppers', { firstName: 'No', lastName: 'Account' }, as(merchant)),
+      200,
+    ).body.vaultedShopperId;
+    const before = await subscriptionRows(merchant);
+    const bad = (ecp: Record<string, unknown>) => ({
+      ecpInfo: { ecp: { ...ecpSource().ecpInfo.ecp, ...ecp } },
+    });
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      [
+        'a routing number failing the ABA check',
+        { paymentSource: bad({ routingNumber: '011000016' }) },
+        'paymentSource.ecpInfo.ecp.routingNumber',
+      ],
+      [
+        'an account number of 3 digits',
+        { paymentSource: bad({ accountNumber: '123' }) },
+        'paymentSource.ecpInfo.ecp.accountNumber',
+      ],
+      [
+        'an unknown account type',
+        { paymentSource: bad({ accountType: 'SAVINGS' }) },
+        'paymentSource.ecpInfo.ecp.accountType',
+      ],
+      [
+        'no routing number',
+        { paymentSource: bad({ routingNumber: undefined }) },
+        'paymentSource.ecpInfo.ecp.routingNumber',
+      ],
+      ['no shopper authorization', { authorizedByShopper: undefined }, 'authorizedByShopper'],
+      [
+        'a card as well',
+        { paymentSource: { ...ecpSource(), creditCardInfo: { creditCard: saleBody().creditCard } } },
+        'paymentSource.ecpInfo',
+      ],
+      ['a plan in euros', { planId: euroPlan }, 'currency'],
+      [
+        'a vaulted shopper without an ECP account',
+        { payerInfo: undefined, vaultedShopperId: otherShopper, paymentSource: { ecpInfo: { ecp: {} } } },
+        'paymentSource.ecpInfo.ecp.accountNumber',
+      ],
+    ];
+    for (const [name, change, property] of cases) {
+      const body = { planId, payerInfo, paymentSource: ecpSource(), authorizedByShopper: true, ...change };
+      const reply = await api.post('/recurring/subscriptions', body, as(merchant));
+      expect(expectStatus(reply, 400).body.message[0], name).toMatchObject({
+        errorName: 'VALIDATION_GENERAL_FAILURE',
+        code: 10001,
+        invalidProperty: { name: property },
+      });
+      expectNoAccountNumber(reply.text);
+    }
+    const xmlReply = expectStatus(
+      await api.post(
+        '/recurring/subscriptions',
+        xmlDocument('recurring-subscription', {
+          planId,
+          payerInfo,
+          paymentSource: bad({ routingNumber: '123456789' }),
+          authorizedByShopper: 'true',
+        }),
+        as(merchant, { format: 'xml' }),
+      ),
+      400,
+    );
+    expect(xmlReply.text).toContain('<name>paymentSource.ecpInfo.ecp.routingNumber</name>');
+    expectNoAccountNumber(xmlReply.text);
+    expect(await subscriptionRows(merchant)).toEqual(before);
   });
 });

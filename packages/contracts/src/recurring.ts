@@ -10,7 +10,12 @@ import {
   text,
 } from './primitives.ts';
 import { sepaDirectDebitTransactionInput } from './sepa.ts';
-import { type BillingContact, billingContactInfoInput, creditCardInfoInput, shopperFields } from './shoppers.ts';
+import {
+  type BillingContact,
+  billingContactInfoInput,
+  creditCardInfoInput,
+  shopperFields,
+} from './shoppers.ts';
 import { transactionMetaDataInput } from './transaction-details.ts';
 import { type CardResponse, merchantTransactionIdInput, softDescriptorInput } from './transactions.ts';
 import { checkSplitForm, type SplitShown, splitInputs } from './vendor-split.ts';
@@ -278,7 +283,9 @@ function checkPayer(
       message: 'a wallet token pays once; subscribe with the card or a vaulted shopper',
     });
   }
-  const sources = (['creditCardInfo', 'sepaDirectDebitInfo', 'ecpInfo'] as const).filter((name) => source?.[name]);
+  const sources = (['creditCardInfo', 'sepaDirectDebitInfo', 'ecpInfo'] as const).filter(
+    (name) => source?.[name],
+  );
   if (sources.length > 1) {
     ctx.addIssue({
       code: 'custom',

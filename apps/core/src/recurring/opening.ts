@@ -12,7 +12,13 @@ import { Shopper, StoredCard } from '../shoppers/entities.ts';
 import { findShopper, newShopper, pickFields } from '../shoppers/service.ts';
 import { recordChargeSplit } from './charge.ts';
 import { type RecurringPlan, Subscription, SubscriptionCharge } from './entities.ts';
-import { type PaymentSourceInput, requireDebitTerms, resolvePayer, sourceScheme, storedPayer } from './payment-source.ts';
+import {
+  type PaymentSourceInput,
+  requireDebitTerms,
+  resolvePayer,
+  sourceScheme,
+  storedPayer,
+} from './payment-source.ts';
 import { cardOfSale, nextSubscriptionId } from './queries.ts';
 import { addDays, addFrequency, calendarDate, periodDueDate } from './schedule.ts';
 import { isLastCharge } from './terms.ts';

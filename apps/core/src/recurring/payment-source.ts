@@ -8,8 +8,8 @@ import {
   type subscriptionPaymentSourceInput,
 } from '@paywire/contracts';
 import type { z } from 'zod';
-import type { MerchantContext } from '../context.ts';
 import { achMandateOf } from '../ach/service.ts';
+import type { MerchantContext } from '../context.ts';
 import { type DebitScheme, SepaMandate } from '../sepa/entities.ts';
 import { mandateFor } from '../sepa/mandates.ts';
 import { ecpAccountOf, schemeCurrency, storedIban } from '../sepa/service.ts';

@@ -9,8 +9,8 @@ import { renewalQueue, renewalRun, startRuns } from '../jobs/queues.ts';
 import type { SplitTerms } from '../marketplace/splits.ts';
 import { type FactsRow, factsOf } from '../merchants/facts.ts';
 import { renewalSteps } from '../metrics.ts';
-import { StoredCard } from '../shoppers/entities.ts';
 import type { DebitScheme } from '../sepa/entities.ts';
+import { StoredCard } from '../shoppers/entities.ts';
 import { type CardPayer, chargeSubscription } from './charge.ts';
 import { afterDecline } from './dunning.ts';
 import {
