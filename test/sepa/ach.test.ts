@@ -1,6 +1,11 @@
 import nacha from '@midlandsbank/node-nacha';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AchBank, sandboxAchAccounts, sandboxAchBank } from '../../apps/core/src/ach/bank.ts';
+import {
+  type AchBank,
+  sandboxAchAccount,
+  sandboxAchAccounts,
+  sandboxAchBank,
+} from '../../apps/core/src/ach/bank.ts';
 import { deliveredIpn, merchantWithDebitIpn } from '../support/debits.ts';
 import { as, client, expectStatus, saleBody, xmlDocument } from '../support/http.ts';
 import { type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
@@ -189,6 +194,7 @@ describe('ECP debit by alt-transaction (JSON)', () => {
     await until(created.transactionId, 'FAIL', merchant);
     const decline = await ipn('DECLINE', created.transactionId);
     expect(decline.get('paymentMethod')).toBe('ECP');
+    expect(decline.get('declineReason')).toBe('R03');
     expect(nachaEntryOf(created.transactionId).entry.transactionCode).toBe('37'); // a savings debit
   });
 
@@ -217,6 +223,7 @@ describe('ECP debit by alt-transaction (JSON)', () => {
     await until(id, 'REFUNDED', merchant);
     const refund = await ipn('REFUND', id);
     expect(refund.get('invoiceAmount')).toBe('40.00');
+    expect(refund.get('reversalReason')).toBe('R01');
     const { rows } = await stack.db.query(
       'select amount_minor::int as amount, returned from sepa_refund where debit_id = $1',
       [id],
@@ -688,5 +695,109 @@ describe('ECP subscriptions (docs/ach.md, Subscriptions)', () => {
     expect(xmlReply.text).toContain('<name>paymentSource.ecpInfo.ecp.routingNumber</name>');
     expectNoAccountNumber(xmlReply.text);
     expect(await subscriptionRows(merchant)).toEqual(before);
+  });
+});
+
+describe('ACH return codes (docs/ach.md, Returns)', () => {
+  const reasons: Record<string, [string, string]> = {
+    R01: ['INSUFFICIENT_FUNDS', 'Insufficient Funds'],
+    R02: ['ACCOUNT_CLOSED', 'Account closed'],
+    R03: ['NO_ACCOUNT', 'No account/unable to locate account'],
+    R04: ['INVALID_ACCOUNT_NUMBER', 'Invalid Account Number'],
+    R08: ['PAYMENT_STOPPED', 'Payment stopped or stop payment on item'],
+    R10: ['NOT_AUTHORIZED', 'Customer advises not authorized'],
+    R16: ['ACCOUNT_FROZEN', 'Account frozen'],
+    R20: ['NON_TRANSACTION_ACCOUNT', 'Non-transaction Account'],
+    R29: ['CORPORATE_NOT_AUTHORIZED', 'Corporate customer advises not authorized'],
+  };
+  const returnOf = (code: string) => ({
+    processingErrorCode: code,
+    processingErrorName: reasons[code]?.[0],
+    processingErrorDescription: reasons[code]?.[1],
+  });
+
+  it('a debit failed or returned by the bank shows its NACHA return code, and its IPN carries it', async () => {
+    const merchant = await merchantWithIpn();
+    const debitOf = async (accountNumber: string) =>
+      expectStatus(
+        await api.post(
+          '/alt-transactions',
+          achBody({
+            amount: 3,
+            ecpTransaction: { accountNumber, routingNumber: ROUTING, accountType: 'CONSUMER_CHECKING' },
+          }),
+          as(merchant),
+        ),
+        200,
+      ).body.transactionId as string;
+    const failed = new Map<string, string>();
+    const returned = new Map<string, string>();
+    for (const code of Object.keys(reasons)) {
+      failed.set(code, await debitOf(sandboxAchAccount(code, false)));
+      returned.set(code, await debitOf(sandboxAchAccount(code, true)));
+    }
+    const collected = await debitOf(ACCOUNT);
+    await advance(merchant, 'PT3M');
+    for (const [code, id] of failed) {
+      const body = await until(id, 'FAIL', merchant);
+      expect(body.processingInfo).toEqual({ processingStatus: 'FAIL', processingErrors: [returnOf(code)] });
+      expect((await ipn('DECLINE', id)).get('declineReason')).toBe(code);
+    }
+    // Collected first: no return code shows before the return.
+    for (const id of [...returned.values(), collected]) {
+      expect((await until(id, 'SUCCESS', merchant)).processingInfo).toEqual({ processingStatus: 'SUCCESS' });
+    }
+    await advance(merchant, 'PT3M');
+    for (const [code, id] of returned) {
+      const body = await until(id, 'REFUNDED', merchant);
+      expect(body.processingInfo).toEqual({
+        processingStatus: 'REFUNDED',
+        processingErrors: [returnOf(code)],
+      });
+      expect((await ipn('REFUND', id)).get('reversalReason')).toBe(code);
+    }
+    const xml = expectStatus(
+      await api.get(`/alt-transactions/${failed.get('R16')}`, {
+        ...as(merchant),
+        accept: 'application/xml',
+        shape: altShape,
+      }),
+      200,
+    );
+    expect(xml.text).toContain(
+      '<processing-info><processing-status>FAIL</processing-status><processing-errors><processing-error><processing-error-code>R16</processing-error-code><processing-error-name>ACCOUNT_FROZEN</processing-error-name><processing-error-description>Account frozen</processing-error-description></processing-error></processing-errors></processing-info>',
+    );
+    const { rows } = await stack.db.query('select return_code from sepa_debit where id = $1', [collected]);
+    expect(rows).toEqual([{ return_code: null }]);
+  });
+
+  it('a debit refunded in full before its return shows no return code, and is not returned', async () => {
+    const merchant = await merchantWithIpn();
+    const id: string = expectStatus(
+      await api.post(
+        '/alt-transactions',
+        achBody({
+          amount: 8,
+          ecpTransaction: {
+            accountNumber: sandboxAchAccount('R10', true),
+            routingNumber: ROUTING,
+            accountType: 'CONSUMER_CHECKING',
+          },
+        }),
+        as(merchant),
+      ),
+      200,
+    ).body.transactionId;
+    await advance(merchant, 'PT3M');
+    await until(id, 'SUCCESS', merchant);
+    expectStatus(await api.post(`/transactions/refund/${id}`, {}, as(merchant)), 200);
+    await advance(merchant, 'PT3M');
+    const body = expectStatus(await api.get(`/alt-transactions/${id}`, as(merchant)), 200).body;
+    expect(body.processingInfo).toEqual({ processingStatus: 'REFUNDED' });
+    const { rows } = await stack.db.query(
+      'select count(*)::int as returns from sepa_refund where debit_id = $1 and returned',
+      [id],
+    );
+    expect(rows).toEqual([{ returns: 0 }]);
   });
 });

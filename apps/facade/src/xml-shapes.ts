@@ -248,6 +248,7 @@ const types = {
     'avsResponseCodeName',
     'networkTransactionId',
   ],
+  processingError: ['processingErrorCode', 'processingErrorName', 'processingErrorDescription'],
   billingContactInfo: [
     'firstName',
     'lastName',
@@ -546,6 +547,7 @@ export const xmlShapes = {
   altTransaction: {
     root: 'alt-transaction',
     repeated: [metaData],
+    wrapped: { processingErrors: 'processing-error' },
     sequences: sequenced([
       'merchantTransactionId',
       'transactionId',

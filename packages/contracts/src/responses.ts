@@ -316,7 +316,19 @@ export const altTransactionBody = describes<AltTransaction>()(
     transactionMetaData: transactionMetaDataInput.optional(),
     ecpTransaction: ecpAccount.optional(),
     sepaDirectDebitTransaction: sepaDebitDetails.optional(),
-    processingInfo: z.object({ processingStatus: sepaStatus }),
+    processingInfo: z.object({
+      processingStatus: sepaStatus,
+      processingErrors: z
+        .array(
+          z.object({
+            processingErrorCode: z.string(),
+            processingErrorName: z.string(),
+            processingErrorDescription: z.string(),
+          }),
+        )
+        .optional()
+        .meta({ description: 'A failed or returned ECP debit: its NACHA return code and reason' }),
+    }),
     ...splitBody,
   }),
 );

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { checkEcpAccount, type EcpAccount, ecpTransactionInput } from './ach.ts';
+import { checkEcpAccount, type EcpAccount, ecpTransactionInput, type ProcessingError } from './ach.ts';
 import {
   amountInput,
   booleanInput,
@@ -251,7 +251,8 @@ export interface AltTransaction extends SplitShown {
   /** Exactly one of the two: the account debited. */
   ecpTransaction?: EcpAccount;
   sepaDirectDebitTransaction?: SepaDebitDetails;
-  processingInfo: { processingStatus: SepaStatus };
+  /** A failed or returned ACH debit adds the bank's return code as a processing error (docs/ach.md, Returns). */
+  processingInfo: { processingStatus: SepaStatus; processingErrors?: ProcessingError[] };
 }
 
 /** The original's translations object, for mandate and pre-notification texts alike. */

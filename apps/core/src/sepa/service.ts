@@ -1,6 +1,7 @@
 import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
 import {
   type AltTransaction,
+  achReturnError,
   type altTransactionIdInput,
   amountInMinorUnits,
   type createAltTransactionInput,
@@ -88,6 +89,8 @@ export interface SepaDebitView {
   merchantTransactionId?: string;
   transactionMetaData?: TransactionMetaData;
   refundedMinor: number;
+  /** A failed or returned ACH debit's return code. */
+  returnCode?: string;
 }
 
 /**
@@ -130,6 +133,10 @@ function view(debit: SepaDebit, mandate: SepaMandate): SepaDebitView {
     ...(debit.merchantTransactionId ? { merchantTransactionId: debit.merchantTransactionId } : {}),
     ...(debit.transactionMetaData ? { transactionMetaData: debit.transactionMetaData } : {}),
     refundedMinor: debit.refundedMinor,
+    // answered with the outcome, shown once it took effect
+    ...(debit.returnCode && (debit.status === 'FAIL' || debit.status === 'REFUNDED')
+      ? { returnCode: debit.returnCode }
+      : {}),
   };
 }
 
@@ -357,7 +364,10 @@ export function presentAltTransaction(debit: SepaDebitView): AltTransaction {
     authorizedByShopper: true,
     ...(debit.transactionMetaData ? { transactionMetaData: debit.transactionMetaData } : {}),
     ...account,
-    processingInfo: { processingStatus: debit.status },
+    processingInfo: {
+      processingStatus: debit.status,
+      ...(debit.returnCode ? { processingErrors: [achReturnError(debit.returnCode)] } : {}),
+    },
   };
 }
 
@@ -496,6 +506,7 @@ export async function refundSepaDebit(
     if (debit.refundedMinor === debit.amountMinor) {
       debit.status = 'REFUNDED';
       debit.nextActionAt = null; // nothing left for the bank to return
+      debit.returnCode = null; // nor a return to show
     }
     const refund = em.create(SepaRefund, {
       merchantId: ctx.merchantId,

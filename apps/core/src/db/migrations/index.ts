@@ -37,6 +37,7 @@ import { FingerprintKeys } from './0036-fingerprint-keys.ts';
 import { ErasedMandates } from './0037-erased-mandates.ts';
 import { DebitSplits } from './0038-debit-splits.ts';
 import { PendingRefundsAndWalletOnboarding } from './0039-pending-refunds-and-wallet-onboarding.ts';
+import { AchReturnCodes } from './0041-ach-return-codes.ts';
 
 /** Committed migrations, in order. The schema only ever changes through these, never by sync at boot. */
 export const migrations = [
@@ -79,4 +80,5 @@ export const migrations = [
   { name: '0037-erased-mandates', class: ErasedMandates },
   { name: '0038-debit-splits', class: DebitSplits },
   { name: '0039-pending-refunds-and-wallet-onboarding', class: PendingRefundsAndWalletOnboarding },
+  { name: '0041-ach-return-codes', class: AchReturnCodes },
 ];
