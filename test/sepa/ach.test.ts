@@ -1,4 +1,5 @@
 import nacha from '@midlandsbank/node-nacha';
+import { achReturnError } from '@paywire/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AchBank,
@@ -89,6 +90,14 @@ function nachaEntryOf(transactionId: string) {
   }
   throw new Error(`no NACHA file carried debit ${transactionId}`);
 }
+
+/** POST /vaulted-shoppers of Grace Hopper with one ECP account (JSON). */
+const vaultShopperWithAccount = (merchant: TestMerchant, ecp: Record<string, string>) =>
+  api.post(
+    '/vaulted-shoppers',
+    { firstName: 'Grace', lastName: 'Hopper', paymentSources: { ecpInfo: { ecp } } },
+    as(merchant),
+  );
 
 function expectNoAccountNumber(text: string) {
   for (const account of ACCOUNTS) expect(text).not.toContain(account);
@@ -414,19 +423,11 @@ describe('bad accounts are refused with nothing stored', () => {
     expect(reply.text).toContain('<name>ecpTransaction.routingNumber</name>');
     expectNoAccountNumber(reply.text);
     const shopper = expectStatus(
-      await api.post(
-        '/vaulted-shoppers',
-        {
-          firstName: 'Grace',
-          lastName: 'Hopper',
-          paymentSources: {
-            ecpInfo: {
-              ecp: { accountNumber: ACCOUNT, routingNumber: '011000016', accountType: 'CONSUMER_CHECKING' },
-            },
-          },
-        },
-        as(merchant),
-      ),
+      await vaultShopperWithAccount(merchant, {
+        accountNumber: ACCOUNT,
+        routingNumber: '011000016',
+        accountType: 'CONSUMER_CHECKING',
+      }),
       400,
     );
     expect(shopper.body.message[0]).toMatchObject({
@@ -563,23 +564,11 @@ describe('ECP subscriptions (docs/ach.md, Subscriptions)', () => {
   it('pays from a vaulted shopper’s stored ECP account, in XML', async () => {
     const merchant = await merchantWithIpn();
     const shopperId = expectStatus(
-      await api.post(
-        '/vaulted-shoppers',
-        {
-          firstName: 'Grace',
-          lastName: 'Hopper',
-          paymentSources: {
-            ecpInfo: {
-              ecp: {
-                accountNumber: '5566778899',
-                routingNumber: OTHER_ROUTING,
-                accountType: 'CONSUMER_SAVINGS',
-              },
-            },
-          },
-        },
-        as(merchant),
-      ),
+      await vaultShopperWithAccount(merchant, {
+        accountNumber: '5566778899',
+        routingNumber: OTHER_ROUTING,
+        accountType: 'CONSUMER_SAVINGS',
+      }),
       200,
     ).body.vaultedShopperId;
     const planId = await createPlan(api, merchant, { recurringChargeAmount: 7 });
@@ -699,22 +688,7 @@ describe('ECP subscriptions (docs/ach.md, Subscriptions)', () => {
 });
 
 describe('ACH return codes (docs/ach.md, Returns)', () => {
-  const reasons: Record<string, [string, string]> = {
-    R01: ['INSUFFICIENT_FUNDS', 'Insufficient Funds'],
-    R02: ['ACCOUNT_CLOSED', 'Account closed'],
-    R03: ['NO_ACCOUNT', 'No account/unable to locate account'],
-    R04: ['INVALID_ACCOUNT_NUMBER', 'Invalid Account Number'],
-    R08: ['PAYMENT_STOPPED', 'Payment stopped or stop payment on item'],
-    R10: ['NOT_AUTHORIZED', 'Customer advises not authorized'],
-    R16: ['ACCOUNT_FROZEN', 'Account frozen'],
-    R20: ['NON_TRANSACTION_ACCOUNT', 'Non-transaction Account'],
-    R29: ['CORPORATE_NOT_AUTHORIZED', 'Corporate customer advises not authorized'],
-  };
-  const returnOf = (code: string) => ({
-    processingErrorCode: code,
-    processingErrorName: reasons[code]?.[0],
-    processingErrorDescription: reasons[code]?.[1],
-  });
+  const codes = ['R01', 'R02', 'R03', 'R04', 'R08', 'R10', 'R16', 'R20', 'R29'];
 
   it('a debit failed or returned by the bank shows its NACHA return code, and its IPN carries it', async () => {
     const merchant = await merchantWithIpn();
@@ -732,7 +706,7 @@ describe('ACH return codes (docs/ach.md, Returns)', () => {
       ).body.transactionId as string;
     const failed = new Map<string, string>();
     const returned = new Map<string, string>();
-    for (const code of Object.keys(reasons)) {
+    for (const code of codes) {
       failed.set(code, await debitOf(sandboxAchAccount(code, false)));
       returned.set(code, await debitOf(sandboxAchAccount(code, true)));
     }
@@ -740,7 +714,10 @@ describe('ACH return codes (docs/ach.md, Returns)', () => {
     await advance(merchant, 'PT3M');
     for (const [code, id] of failed) {
       const body = await until(id, 'FAIL', merchant);
-      expect(body.processingInfo).toEqual({ processingStatus: 'FAIL', processingErrors: [returnOf(code)] });
+      expect(body.processingInfo).toEqual({
+        processingStatus: 'FAIL',
+        processingErrors: [achReturnError(code)],
+      });
       expect((await ipn('DECLINE', id)).get('declineReason')).toBe(code);
     }
     // Collected first: no return code shows before the return.
@@ -752,7 +729,7 @@ describe('ACH return codes (docs/ach.md, Returns)', () => {
       const body = await until(id, 'REFUNDED', merchant);
       expect(body.processingInfo).toEqual({
         processingStatus: 'REFUNDED',
-        processingErrors: [returnOf(code)],
+        processingErrors: [achReturnError(code)],
       });
       expect((await ipn('REFUND', id)).get('reversalReason')).toBe(code);
     }
