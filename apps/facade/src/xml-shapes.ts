@@ -59,6 +59,7 @@ const orderTypes = {
   paymentInfo: ['creditCardsInfo', 'ecpsInfo', 'sepaDirectDebitsInfo', 'wallet', 'balance'],
   creditCardsInfo: ['billingContactInfo', 'pfToken', 'creditCard', 'processingInfo'],
   sepaDirectDebitsInfo: ['billingContactInfo', 'sepaDirectDebit', 'status'],
+  ecpsInfo: ['billingContactInfo', 'ecp', 'status'],
   webInfo: ['ip', 'remoteHost', 'userAgent'],
   order: [
     'orderId',
@@ -88,6 +89,7 @@ const orderTypes = {
     'targetBalance',
     'creditCard',
     'paypalTransactionData',
+    'ecp',
     'sepaDirectDebit',
     'invoiceContactInfo',
     'authorizationCode',

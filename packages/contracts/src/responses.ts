@@ -404,7 +404,7 @@ export const batchShopperBody = describes<BatchShopper>()(
             creditCard: cardResponse,
           }),
         ),
-        ecpsInfo: z.array(z.never()),
+        ecpsInfo: z.array(z.object({ billingContactInfo: sepaBillingContact.optional(), ecp: ecpAccount })),
         sepaDirectDebitsInfo: z.array(
           z.object({
             billingContactInfo: sepaBillingContact.optional(),
@@ -469,6 +469,12 @@ export const orderBody = describes<Order>()(
                 paymentMethod: z.literal('SEPA Direct Debit'),
                 paypalTransactionData: z.record(z.string(), z.never()),
                 sepaDirectDebit: sepaDebitDetails,
+              }),
+              z.object({
+                ...financialTransactionFacts,
+                status: sepaStatus,
+                paymentMethod: z.literal('ECP'),
+                ecp: ecpAccount,
               }),
               z.object({
                 ...financialTransactionFacts,

@@ -84,13 +84,6 @@ const bicInput = z
   .toUpperCase()
   .regex(/^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}(?:[A-Z0-9]{3})?$/, 'must be a BIC of 8 or 11 characters');
 
-/** SEPA debits are in euros only (see docs/conformance.md, SEPA direct debit). */
-export const sepaCurrencyInput = z
-  .string()
-  .trim()
-  .refine((code) => code === 'EUR', 'EUR only')
-  .transform(() => 'EUR' as const);
-
 /**
  * The account to debit: a new IBAN, or (for a vaulted shopper) none, or only its first and last four
  * characters to pick one of the shopper's stored SEPA accounts, as the original's requests do.
