@@ -471,6 +471,13 @@ describe('ECP subscriptions (docs/ach.md, Subscriptions)', () => {
       return rows[0]?.sepa_debit_id;
     });
 
+  /** Advances the merchant's clock past the debit's collection and waits for it to be collected. */
+  async function untilCollected(merchant: TestMerchant, id: string): Promise<string> {
+    await advance(merchant, 'PT3M');
+    await until(id, 'SUCCESS', merchant);
+    return id;
+  }
+
   it('debits the account for the first charge and each renewal, with their IPNs (JSON)', async () => {
     const merchant = await merchantWithDebitIpn(stack, api, receiver, ['Recurring', 'SubscriptionReminder']);
     const planId = await createPlan(api, merchant, { recurringChargeAmount: 19.99 });
@@ -609,6 +616,67 @@ describe('ECP subscriptions (docs/ach.md, Subscriptions)', () => {
       dfiAccount: '5566778899',
       amount: 700,
       transactionCode: '37',
+    });
+  });
+
+  it('a merchant-managed subscription charges the account, and a card subscription moves to it', async () => {
+    const merchant = await merchantWithIpn();
+    const ondemand = expectStatus(
+      await api.post(
+        '/recurring/ondemand',
+        { amount: 4.2, currency: 'USD', payerInfo, paymentSource: ecpSource(), authorizedByShopper: true },
+        as(merchant),
+      ),
+      200,
+    ).body;
+    expect(ondemand).toMatchObject({
+      amount: 4.2,
+      currency: 'USD',
+      paymentSource: { ecpInfo: { ecp: { publicAccountNumber: '*****7890' } } },
+      processingInfo: { processingStatus: 'pending' },
+    });
+    expect(nachaEntryOf(await untilCollected(merchant, ondemand.transactionId)).entry).toMatchObject({
+      dfiAccount: ACCOUNT,
+      amount: 420,
+    });
+    const euros = await api.post(
+      '/recurring/ondemand',
+      { amount: 4.2, currency: 'EUR', payerInfo, paymentSource: ecpSource(), authorizedByShopper: true },
+      as(merchant),
+    );
+    expect(expectStatus(euros, 400).body.message[0]).toMatchObject({ invalidProperty: { name: 'currency' } });
+
+    const planId = await createPlan(api, merchant);
+    const byCard = expectStatus(
+      await api.post(
+        '/recurring/subscriptions',
+        { planId, payerInfo, paymentSource: { creditCardInfo: { creditCard: saleBody().creditCard } } },
+        as(merchant),
+      ),
+      200,
+    ).body;
+    const moved = expectStatus(
+      await api.put(
+        `/recurring/subscriptions/${byCard.subscriptionId}`,
+        { paymentSource: ecpSource('5566778899'), authorizedByShopper: true },
+        as(merchant),
+      ),
+      200,
+    ).body;
+    expect(moved.paymentSource).toEqual({
+      ecpInfo: {
+        ecp: {
+          accountType: 'CONSUMER_CHECKING',
+          publicAccountNumber: '*****8899',
+          publicRoutingNumber: '*****0015',
+        },
+      },
+    });
+    await advance(merchant, 'P32D');
+    const renewal = await chargedPeriod(byCard.subscriptionId, 1);
+    expect(nachaEntryOf(await untilCollected(merchant, renewal)).entry).toMatchObject({
+      dfiAccount: '5566778899',
+      amount: 999,
     });
   });
 
