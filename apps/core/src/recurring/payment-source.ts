@@ -19,7 +19,7 @@ import { type CardMaterial, consumeToken } from '../tokens/service.ts';
 
 export type PaymentSourceInput = z.output<typeof subscriptionPaymentSourceInput>;
 
-/** What pays a subscription: one of the shopper's vaulted cards, or a SEPA mandate of the shopper. */
+/** What pays a subscription: one of the shopper's vaulted cards, or a mandate of the shopper (SEPA or ACH). */
 export type Payer = { card: StoredCard; mandate?: undefined } | { mandate: SepaMandate; card?: undefined };
 
 export function material(card: CreditCardInput): CardMaterial {
@@ -61,8 +61,9 @@ export function requireDebitTerms(
 
 /**
  * The payer a source names for a shopper, made in `em`: a card sent or behind a token is vaulted, an IBAN
- * gets its mandate (made or reused), first and last four characters pick a stored mandate; no source is the
- * shopper's newest card, else its newest mandate. A card number's token is spent here.
+ * or an ECP account gets its mandate (made or reused), first and last four characters (an ECP account's
+ * masked number) pick a stored one; no source is the shopper's newest card, else its newest mandate. A card
+ * number's token is spent here.
  */
 export async function resolvePayer(
   ctx: MerchantContext,
@@ -87,7 +88,6 @@ export async function resolvePayer(
   }
   const ecp = source?.ecpInfo?.ecp;
   if (ecp) {
-    if (shopper.id === undefined) await em.flush(); // a new shopper is written before its account
     return { mandate: await achMandateOf(ctx, em, shopper, ecp, 'paymentSource.ecpInfo.ecp', now) };
   }
   const stored = shopper.id === undefined ? null : await storedPayer(em, shopper);
