@@ -40,7 +40,7 @@ export const sandboxAchAccounts = { fails: '9900000001', returned: '9900000002' 
 
 const sandboxReturnCodes = ['R01', 'R02', 'R03', 'R04', 'R08', 'R10', 'R16', 'R20', 'R29'];
 
-/** The sandbox account number whose debit ends with the return code: failed before settlement, or returned after. */
+/** The sandbox account whose debit ends with the return code: failed before settlement, or returned after. */
 export const sandboxAchAccount = (returnCode: string, returned: boolean) =>
   `9900000${returned ? 2 : 1}${returnCode.slice(1)}`;
 

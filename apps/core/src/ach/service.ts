@@ -49,7 +49,7 @@ async function storedAchMandate(
   return mandate;
 }
 
-/** The shopper's mandate for the account sent (made on first use), or for its stored account the request names. */
+/** The shopper's mandate for the account sent (made on first use), or for the stored account named. */
 export function achMandateOf(
   ctx: MerchantContext,
   em: EntityManager,

@@ -410,8 +410,8 @@ async function invoiceByDebit(
 
 /**
  * POST /batch/order-placement: the shopper, the order and its items, the invoice and the debit (SEPA or
- * ECP) that pays it commit in one transaction or not at all. The shopper and order rows are written first; a bad
- * cart item, a wrong expected total or a refused debit later in the command rolls all of it back.
+ * ECP) that pays it commit in one transaction or not at all. The shopper and order rows are written first;
+ * a bad cart item, a wrong expected total or a refused debit later in the command rolls all of it back.
  */
 export async function placeBatchOrder(ctx: MerchantContext, input: BatchOrderRequest): Promise<BatchOrder> {
   return inTransaction(ctx.em, async (em) => {

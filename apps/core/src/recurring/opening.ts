@@ -161,7 +161,8 @@ function cardHolderOf(opening: Opening) {
  * Creates a subscription and makes its first charge, or none (a trial, a first amount of 0). A card charge
  * goes through runSale: the shopper, the vaulted card, the subscription and its charge row commit
  * with the sale, or nothing does (a decline leaves no subscription). A bank debit (SEPA or ACH), or no
- * charge at all, commits in one transaction. `answer` builds the response in that transaction; a keyed call records it.
+ * charge at all, commits in one transaction. `answer` builds the response in that transaction; a keyed
+ * call records it.
  */
 export async function openSubscription<T>(
   ctx: MerchantContext,

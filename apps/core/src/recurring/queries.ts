@@ -25,7 +25,8 @@ const renewalJoins = `join recurring_plan p on p.id = s.plan_id
 /**
  * Leases up to $3 subscriptions with something due by their merchant's now (core's time $1 plus its offset,
  * none when $2, live) for $4 seconds, skipping those in $5 (a JSON array of ids), and reads them as renewal
- * rows. Due: a charge or retry, or (SEPA, not ACH) a reminder, whose window opens at most 14 days before the charge.
+ * rows. Due: a charge or retry, or (SEPA, not ACH) a reminder, whose window opens at most 14 days before the
+ * charge.
  */
 export const leaseDueRenewals = `with leased as (update subscription s set renewal_lease_until = now() + make_interval(secs => $4)
        from (
