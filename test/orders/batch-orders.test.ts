@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CallOptions, client, type Reply } from '../support/http.ts';
 import { type Stack, startStack, type TestMerchant } from '../support/stack.ts';
+import { waitFor } from '../support/wait.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // Order placement in one batch (see docs/conformance.md, Batch order placement), the orders and shoppers it makes
@@ -1027,5 +1028,182 @@ describe('sku parameters of a batch order', () => {
       });
     }
     expect(await rowCounts(merchant)).toEqual(placed);
+  });
+});
+
+describe('paid by ECP (docs/ach.md, Batch orders)', () => {
+  const ACCOUNT = '1234567890';
+  const ROUTING = '011000015';
+  const ecp = { accountNumber: ACCOUNT, routingNumber: ROUTING, accountType: 'CONSUMER_CHECKING' };
+  const shownEcp = {
+    accountType: 'CONSUMER_CHECKING',
+    publicAccountNumber: '*****7890',
+    publicRoutingNumber: '*****0015',
+  };
+
+  /** The batch order in JSON, paid from a US account in USD unless told otherwise. */
+  function ecpJson(
+    cart: Cart,
+    paymentInfo: Record<string, unknown> = { ecpsInfo: [{ billingContactInfo: billing, ecp }] },
+  ) {
+    const body = batchJson({ currency: 'USD', ...cart });
+    return {
+      ...body,
+      shopper: { ...body.shopper, shopperInfo: { ...body.shopper.shopperInfo, paymentInfo } },
+    };
+  }
+
+  /** The batch order in XML, its sepa-direct-debits-info replaced by the account in ecps-info. */
+  const ecpXml = (cart: Cart, account: Record<string, string> = ecp) =>
+    batchXml({ currency: 'USD', ...cart }).replace(
+      /<sepa-direct-debits-info>[\s\S]*<\/sepa-direct-debits-info>/,
+      `<ecps-info><ecp-info><billing-contact-info><first-name>Jane</first-name><last-name>Doe</last-name></billing-contact-info><ecp>${Object.entries(
+        account,
+      )
+        .map(([name, value]) => {
+          const element = name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+          return `<${element}>${value}</${element}>`;
+        })
+        .join('')}</ecp></ecp-info></ecps-info>`,
+    );
+
+  const transactionOf = (order: {
+    postSaleInfo: { invoices: Array<{ financialTransactions: unknown[] }> };
+  }) => order.postSaleInfo.invoices[0]?.financialTransactions[0] as Record<string, unknown>;
+
+  it('places the order as an ACH debit in USD, shown masked, settled by the merchant clock (JSON)', async () => {
+    const merchant = await stack.newMerchant();
+    const [skuId = 0] = await createSkus(merchant, [['US course', '12.50', 'USD']]);
+    const reply = await api.post(
+      '/batch/order-placement',
+      ecpJson({ items: [[skuId, 2]], expected: '25.00' }),
+      {
+        merchant,
+      },
+    );
+    expect(reply.status, reply.text).toBe(200);
+    expect(reply.text).not.toContain(ACCOUNT);
+    const { shopper, order } = reply.body;
+    expect(shopper.shopperInfo).toMatchObject({
+      shopperCurrency: 'USD',
+      paymentInfo: {
+        creditCardsInfo: [],
+        ecpsInfo: [{ billingContactInfo: billing, ecp: shownEcp }],
+        sepaDirectDebitsInfo: [],
+        balance: { amount: 0, currency: 'USD' },
+      },
+    });
+    expect(order.cart).toMatchObject({ chargedCurrency: 'USD', totalCartCost: 25 });
+    const transaction = transactionOf(order);
+    expect(transaction).toMatchObject({
+      status: 'PENDING',
+      amount: 25,
+      currency: 'USD',
+      paymentMethod: 'ECP',
+      ecp: shownEcp,
+    });
+    expect(transaction.sepaDirectDebit).toBeUndefined();
+    const { rows } = await db.query(
+      `select d.currency, d.amount_minor::int as amount, m.scheme from sepa_debit d
+       join sepa_mandate m on m.id = d.mandate_id where d.merchant_id = $1`,
+      [merchant.id],
+    );
+    expect(rows).toEqual([{ currency: 'USD', amount: 2500, scheme: 'ACH' }]);
+    expect((await api.get(`/shoppers/${shopper.shopperInfo.shopperId}`, { merchant })).body).toEqual(shopper);
+
+    expect((await api.put('/sandbox/clock', { advanceBy: 'PT5M' }, { merchant })).status).toBe(200);
+    const settled = await waitFor('the ECP order collected', async () => {
+      const got = (await api.get(`/orders/${order.orderId}`, { merchant })).body;
+      return transactionOf(got).status === 'SUCCESS' && got;
+    });
+    expect(transactionOf(settled)).toMatchObject({ paymentMethod: 'ECP', ecp: shownEcp });
+  });
+
+  it('reads and answers ecps-info and the financial transaction’s ecp in XML', async () => {
+    const merchant = await stack.newMerchant();
+    const [skuId = 0] = await createSkus(merchant, [['US ebook', '9.99', 'USD']]);
+    const reply = await place(ecpXml({ items: [[skuId, 1]], expected: '9.99' }), { merchant });
+    expect(reply.status, reply.text).toBe(200);
+    expect(reply.text).not.toContain(ACCOUNT);
+    const doc = document(reply.text);
+    const shownXml =
+      '<ecp><account-type>CONSUMER_CHECKING</account-type><public-account-number>*****7890</public-account-number><public-routing-number>*****0015</public-routing-number></ecp>';
+    expect(namesAt(doc, 'shopper/shopper-info/payment-info/ecps-info/ecp-info')).toEqual([
+      'billing-contact-info',
+      'ecp',
+    ]);
+    expect(reply.text).toContain(shownXml);
+    const transaction = 'order/post-sale-info/invoices/invoice/financial-transactions/financial-transaction';
+    expect(textAt(doc, `${transaction}/payment-method`)).toBe('ECP');
+    expect(textAt(doc, `${transaction}/currency`)).toBe('USD');
+    expect(namesAt(doc, transaction)).toContain('ecp');
+    expect(namesAt(doc, transaction)).not.toContain('sepa-direct-debit');
+    const orderId = textAt(doc, 'order/order-id');
+    const got = await api.get(`/orders/${orderId}`, { merchant, accept: 'application/xml' });
+    expect(got.status, got.text).toBe(200);
+    expect(
+      textAt(
+        document(got.text),
+        'post-sale-info/invoices/invoice/financial-transactions/financial-transaction/payment-method',
+      ),
+    ).toBe('ECP');
+  });
+
+  it('refuses bad ECP orders with the property named, nothing stored', async () => {
+    const merchant = await stack.newMerchant();
+    const [usd = 0] = await createSkus(merchant, [['US course', '5.00', 'USD']]);
+    const [eur = 0] = await createSkus(merchant, [['EU course', '5.00', 'EUR']]);
+    const before = await rowCounts(merchant);
+    const post = (body: unknown) => api.post('/batch/order-placement', body, { merchant });
+    const cases: Array<[string, Promise<Reply>, string]> = [
+      [
+        'a routing number failing the ABA check',
+        post(
+          ecpJson(
+            { items: [[usd, 1]], expected: '5.00' },
+            { ecpsInfo: [{ ecp: { ...ecp, routingNumber: '011000016' } }] },
+          ),
+        ),
+        'shopper.shopperInfo.paymentInfo.ecpsInfo.0.ecp.routingNumber',
+      ],
+      [
+        'an unknown account type (XML)',
+        place(ecpXml({ items: [[usd, 1]], expected: '5.00' }, { ...ecp, accountType: 'SAVINGS' }), {
+          merchant,
+        }),
+        'shopper.shopperInfo.paymentInfo.ecpsInfo.0.ecp.accountType',
+      ],
+      [
+        'euros for an ECP order',
+        post(ecpJson({ items: [[eur, 1]], expected: '5.00', currency: 'EUR' })),
+        'order.expectedTotalPrice.currency',
+      ],
+      [
+        'a euro sku in a dollar order',
+        post(ecpJson({ items: [[eur, 1]], expected: '5.00' })),
+        'order.cart.cartItem.0.sku.skuId',
+      ],
+      [
+        'two accounts',
+        post(
+          ecpJson(
+            { items: [[usd, 1]], expected: '5.00' },
+            { ecpsInfo: [{ ecp }], sepaDirectDebitsInfo: [{ sepaDirectDebit: { iban: IBAN } }] },
+          ),
+        ),
+        'shopper.shopperInfo.paymentInfo.ecpsInfo',
+      ],
+      [
+        'no account',
+        post(ecpJson({ items: [[usd, 1]], expected: '5.00' }, {})),
+        'shopper.shopperInfo.paymentInfo.sepaDirectDebitsInfo',
+      ],
+    ];
+    for (const [name, reply, property] of cases) {
+      const refused = await reply;
+      expect(failure(refused), name).toMatchObject({ status: 400, code: 10001, property });
+      expect(refused.text).not.toContain(ACCOUNT);
+    }
+    expect(await rowCounts(merchant)).toEqual(before);
   });
 });

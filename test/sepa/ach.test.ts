@@ -1,9 +1,16 @@
 import nacha from '@midlandsbank/node-nacha';
+import { achReturnError } from '@paywire/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AchBank, sandboxAchAccounts, sandboxAchBank } from '../../apps/core/src/ach/bank.ts';
+import {
+  type AchBank,
+  sandboxAchAccount,
+  sandboxAchAccounts,
+  sandboxAchBank,
+} from '../../apps/core/src/ach/bank.ts';
 import { deliveredIpn, merchantWithDebitIpn } from '../support/debits.ts';
-import { as, client, expectStatus, xmlDocument } from '../support/http.ts';
+import { as, client, expectStatus, saleBody, xmlDocument } from '../support/http.ts';
 import { type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
+import { createPlan } from '../support/recurring.ts';
 import { type Stack, startStack, type TestMerchant } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -83,6 +90,14 @@ function nachaEntryOf(transactionId: string) {
   }
   throw new Error(`no NACHA file carried debit ${transactionId}`);
 }
+
+/** POST /vaulted-shoppers of Grace Hopper with one ECP account (JSON). */
+const vaultShopperWithAccount = (merchant: TestMerchant, ecp: Record<string, string>) =>
+  api.post(
+    '/vaulted-shoppers',
+    { firstName: 'Grace', lastName: 'Hopper', paymentSources: { ecpInfo: { ecp } } },
+    as(merchant),
+  );
 
 function expectNoAccountNumber(text: string) {
   for (const account of ACCOUNTS) expect(text).not.toContain(account);
@@ -188,6 +203,7 @@ describe('ECP debit by alt-transaction (JSON)', () => {
     await until(created.transactionId, 'FAIL', merchant);
     const decline = await ipn('DECLINE', created.transactionId);
     expect(decline.get('paymentMethod')).toBe('ECP');
+    expect(decline.get('declineReason')).toBe('R03');
     expect(nachaEntryOf(created.transactionId).entry.transactionCode).toBe('37'); // a savings debit
   });
 
@@ -216,6 +232,7 @@ describe('ECP debit by alt-transaction (JSON)', () => {
     await until(id, 'REFUNDED', merchant);
     const refund = await ipn('REFUND', id);
     expect(refund.get('invoiceAmount')).toBe('40.00');
+    expect(refund.get('reversalReason')).toBe('R01');
     const { rows } = await stack.db.query(
       'select amount_minor::int as amount, returned from sepa_refund where debit_id = $1',
       [id],
@@ -406,19 +423,11 @@ describe('bad accounts are refused with nothing stored', () => {
     expect(reply.text).toContain('<name>ecpTransaction.routingNumber</name>');
     expectNoAccountNumber(reply.text);
     const shopper = expectStatus(
-      await api.post(
-        '/vaulted-shoppers',
-        {
-          firstName: 'Grace',
-          lastName: 'Hopper',
-          paymentSources: {
-            ecpInfo: {
-              ecp: { accountNumber: ACCOUNT, routingNumber: '011000016', accountType: 'CONSUMER_CHECKING' },
-            },
-          },
-        },
-        as(merchant),
-      ),
+      await vaultShopperWithAccount(merchant, {
+        accountNumber: ACCOUNT,
+        routingNumber: '011000016',
+        accountType: 'CONSUMER_CHECKING',
+      }),
       400,
     );
     expect(shopper.body.message[0]).toMatchObject({
@@ -434,5 +443,406 @@ describe('bad accounts are refused with nothing stored', () => {
     );
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) expectNoAccountNumber(row.sealed_iban);
+  });
+});
+
+describe('ECP subscriptions (docs/ach.md, Subscriptions)', () => {
+  const ecpSource = (account = ACCOUNT) => ({
+    ecpInfo: { ecp: { accountNumber: account, routingNumber: ROUTING, accountType: 'CONSUMER_CHECKING' } },
+  });
+  const payerInfo = { firstName: 'Ada', lastName: 'Lovelace', country: 'us', zip: '02139' };
+
+  async function subscriptionRows(merchant: TestMerchant) {
+    const { rows } = await stack.db.query(
+      'select count(*)::int as n from subscription where merchant_id = $1',
+      [merchant.id],
+    );
+    return { ...(await storedRows(merchant)), subscriptions: rows[0].n };
+  }
+
+  /** The subscription's charge of `period` once CHARGED, with its debit. */
+  const chargedPeriod = (subscriptionId: number, period: number) =>
+    waitFor(`subscription ${subscriptionId} period ${period} charged`, async () => {
+      const { rows } = await stack.db.query<{ sepa_debit_id: string }>(
+        `select sepa_debit_id::text from subscription_charge
+         where subscription_id = $1 and period = $2 and status = 'CHARGED'`,
+        [subscriptionId, period],
+      );
+      return rows[0]?.sepa_debit_id;
+    });
+
+  /** Advances the merchant's clock past the debit's collection and waits for it to be collected. */
+  async function untilCollected(merchant: TestMerchant, id: string): Promise<string> {
+    await advance(merchant, 'PT3M');
+    await until(id, 'SUCCESS', merchant);
+    return id;
+  }
+
+  it('debits the account for the first charge and each renewal, with their IPNs (JSON)', async () => {
+    const merchant = await merchantWithDebitIpn(stack, api, receiver, ['Recurring', 'SubscriptionReminder']);
+    const planId = await createPlan(api, merchant, { recurringChargeAmount: 19.99 });
+    const created = expectStatus(
+      await api.post(
+        '/recurring/subscriptions',
+        { planId, payerInfo, paymentSource: ecpSource(), authorizedByShopper: true },
+        as(merchant),
+      ),
+      200,
+    );
+    expectNoAccountNumber(created.text);
+    const subscription = created.body;
+    const ecp = {
+      accountType: 'CONSUMER_CHECKING',
+      publicAccountNumber: '*****7890',
+      publicRoutingNumber: '*****0015',
+    };
+    expect(subscription).toMatchObject({
+      status: 'ACTIVE',
+      currency: 'USD',
+      paymentSource: { ecpInfo: { ecp } },
+      charge: {
+        amount: 19.99,
+        currency: 'USD',
+        paymentSource: { ecpInfo: { ecp } },
+        processingInfo: { processingStatus: 'pending' },
+      },
+    });
+    expect(subscription.paymentSource.sepaDirectDebitInfo).toBeUndefined();
+    const first: string = subscription.charge.transactionId;
+    expect(expectStatus(await api.get(`/alt-transactions/${first}`, as(merchant)), 200).body).toMatchObject({
+      amount: 19.99,
+      currency: 'USD',
+      ecpTransaction: ecp,
+      vaultedShopperId: subscription.vaultedShopperId,
+    });
+    expect((await ipn('CHARGE_PENDING', first)).get('paymentMethod')).toBe('ECP');
+    await advance(merchant, 'PT3M');
+    await until(first, 'SUCCESS', merchant);
+    expect(nachaEntryOf(first).entry).toMatchObject({
+      dfiAccount: ACCOUNT,
+      amount: 1999,
+      transactionCode: '27',
+    });
+    const charges = expectStatus(
+      await api.get(`/recurring/subscriptions/${subscription.subscriptionId}/charges`, as(merchant)),
+      200,
+    ).body.charges;
+    expect(charges[0]).toMatchObject({
+      transactionId: first,
+      processingInfo: { processingStatus: 'success' },
+    });
+
+    // The renewal a month later is an ACH debit of the same account, collected in a NACHA file.
+    await advance(merchant, 'P32D');
+    const renewal = await chargedPeriod(subscription.subscriptionId, 1);
+    expect(renewal).not.toBe(first);
+    await advance(merchant, 'PT3M');
+    await until(renewal, 'SUCCESS', merchant);
+    const recurring = await ipn('RECURRING', renewal);
+    expect(Object.fromEntries(recurring)).toMatchObject({
+      subscriptionId: String(subscription.subscriptionId),
+      paymentMethod: 'ECP',
+      ecpAccountType: 'CONSUMER_CHECKING',
+      ecpAccountLastFour: '7890',
+      invoiceAmount: '19.99',
+      currency: 'USD',
+    });
+    expectNoAccountNumber(recurring.toString());
+    expect(nachaEntryOf(renewal).entry).toMatchObject({ dfiAccount: ACCOUNT, amount: 1999 });
+    // ACH debits are not pre-notified: no SEPA reminder, no pre-notification.
+    expect(
+      receiver.requests.filter(
+        ({ params }) =>
+          params.get('transactionType') === 'SUBSCRIPTION_REMINDER' &&
+          params.get('subscriptionId') === String(subscription.subscriptionId),
+      ),
+    ).toEqual([]);
+    const notice = await api.get(
+      `/translations/sepa/prenotification?subscriptionid=${subscription.subscriptionId}`,
+      as(merchant),
+    );
+    expect(expectStatus(notice, 400).body.message[0]).toMatchObject({
+      invalidProperty: { name: 'subscriptionId' },
+    });
+    // One account, one mandate: the renewal reused it.
+    expect((await storedRows(merchant)).accounts).toBe(1);
+  });
+
+  it('pays from a vaulted shopper’s stored ECP account, in XML', async () => {
+    const merchant = await merchantWithIpn();
+    const shopperId = expectStatus(
+      await vaultShopperWithAccount(merchant, {
+        accountNumber: '5566778899',
+        routingNumber: OTHER_ROUTING,
+        accountType: 'CONSUMER_SAVINGS',
+      }),
+      200,
+    ).body.vaultedShopperId;
+    const planId = await createPlan(api, merchant, { recurringChargeAmount: 7 });
+    const shape = { root: 'recurring-subscription' };
+    const document = xmlDocument('recurring-subscription', {
+      planId,
+      vaultedShopperId: shopperId,
+      paymentSource: { ecpInfo: { ecp: { publicAccountNumber: '*****8899' } } },
+      authorizedByShopper: 'true',
+    });
+    const reply = expectStatus(
+      await api.post('/recurring/subscriptions', document, as(merchant, { format: 'xml', shape })),
+      200,
+    );
+    expectNoAccountNumber(reply.text);
+    const ecpXml =
+      '<ecp-info><ecp><account-type>CONSUMER_SAVINGS</account-type><public-account-number>*****8899</public-account-number><public-routing-number>*****0021</public-routing-number></ecp></ecp-info>';
+    expect(reply.text).toContain(`<payment-source>${ecpXml}</payment-source>`);
+    const id = reply.body.subscriptionId;
+    const debitId: string = reply.body.charge.transactionId;
+    expect(reply.body.charge.processingInfo.processingStatus).toBe('pending');
+    // Named by nothing, a vaulted shopper whose only account is ECP pays from it too.
+    const plain = expectStatus(
+      await api.post('/recurring/subscriptions', { planId, vaultedShopperId: shopperId }, as(merchant)),
+      200,
+    ).body;
+    expect(plain.paymentSource.ecpInfo.ecp.publicAccountNumber).toBe('*****8899');
+    expect((await storedRows(merchant)).accounts).toBe(1);
+
+    const shown = expectStatus(
+      await api.get(`/recurring/subscriptions/${id}`, as(merchant, { accept: 'application/xml', shape })),
+      200,
+    );
+    expect(shown.text).toContain(ecpXml);
+    await advance(merchant, 'PT3M');
+    await until(debitId, 'SUCCESS', merchant);
+    expect(nachaEntryOf(debitId).entry).toMatchObject({
+      dfiAccount: '5566778899',
+      amount: 700,
+      transactionCode: '37',
+    });
+  });
+
+  it('a merchant-managed subscription charges the account, and a card subscription moves to it', async () => {
+    const merchant = await merchantWithIpn();
+    const ondemand = expectStatus(
+      await api.post(
+        '/recurring/ondemand',
+        { amount: 4.2, currency: 'USD', payerInfo, paymentSource: ecpSource(), authorizedByShopper: true },
+        as(merchant),
+      ),
+      200,
+    ).body;
+    expect(ondemand).toMatchObject({
+      amount: 4.2,
+      currency: 'USD',
+      paymentSource: { ecpInfo: { ecp: { publicAccountNumber: '*****7890' } } },
+      processingInfo: { processingStatus: 'pending' },
+    });
+    expect(nachaEntryOf(await untilCollected(merchant, ondemand.transactionId)).entry).toMatchObject({
+      dfiAccount: ACCOUNT,
+      amount: 420,
+    });
+    const euros = await api.post(
+      '/recurring/ondemand',
+      { amount: 4.2, currency: 'EUR', payerInfo, paymentSource: ecpSource(), authorizedByShopper: true },
+      as(merchant),
+    );
+    expect(expectStatus(euros, 400).body.message[0]).toMatchObject({ invalidProperty: { name: 'currency' } });
+
+    const planId = await createPlan(api, merchant);
+    const byCard = expectStatus(
+      await api.post(
+        '/recurring/subscriptions',
+        { planId, payerInfo, paymentSource: { creditCardInfo: { creditCard: saleBody().creditCard } } },
+        as(merchant),
+      ),
+      200,
+    ).body;
+    const moved = expectStatus(
+      await api.put(
+        `/recurring/subscriptions/${byCard.subscriptionId}`,
+        { paymentSource: ecpSource('5566778899'), authorizedByShopper: true },
+        as(merchant),
+      ),
+      200,
+    ).body;
+    expect(moved.paymentSource).toEqual({
+      ecpInfo: {
+        ecp: {
+          accountType: 'CONSUMER_CHECKING',
+          publicAccountNumber: '*****8899',
+          publicRoutingNumber: '*****0015',
+        },
+      },
+    });
+    await advance(merchant, 'P32D');
+    const renewal = await chargedPeriod(byCard.subscriptionId, 1);
+    expect(nachaEntryOf(await untilCollected(merchant, renewal)).entry).toMatchObject({
+      dfiAccount: '5566778899',
+      amount: 999,
+    });
+  });
+
+  it('refuses bad ECP sources with the reference’s errors, and stores nothing', async () => {
+    const merchant = await stack.newMerchant();
+    const planId = await createPlan(api, merchant);
+    const euroPlan = await createPlan(api, merchant, { currency: 'EUR' });
+    const otherShopper = expectStatus(
+      await api.post('/vaulted-shoppers', { firstName: 'No', lastName: 'Account' }, as(merchant)),
+      200,
+    ).body.vaultedShopperId;
+    const before = await subscriptionRows(merchant);
+    const bad = (ecp: Record<string, unknown>) => ({
+      ecpInfo: { ecp: { ...ecpSource().ecpInfo.ecp, ...ecp } },
+    });
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      [
+        'a routing number failing the ABA check',
+        { paymentSource: bad({ routingNumber: '011000016' }) },
+        'paymentSource.ecpInfo.ecp.routingNumber',
+      ],
+      [
+        'an account number of 3 digits',
+        { paymentSource: bad({ accountNumber: '123' }) },
+        'paymentSource.ecpInfo.ecp.accountNumber',
+      ],
+      [
+        'an unknown account type',
+        { paymentSource: bad({ accountType: 'SAVINGS' }) },
+        'paymentSource.ecpInfo.ecp.accountType',
+      ],
+      [
+        'no routing number',
+        { paymentSource: bad({ routingNumber: undefined }) },
+        'paymentSource.ecpInfo.ecp.routingNumber',
+      ],
+      ['no shopper authorization', { authorizedByShopper: undefined }, 'authorizedByShopper'],
+      [
+        'a card as well',
+        { paymentSource: { ...ecpSource(), creditCardInfo: { creditCard: saleBody().creditCard } } },
+        'paymentSource.ecpInfo',
+      ],
+      ['a plan in euros', { planId: euroPlan }, 'currency'],
+      [
+        'a vaulted shopper without an ECP account',
+        { payerInfo: undefined, vaultedShopperId: otherShopper, paymentSource: { ecpInfo: { ecp: {} } } },
+        'paymentSource.ecpInfo.ecp.accountNumber',
+      ],
+    ];
+    for (const [name, change, property] of cases) {
+      const body = { planId, payerInfo, paymentSource: ecpSource(), authorizedByShopper: true, ...change };
+      const reply = await api.post('/recurring/subscriptions', body, as(merchant));
+      expect(expectStatus(reply, 400).body.message[0], name).toMatchObject({
+        errorName: 'VALIDATION_GENERAL_FAILURE',
+        code: 10001,
+        invalidProperty: { name: property },
+      });
+      expectNoAccountNumber(reply.text);
+    }
+    const xmlReply = expectStatus(
+      await api.post(
+        '/recurring/subscriptions',
+        xmlDocument('recurring-subscription', {
+          planId,
+          payerInfo,
+          paymentSource: bad({ routingNumber: '123456789' }),
+          authorizedByShopper: 'true',
+        }),
+        as(merchant, { format: 'xml' }),
+      ),
+      400,
+    );
+    expect(xmlReply.text).toContain('<name>paymentSource.ecpInfo.ecp.routingNumber</name>');
+    expectNoAccountNumber(xmlReply.text);
+    expect(await subscriptionRows(merchant)).toEqual(before);
+  });
+});
+
+describe('ACH return codes (docs/ach.md, Returns)', () => {
+  const codes = ['R01', 'R02', 'R03', 'R04', 'R08', 'R10', 'R16', 'R20', 'R29'];
+
+  it('a debit failed or returned by the bank shows its NACHA return code, and its IPN carries it', async () => {
+    const merchant = await merchantWithIpn();
+    const debitOf = async (accountNumber: string) =>
+      expectStatus(
+        await api.post(
+          '/alt-transactions',
+          achBody({
+            amount: 3,
+            ecpTransaction: { accountNumber, routingNumber: ROUTING, accountType: 'CONSUMER_CHECKING' },
+          }),
+          as(merchant),
+        ),
+        200,
+      ).body.transactionId as string;
+    const failed = new Map<string, string>();
+    const returned = new Map<string, string>();
+    for (const code of codes) {
+      failed.set(code, await debitOf(sandboxAchAccount(code, false)));
+      returned.set(code, await debitOf(sandboxAchAccount(code, true)));
+    }
+    const collected = await debitOf(ACCOUNT);
+    await advance(merchant, 'PT3M');
+    for (const [code, id] of failed) {
+      const body = await until(id, 'FAIL', merchant);
+      expect(body.processingInfo).toEqual({
+        processingStatus: 'FAIL',
+        processingErrors: [achReturnError(code)],
+      });
+      expect((await ipn('DECLINE', id)).get('declineReason')).toBe(code);
+    }
+    // Collected first: no return code shows before the return.
+    for (const id of [...returned.values(), collected]) {
+      expect((await until(id, 'SUCCESS', merchant)).processingInfo).toEqual({ processingStatus: 'SUCCESS' });
+    }
+    await advance(merchant, 'PT3M');
+    for (const [code, id] of returned) {
+      const body = await until(id, 'REFUNDED', merchant);
+      expect(body.processingInfo).toEqual({
+        processingStatus: 'REFUNDED',
+        processingErrors: [achReturnError(code)],
+      });
+      expect((await ipn('REFUND', id)).get('reversalReason')).toBe(code);
+    }
+    const xml = expectStatus(
+      await api.get(`/alt-transactions/${failed.get('R16')}`, {
+        ...as(merchant),
+        accept: 'application/xml',
+        shape: altShape,
+      }),
+      200,
+    );
+    expect(xml.text).toContain(
+      '<processing-info><processing-status>FAIL</processing-status><processing-errors><processing-error><processing-error-code>R16</processing-error-code><processing-error-name>ACCOUNT_FROZEN</processing-error-name><processing-error-description>Account frozen</processing-error-description></processing-error></processing-errors></processing-info>',
+    );
+    const { rows } = await stack.db.query('select return_code from sepa_debit where id = $1', [collected]);
+    expect(rows).toEqual([{ return_code: null }]);
+  });
+
+  it('a debit refunded in full before its return shows no return code, and is not returned', async () => {
+    const merchant = await merchantWithIpn();
+    const id: string = expectStatus(
+      await api.post(
+        '/alt-transactions',
+        achBody({
+          amount: 8,
+          ecpTransaction: {
+            accountNumber: sandboxAchAccount('R10', true),
+            routingNumber: ROUTING,
+            accountType: 'CONSUMER_CHECKING',
+          },
+        }),
+        as(merchant),
+      ),
+      200,
+    ).body.transactionId;
+    await advance(merchant, 'PT3M');
+    await until(id, 'SUCCESS', merchant);
+    expectStatus(await api.post(`/transactions/refund/${id}`, {}, as(merchant)), 200);
+    await advance(merchant, 'PT3M');
+    const body = expectStatus(await api.get(`/alt-transactions/${id}`, as(merchant)), 200).body;
+    expect(body.processingInfo).toEqual({ processingStatus: 'REFUNDED' });
+    const { rows } = await stack.db.query(
+      'select count(*)::int as returns from sepa_refund where debit_id = $1 and returned',
+      [id],
+    );
+    expect(rows).toEqual([{ returns: 0 }]);
   });
 });

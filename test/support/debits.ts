@@ -21,11 +21,15 @@ export function sepaDebitBody(overrides: Record<string, unknown> = {}) {
   };
 }
 
-/** A new merchant (its own clock) with every debit event (ChargePending, Charge, Decline, Refund) sent to the receiver. */
+/**
+ * A new merchant (its own clock) with every debit event (ChargePending, Charge, Decline, Refund) sent to the
+ * receiver, and the `more` events named (as the notification config's flags, e.g. `Recurring`).
+ */
 export async function merchantWithDebitIpn(
   stack: Stack,
   api: ReturnType<typeof client>,
   receiver: IpnReceiver,
+  more: string[] = [],
 ): Promise<TestMerchant> {
   const merchant = await stack.newMerchant();
   const config = {
@@ -36,6 +40,7 @@ export async function merchantWithDebitIpn(
         sendCharge: true,
         sendDecline: true,
         sendRefund: true,
+        ...Object.fromEntries(more.map((event) => [`send${event}`, true])),
       },
     ],
     ensureNotificationReceipt: false,

@@ -59,6 +59,7 @@ const orderTypes = {
   paymentInfo: ['creditCardsInfo', 'ecpsInfo', 'sepaDirectDebitsInfo', 'wallet', 'balance'],
   creditCardsInfo: ['billingContactInfo', 'pfToken', 'creditCard', 'processingInfo'],
   sepaDirectDebitsInfo: ['billingContactInfo', 'sepaDirectDebit', 'status'],
+  ecpsInfo: ['billingContactInfo', 'ecp', 'status'],
   webInfo: ['ip', 'remoteHost', 'userAgent'],
   order: [
     'orderId',
@@ -89,6 +90,7 @@ const orderTypes = {
     'targetBalance',
     'creditCard',
     'paypalTransactionData',
+    'ecp',
     'sepaDirectDebit',
     'invoiceContactInfo',
     'authorizationCode',
@@ -249,6 +251,7 @@ const types = {
     'avsResponseCodeName',
     'networkTransactionId',
   ],
+  processingError: ['processingErrorCode', 'processingErrorName', 'processingErrorDescription'],
   billingContactInfo: [
     'firstName',
     'lastName',
@@ -547,6 +550,7 @@ export const xmlShapes = {
   altTransaction: {
     root: 'alt-transaction',
     repeated: [metaData],
+    wrapped: { processingErrors: 'processing-error' },
     sequences: sequenced([
       'merchantTransactionId',
       'transactionId',

@@ -65,6 +65,40 @@ export interface EcpAccount {
   publicRoutingNumber: string;
 }
 
+/**
+ * The NACHA return reason codes the sandbox bank answers (docs/ach.md, Returns): a name of ours for each, and
+ * its description as the reference's return code list words it. A real bank may answer any other code; it is
+ * shown as it came.
+ */
+const achReturnReasons: Readonly<Record<string, readonly [string, string]>> = {
+  R01: ['INSUFFICIENT_FUNDS', 'Insufficient Funds'],
+  R02: ['ACCOUNT_CLOSED', 'Account closed'],
+  R03: ['NO_ACCOUNT', 'No account/unable to locate account'],
+  R04: ['INVALID_ACCOUNT_NUMBER', 'Invalid Account Number'],
+  R08: ['PAYMENT_STOPPED', 'Payment stopped or stop payment on item'],
+  R10: ['NOT_AUTHORIZED', 'Customer advises not authorized'],
+  R16: ['ACCOUNT_FROZEN', 'Account frozen'],
+  R20: ['NON_TRANSACTION_ACCOUNT', 'Non-transaction Account'],
+  R29: ['CORPORATE_NOT_AUTHORIZED', 'Corporate customer advises not authorized'],
+};
+
+/** One entry of the reference's processingInfo.processingErrors (processing-info.xsd's processing-error). */
+export interface ProcessingError {
+  processingErrorCode: string;
+  processingErrorName: string;
+  processingErrorDescription: string;
+}
+
+/** A failed or returned ACH debit's return, as a processing error whose code is the NACHA return code. */
+export function achReturnError(returnCode: string): ProcessingError {
+  const [name, description] = achReturnReasons[returnCode] ?? ['ACH_RETURN', `ACH return ${returnCode}`];
+  return {
+    processingErrorCode: returnCode,
+    processingErrorName: name,
+    processingErrorDescription: description,
+  };
+}
+
 /** The masked form answers use: five stars, then the last four digits. */
 export const maskedNumber = (lastFour: string) => `*****${lastFour}`;
 
@@ -86,6 +120,7 @@ export function checkEcpAccount(
   account: EcpTransactionInput,
   vaultedShopper: boolean,
   ctx: z.RefinementCtx,
+  path: readonly string[] = ['ecpTransaction'],
 ): void {
   const sent = ['accountNumber', 'routingNumber', 'accountType'] as const;
   const given = sent.filter((name) => account[name] !== undefined);
@@ -94,7 +129,7 @@ export function checkEcpAccount(
     if (account[name] !== undefined) continue;
     ctx.addIssue({
       code: 'custom',
-      path: ['ecpTransaction', name],
+      path: [...path, name],
       message: vaultedShopper
         ? 'is required with the other account details (leave all three out to debit the stored account)'
         : 'is required unless vaultedShopperId names a shopper with a stored ECP account',

@@ -58,7 +58,7 @@ describe('batch order contract', () => {
     expect(parsed.order.cart.cartItem).toEqual([{ sku: { skuId: 2000001 }, quantity: 2 }]);
     expect(parsed.order.orderingShopper.authorizedByShopper).toBe(true);
     expect(parsed.order.expectedTotalPrice).toEqual({ amount: '20.00', currency: 'EUR' });
-    const [account] = parsed.shopper.shopperInfo.paymentInfo.sepaDirectDebitsInfo;
+    const [account] = parsed.shopper.shopperInfo.paymentInfo.sepaDirectDebitsInfo ?? [];
     expect(account?.sepaDirectDebit.iban).toBe('DE89370400440532013000');
     expect(parsed.shopper.shopperInfo.shopperContactInfo.country).toBe('DE');
     expect(validate(batchOrderInput, parsed)).toEqual(parsed); // core validates the facade's output again
@@ -69,7 +69,7 @@ describe('batch order contract', () => {
     expect(problems(refused)).toEqual([
       [
         'order.orderingShopper.authorizedByShopper',
-        'order.orderingShopper.authorizedByShopper: must be true: the shopper has to accept the SEPA direct debit mandate',
+        'order.orderingShopper.authorizedByShopper: must be true: the shopper has to authorize the debit of the account',
         10001,
       ],
     ]);
@@ -78,9 +78,13 @@ describe('batch order contract', () => {
     );
   });
 
-  it('takes EUR only, with at most two decimals', () => {
+  it('takes EUR only for SEPA (USD only for ECP), with at most two decimals', () => {
     expect(problems(batch({ expectedTotalPrice: { amount: '20.00', currency: 'USD' } }))).toEqual([
-      ['order.expectedTotalPrice.currency', 'order.expectedTotalPrice.currency: EUR only', 10001],
+      [
+        'order.expectedTotalPrice.currency',
+        'order.expectedTotalPrice.currency: EUR only: an order paid by SEPA direct debit is in EUR',
+        10001,
+      ],
     ]);
     expect(problems(batch({ expectedTotalPrice: { amount: '20.001', currency: 'EUR' } }))[0]).toEqual([
       'order.expectedTotalPrice.amount',

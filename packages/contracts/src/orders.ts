@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { accountNumberInput, type EcpAccount, ecpAccountTypeInput, routingNumberInput } from './ach.ts';
 import {
   amountInput,
   booleanInput,
@@ -9,7 +10,7 @@ import {
   refuseRepeats,
   text,
 } from './primitives.ts';
-import { ibanInput, type SepaDebitDetails, type SepaStatus, sepaCurrencyInput } from './sepa.ts';
+import { ibanInput, type SepaDebitDetails, type SepaStatus } from './sepa.ts';
 import { type CardResponse, softDescriptorInput } from './transactions.ts';
 
 /**
@@ -75,6 +76,23 @@ const sepaDirectDebitInfoInput = z.object({
   sepaDirectDebit: z.object({ iban: ibanInput }),
 });
 
+/** The Extended API's ECP account in the shopper's payment info (ecp-info.xsd's ecp-info). */
+const ecpInfoInput = z.object({
+  billingContactInfo: sepaBillingContactInput.optional(),
+  ecp: z.object({
+    accountNumber: accountNumberInput,
+    routingNumber: routingNumberInput,
+    accountType: ecpAccountTypeInput,
+  }),
+});
+
+/** An order paid by SEPA direct debit is in euros, one paid by ECP (ACH) in US dollars. */
+export function batchOrderMethod(paymentInfo: { ecpsInfo?: unknown[] | undefined }) {
+  return paymentInfo.ecpsInfo?.length
+    ? ({ currency: 'USD', name: 'ECP' } as const)
+    : ({ currency: 'EUR', name: 'SEPA direct debit' } as const);
+}
+
 const quantityInput = positiveIntegerInput.refine(
   (quantity) => quantity <= maxQuantity,
   `must be at most ${maxQuantity}`,
@@ -126,37 +144,61 @@ export const expectedTotalPriceInput = z
   .object({ amount: amountInput, currency: currencyInput })
   .superRefine((price, ctx) => checkAmountFitsCurrency(price.amount, price.currency, ctx));
 
-export const batchOrderInput = z.object({
-  shopper: z.object({
-    webInfo: webInfoInput,
-    shopperInfo: z.object({
-      storeId: optionalText(20),
-      locale: localeInput.optional(),
-      shopperCurrency: currencyInput.optional(),
-      shopperContactInfo: shopperContactInfoInput,
-      paymentInfo: z.object({
-        // One account: the order is paid by one debit.
-        sepaDirectDebitsInfo: z
-          .array(sepaDirectDebitInfoInput)
-          .length(1, 'must hold exactly one sepa-direct-debit-info'),
+export const batchOrderInput = z
+  .object({
+    shopper: z.object({
+      webInfo: webInfoInput,
+      shopperInfo: z.object({
+        storeId: optionalText(20),
+        locale: localeInput.optional(),
+        shopperCurrency: currencyInput.optional(),
+        shopperContactInfo: shopperContactInfoInput,
+        // One account, SEPA or ECP: the order is paid by one debit.
+        paymentInfo: z
+          .object({
+            sepaDirectDebitsInfo: z
+              .array(sepaDirectDebitInfoInput)
+              .max(1, 'must hold one sepa-direct-debit-info')
+              .optional(),
+            ecpsInfo: z.array(ecpInfoInput).max(1, 'must hold one ecp-info').optional(),
+          })
+          .superRefine((info, ctx) => {
+            const accounts = (info.sepaDirectDebitsInfo?.length ?? 0) + (info.ecpsInfo?.length ?? 0);
+            if (accounts === 1) return;
+            ctx.addIssue({
+              code: 'custom',
+              path: [info.ecpsInfo?.length ? 'ecpsInfo' : 'sepaDirectDebitsInfo'],
+              message:
+                accounts === 0
+                  ? 'must hold exactly one sepa-direct-debit-info, or one ecp-info in ecps-info'
+                  : 'send one account: a sepa-direct-debit-info or an ecp-info',
+            });
+          }),
       }),
     }),
-  }),
-  order: z.object({
-    orderingShopper: z.object({
-      webInfo: webInfoInput,
-      authorizedByShopper: booleanInput.refine(
-        (accepted) => accepted,
-        'must be true: the shopper has to accept the SEPA direct debit mandate',
-      ),
+    order: z.object({
+      orderingShopper: z.object({
+        webInfo: webInfoInput,
+        authorizedByShopper: booleanInput.refine(
+          (accepted) => accepted,
+          'must be true: the shopper has to authorize the debit of the account',
+        ),
+      }),
+      cart: cartInput,
+      expectedTotalPrice: expectedTotalPriceInput,
+      softDescriptor: softDescriptorInput.optional(),
     }),
-    cart: cartInput,
-    expectedTotalPrice: z
-      .object({ amount: amountInput, currency: sepaCurrencyInput })
-      .superRefine((price, ctx) => checkAmountFitsCurrency(price.amount, price.currency, ctx)),
-    softDescriptor: softDescriptorInput.optional(),
-  }),
-});
+  })
+  .superRefine((request, ctx) => {
+    const method = batchOrderMethod(request.shopper.shopperInfo.paymentInfo);
+    if (request.order.expectedTotalPrice.currency !== method.currency) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['order', 'expectedTotalPrice', 'currency'],
+        message: `${method.currency} only: an order paid by ${method.name} is in ${method.currency}`,
+      });
+    }
+  });
 
 export type BatchOrderInput = z.input<typeof batchOrderInput>;
 export type BatchOrderRequest = z.output<typeof batchOrderInput>;
@@ -192,7 +234,7 @@ export interface BatchShopperInfo {
       billingContactInfo?: Record<string, string>;
       creditCard: CardResponse;
     }>;
-    ecpsInfo: never[];
+    ecpsInfo: Array<{ billingContactInfo?: SepaBillingContact; ecp: EcpAccount }>;
     sepaDirectDebitsInfo: Array<{
       billingContactInfo?: SepaBillingContact;
       sepaDirectDebit: { ibanFirstFour: string; ibanLastFour: string };
@@ -241,7 +283,17 @@ export interface CardFinancialTransaction extends FinancialTransactionFacts {
   authorizationCode?: string;
 }
 
-export type FinancialTransaction = SepaFinancialTransaction | CardFinancialTransaction;
+/** A batch order paid by ECP: its ACH debit, the account as answers show it. */
+export interface EcpFinancialTransaction extends FinancialTransactionFacts {
+  status: SepaStatus;
+  paymentMethod: 'ECP';
+  ecp: EcpAccount;
+}
+
+export type FinancialTransaction =
+  | SepaFinancialTransaction
+  | EcpFinancialTransaction
+  | CardFinancialTransaction;
 
 export interface Invoice {
   invoiceId: number;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkEcpAccount, type EcpAccount, ecpTransactionInput } from './ach.ts';
 import {
   amountInput,
   booleanInput,
@@ -9,7 +10,12 @@ import {
   text,
 } from './primitives.ts';
 import { sepaDirectDebitTransactionInput } from './sepa.ts';
-import { type BillingContact, creditCardInfoInput, shopperFields } from './shoppers.ts';
+import {
+  type BillingContact,
+  billingContactInfoInput,
+  creditCardInfoInput,
+  shopperFields,
+} from './shoppers.ts';
 import { transactionMetaDataInput } from './transaction-details.ts';
 import { type CardResponse, merchantTransactionIdInput, softDescriptorInput } from './transactions.ts';
 import { checkSplitForm, type SplitShown, splitInputs } from './vendor-split.ts';
@@ -213,9 +219,20 @@ const sepaSourceInput = z.preprocess((value) => {
   return typeof nested === 'object' && nested !== null ? nested : value;
 }, sepaDirectDebitTransactionInput);
 
+/**
+ * A subscription's account, `paymentSource.ecpInfo` as the reference's SDK nests it (`ecp` with the numbers
+ * and type, and the billing contact the reference allows, which Paywire does not keep). A vaulted shopper may
+ * name a stored account by `publicAccountNumber`, or send `ecp` empty for its newest.
+ */
+const subscriptionEcpInput = z.object({
+  billingContactInfo: billingContactInfoInput.optional(),
+  ecp: ecpTransactionInput,
+});
+
 export const subscriptionPaymentSourceInput = z.object({
   creditCardInfo: creditCardInfoInput.optional(),
   sepaDirectDebitInfo: sepaSourceInput.optional(),
+  ecpInfo: subscriptionEcpInput.optional(),
   /** Wallet tokens are single-use cryptograms: nothing is left to renew with (README, Recurring billing). */
   wallet: z.unknown().optional(),
 });
@@ -246,7 +263,12 @@ function checkPayer(
         message: 'is required unless vaultedShopperId is given',
       });
     }
-    if (!source?.creditCardInfo && !source?.sepaDirectDebitInfo && source?.wallet === undefined) {
+    if (
+      !source?.creditCardInfo &&
+      !source?.sepaDirectDebitInfo &&
+      !source?.ecpInfo &&
+      source?.wallet === undefined
+    ) {
       ctx.addIssue({
         code: 'custom',
         path: ['paymentSource'],
@@ -261,12 +283,29 @@ function checkPayer(
       message: 'a wallet token pays once; subscribe with the card or a vaulted shopper',
     });
   }
-  if (source?.creditCardInfo && source.sepaDirectDebitInfo) {
+  const sources = (['creditCardInfo', 'sepaDirectDebitInfo', 'ecpInfo'] as const).filter(
+    (name) => source?.[name],
+  );
+  if (sources.length > 1) {
     ctx.addIssue({
       code: 'custom',
-      path: ['paymentSource', 'sepaDirectDebitInfo'],
+      path: ['paymentSource', sources[1] as string],
       message: 'send one payment source',
     });
+  }
+  if (source?.ecpInfo) {
+    checkEcpAccount(source.ecpInfo.ecp, request.vaultedShopperId !== undefined, ctx, [
+      'paymentSource',
+      'ecpInfo',
+      'ecp',
+    ]);
+    if (request.authorizedByShopper !== true) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['authorizedByShopper'],
+        message: 'must be true: the shopper has to authorize the ACH debits',
+      });
+    }
   }
   if (source?.sepaDirectDebitInfo) {
     if (request.vaultedShopperId === undefined && !source.sepaDirectDebitInfo.iban) {
@@ -448,6 +487,8 @@ export interface SubscriptionPaymentSource {
   sepaDirectDebitInfo?: {
     sepaDirectDebit: { ibanFirstFour: string; ibanLastFour: string; mandateId: string; mandateDate: string };
   };
+  /** As the reference's SDK names it (EcpInfoResponse): the account's type and masked numbers. */
+  ecpInfo?: { ecp: EcpAccount };
 }
 
 export type ChargeType = 'INITIAL' | 'RECURRING';

@@ -316,7 +316,19 @@ export const altTransactionBody = describes<AltTransaction>()(
     transactionMetaData: transactionMetaDataInput.optional(),
     ecpTransaction: ecpAccount.optional(),
     sepaDirectDebitTransaction: sepaDebitDetails.optional(),
-    processingInfo: z.object({ processingStatus: sepaStatus }),
+    processingInfo: z.object({
+      processingStatus: sepaStatus,
+      processingErrors: z
+        .array(
+          z.object({
+            processingErrorCode: z.string(),
+            processingErrorName: z.string(),
+            processingErrorDescription: z.string(),
+          }),
+        )
+        .optional()
+        .meta({ description: 'A failed or returned ECP debit: its NACHA return code and reason' }),
+    }),
     ...splitBody,
   }),
 );
@@ -392,7 +404,7 @@ export const batchShopperBody = describes<BatchShopper>()(
             creditCard: cardResponse,
           }),
         ),
-        ecpsInfo: z.array(z.never()),
+        ecpsInfo: z.array(z.object({ billingContactInfo: sepaBillingContact.optional(), ecp: ecpAccount })),
         sepaDirectDebitsInfo: z.array(
           z.object({
             billingContactInfo: sepaBillingContact.optional(),
@@ -461,6 +473,12 @@ export const orderBody = describes<Order>()(
               }),
               z.object({
                 ...financialTransactionFacts,
+                status: sepaStatus,
+                paymentMethod: z.literal('ECP'),
+                ecp: ecpAccount,
+              }),
+              z.object({
+                ...financialTransactionFacts,
                 status: z.literal('APPROVED'),
                 paymentMethod: z.literal('Credit Card'),
                 creditCard: orderedCard,
@@ -516,6 +534,7 @@ const subscriptionPaymentSource = z.object({
     .object({ billingContactInfo: billingContact.optional(), creditCard: cardResponse })
     .optional(),
   sepaDirectDebitInfo: z.object({ sepaDirectDebit: z.object(mandate) }).optional(),
+  ecpInfo: z.object({ ecp: ecpAccount }).optional(),
 });
 
 export const subscriptionChargeBody = describes<SubscriptionChargeBody>()(

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { checkEcpAccount, type EcpAccount, ecpTransactionInput } from './ach.ts';
+import { checkEcpAccount, type EcpAccount, ecpTransactionInput, type ProcessingError } from './ach.ts';
 import {
   amountInput,
   booleanInput,
@@ -83,13 +83,6 @@ const bicInput = z
   .trim()
   .toUpperCase()
   .regex(/^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}(?:[A-Z0-9]{3})?$/, 'must be a BIC of 8 or 11 characters');
-
-/** SEPA debits are in euros only (see docs/conformance.md, SEPA direct debit). */
-export const sepaCurrencyInput = z
-  .string()
-  .trim()
-  .refine((code) => code === 'EUR', 'EUR only')
-  .transform(() => 'EUR' as const);
 
 /**
  * The account to debit: a new IBAN, or (for a vaulted shopper) none, or only its first and last four
@@ -251,7 +244,8 @@ export interface AltTransaction extends SplitShown {
   /** Exactly one of the two: the account debited. */
   ecpTransaction?: EcpAccount;
   sepaDirectDebitTransaction?: SepaDebitDetails;
-  processingInfo: { processingStatus: SepaStatus };
+  /** A failed or returned ACH debit adds the bank's return code as a processing error (docs/ach.md, Returns). */
+  processingInfo: { processingStatus: SepaStatus; processingErrors?: ProcessingError[] };
 }
 
 /** The original's translations object, for mandate and pre-notification texts alike. */

@@ -1,6 +1,6 @@
 /// <reference path="./node-nacha.d.ts" />
 import nacha from '@midlandsbank/node-nacha';
-import type { BankOutcome } from '../sepa/entities.ts';
+import type { BankAnswer } from '../sepa/entities.ts';
 
 /**
  * The bank (the ODFI) that collects ACH debits, behind one interface so a real one can plug in. Settlement
@@ -9,7 +9,7 @@ import type { BankOutcome } from '../sepa/entities.ts';
  * sent a file again answers the same and collects once.
  */
 export interface AchBank {
-  submit(file: string): Promise<Map<string, BankOutcome>>;
+  submit(file: string): Promise<Map<string, BankAnswer>>;
 }
 
 /** Who originates the files: the ODFI's routing number, and the originator's name and company id. */
@@ -32,15 +32,26 @@ export const sandboxOriginator: AchOriginator = {
 };
 
 /**
- * docs/ach.md, Sandbox: one account number fails (returned before settlement, as R03: no account), one is
- * collected and then returned (R01: insufficient funds), every other is collected.
+ * docs/ach.md, Sandbox: one account number fails (returned before settlement, R03: no account), one is
+ * collected and then returned (R01: insufficient funds). Beyond them, `99000001` and a code's two digits fails
+ * with that code, `99000002` and the digits is collected and then returned with it; every other is collected.
  */
 export const sandboxAchAccounts = { fails: '9900000001', returned: '9900000002' } as const;
 
-const scenarios: Readonly<Record<string, BankOutcome>> = {
-  [sandboxAchAccounts.fails]: 'FAIL',
-  [sandboxAchAccounts.returned]: 'SUCCESS_THEN_RETURN',
-};
+const sandboxReturnCodes = ['R01', 'R02', 'R03', 'R04', 'R08', 'R10', 'R16', 'R20', 'R29'];
+
+/** The sandbox account whose debit ends with the return code: failed before settlement, or returned after. */
+export const sandboxAchAccount = (returnCode: string, returned: boolean) =>
+  `9900000${returned ? 2 : 1}${returnCode.slice(1)}`;
+
+const scenarios: ReadonlyMap<string, BankAnswer> = new Map([
+  [sandboxAchAccounts.fails, { outcome: 'FAIL', returnCode: 'R03' }],
+  [sandboxAchAccounts.returned, { outcome: 'SUCCESS_THEN_RETURN', returnCode: 'R01' }],
+  ...sandboxReturnCodes.flatMap((returnCode): [string, BankAnswer][] => [
+    [sandboxAchAccount(returnCode, false), { outcome: 'FAIL', returnCode }],
+    [sandboxAchAccount(returnCode, true), { outcome: 'SUCCESS_THEN_RETURN', returnCode }],
+  ]),
+]);
 
 /** Reads the file as a bank would and answers each entry by its account number. */
 export const sandboxAchBank: AchBank = {
@@ -50,7 +61,7 @@ export const sandboxAchBank: AchBank = {
       batches.flatMap((batch) =>
         batch.entries.map((entry) => [
           entry.identificationNumber.trim(),
-          scenarios[entry.dfiAccount.trim()] ?? 'SUCCESS',
+          scenarios.get(entry.dfiAccount.trim()) ?? { outcome: 'SUCCESS' },
         ]),
       ),
     );

@@ -74,6 +74,10 @@ describe('NACHA files', () => {
 
   it('the sandbox bank answers each entry by its account number', async () => {
     const answers = await sandboxAchBank.submit(nachaFile(sandboxOriginator, entries));
-    expect(Object.fromEntries(answers)).toEqual({ 101: 'SUCCESS', 102: 'SUCCESS_THEN_RETURN', 103: 'FAIL' });
+    expect(Object.fromEntries(answers)).toEqual({
+      101: { outcome: 'SUCCESS' },
+      102: { outcome: 'SUCCESS_THEN_RETURN', returnCode: 'R01' },
+      103: { outcome: 'FAIL', returnCode: 'R03' },
+    });
   });
 });

@@ -18,13 +18,15 @@ import { achMandate } from './accounts.ts';
 
 /**
  * The stored ACH account a returning shopper pays from when the request sends no numbers: the one whose
- * masked number (`publicAccountNumber`) the request gives, else the newest.
+ * masked number (`publicAccountNumber`) the request gives, else the newest. `property` is the account's
+ * place in the request, named by the error when there is none.
  */
 async function storedAchMandate(
   ctx: MerchantContext,
   em: EntityManager,
   shopper: Shopper,
   publicAccountNumber: string | undefined,
+  property: string,
 ): Promise<SepaMandate> {
   const mandates = await em.find(
     SepaMandate,
@@ -38,13 +40,28 @@ async function storedAchMandate(
   if (!mandate) {
     throw new DomainError(
       'VALIDATION_GENERAL_FAILURE',
-      `ecpTransaction.accountNumber: is required: shopper ${shopper.id} has no stored ECP account${
+      `${property}.accountNumber: is required: shopper ${shopper.id} has no stored ECP account${
         publicAccountNumber === undefined ? '' : ` ${publicAccountNumber}`
       }`,
-      { name: 'ecpTransaction.accountNumber' },
+      { name: `${property}.accountNumber` },
     );
   }
   return mandate;
+}
+
+/** The shopper's mandate for the account sent (made on first use), or for the stored account named. */
+export function achMandateOf(
+  ctx: MerchantContext,
+  em: EntityManager,
+  shopper: Shopper,
+  account: EcpTransactionInput,
+  property: string,
+  now: Date,
+): Promise<SepaMandate> {
+  const { accountNumber, routingNumber, accountType } = account;
+  return accountNumber && routingNumber && accountType
+    ? achMandate(ctx, em, shopper, { accountNumber, routingNumber, accountType }, now)
+    : storedAchMandate(ctx, em, shopper, account.publicAccountNumber, property);
 }
 
 /** Opens a pending ACH debit of the account sent, or of the shopper's stored one. */
@@ -56,10 +73,6 @@ export async function openAchDebit(
   now: Date,
 ): Promise<SepaDebitView> {
   await claimDebitTransactionId(ctx, em, request.merchantTransactionId);
-  const { accountNumber, routingNumber, accountType } = account;
-  const mandate =
-    accountNumber && routingNumber && accountType
-      ? await achMandate(ctx, em, request.shopper, { accountNumber, routingNumber, accountType }, now)
-      : await storedAchMandate(ctx, em, request.shopper, account.publicAccountNumber);
+  const mandate = await achMandateOf(ctx, em, request.shopper, account, 'ecpTransaction', now);
   return openDebit(ctx, em, mandate, request, now);
 }

@@ -3,6 +3,7 @@ import {
   type BatchOrder,
   type BatchOrderRequest,
   type BatchShopper,
+  batchOrderMethod,
   billingContactFields,
   type CardBrand,
   type CardFinancialTransaction,
@@ -17,6 +18,7 @@ import {
   shortDate,
   toMinorUnits,
 } from '@paywire/contracts';
+import { achMandate } from '../ach/accounts.ts';
 import { CardTransaction } from '../cards/entities.ts';
 import { parameterValueProblem } from '../catalog/custom-parameters.ts';
 import { CatalogSku, CustomParameter } from '../catalog/entities.ts';
@@ -25,13 +27,21 @@ import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inOrder } from '../db/json-order.ts';
 import { inTransaction } from '../db/transaction.ts';
-import { debitDetails, findSepaDebit, openSepaDebit, type SepaDebitView } from '../sepa/service.ts';
+import { SepaMandate } from '../sepa/entities.ts';
+import { mandateFor } from '../sepa/mandates.ts';
+import {
+  debitDetails,
+  ecpAccountOf,
+  findSepaDebit,
+  openMandateDebit,
+  type SepaDebitView,
+} from '../sepa/service.ts';
 import { Shopper, StoredCard } from '../shoppers/entities.ts';
 import { cardResponse, findShopper, sepaDirectDebitInfo } from '../shoppers/service.ts';
 import { Invoice, OrderItem, ShopperOrder } from './entities.ts';
 
-/** Orders are paid by SEPA direct debit, which is in euros only. */
-const currency = 'EUR';
+/** A shopper's currency when it names none and no order says otherwise (batch orders began in euros). */
+const defaultShopperCurrency = 'EUR';
 /** What a statement shows when the order names no soft descriptor (ours). */
 export const defaultSoftDescriptor = 'PAYWIRE';
 /** Larger carts are refused before any arithmetic could leave the safe integers (ours). */
@@ -75,7 +85,7 @@ export function contactOf(shopper: Shopper): Partial<ShopperContactInfo> {
 /** Links leave core as paths; the facade puts the public base URL in front. */
 export const orderPath = (orderId: number) => `/services/2/orders/${orderId}`;
 
-/** What pays an invoice: a batch order's SEPA debit, or an Extended order's card sale. */
+/** What pays an invoice: a batch order's debit (SEPA or ECP), or an Extended order's card sale. */
 export type InvoicePayment =
   | { invoice: Invoice; debit: SepaDebitView; sale?: undefined }
   | { invoice: Invoice; sale: CardTransaction; debit?: undefined };
@@ -94,17 +104,22 @@ function financialTransaction(
     skus: [...new Set(items.map((item) => item.sku.id))].map((skuId) => ({ skuId })),
   };
   if (debit) {
-    return {
+    const shown = {
       ...facts,
       status: debit.status,
       dateDue: shortDate(debit.dueAt),
       dateCreated: shortDate(debit.createdAt),
       amount: minorToAmount(debit.amountMinor, debit.currency),
       currency: debit.currency,
-      paymentMethod: 'SEPA Direct Debit',
-      paypalTransactionData: {},
-      sepaDirectDebit: debitDetails(debit),
     };
+    return debit.ecp
+      ? { ...shown, paymentMethod: 'ECP', ecp: debit.ecp }
+      : {
+          ...shown,
+          paymentMethod: 'SEPA Direct Debit',
+          paypalTransactionData: {},
+          sepaDirectDebit: debitDetails(debit),
+        };
   }
   const { authorizationCode } = sale.processing;
   return {
@@ -171,7 +186,7 @@ async function debitOf(em: EntityManager, invoice: Invoice): Promise<SepaDebitVi
     invoice.sepaTransactionId == null
       ? null
       : await findSepaDebit(em, invoice.merchantId, invoice.sepaTransactionId);
-  if (!debit) throw new Error(`invoice ${invoice.id} names no SEPA debit`); // an invariant, not input
+  if (!debit) throw new Error(`invoice ${invoice.id} names no debit`); // an invariant, not input
   return debit;
 }
 
@@ -184,6 +199,11 @@ async function presentShopper(em: EntityManager, shopper: Shopper): Promise<Batc
     { orderBy: { id: 'asc' } },
   );
   const mandates = await sepaDirectDebitInfo(em, shopper);
+  const achAccounts = await em.find(
+    SepaMandate,
+    { shopper, merchantId: shopper.merchantId, scheme: 'ACH' },
+    { orderBy: { id: 'asc' } },
+  );
   // The billing contact sent with each account, kept on the invoices its debits paid.
   const billing = new Map<string, SepaBillingContact>();
   const invoices = await em.find(
@@ -196,7 +216,7 @@ async function presentShopper(em: EntityManager, shopper: Shopper): Promise<Batc
       billing.set((await debitOf(em, invoice)).mandateId, inOrder(invoice.billingContact, addressFields));
     }
   }
-  const shopperCurrency = shopper.shopperCurrency ?? currency;
+  const shopperCurrency = shopper.shopperCurrency ?? defaultShopperCurrency;
   return {
     shopperInfo: {
       shopperId: shopper.id,
@@ -210,7 +230,11 @@ async function presentShopper(em: EntityManager, shopper: Shopper): Promise<Batc
             : {}),
           creditCard: cardResponse(card),
         })),
-        ecpsInfo: [],
+        ecpsInfo: achAccounts.flatMap((mandate) => {
+          const ecp = ecpAccountOf(mandate);
+          const billingContactInfo = billing.get(mandate.reference);
+          return ecp ? [{ ...(billingContactInfo ? { billingContactInfo } : {}), ecp }] : [];
+        }),
         sepaDirectDebitsInfo: mandates.map(({ sepaDirectDebit }) => {
           const billingContactInfo = billing.get(sepaDirectDebit.mandateId);
           return {
@@ -360,14 +384,14 @@ export function orderItems(
   );
 }
 
-type BatchSepaAccount =
-  BatchOrderRequest['shopper']['shopperInfo']['paymentInfo']['sepaDirectDebitsInfo'][number];
+type BatchPaymentInfo = BatchOrderRequest['shopper']['shopperInfo']['paymentInfo'];
 
 /** A batch order's new shopper, from its shopper-info (the order's currency unless it names its own). */
 function newBatchShopper(
   em: EntityManager,
   merchantId: number,
   input: BatchOrderRequest['shopper'],
+  currency: string,
 ): Shopper {
   const { shopperInfo, webInfo } = input;
   const contact = shopperInfo.shopperContactInfo;
@@ -392,33 +416,38 @@ function newBatchShopper(
 }
 
 /**
- * The order's invoice, paid by a SEPA debit of the shopper's account for the order's total (the account's
- * billing contact names the payer, the shopper's contact when it names none).
+ * The order's invoice, paid by a debit of the shopper's account, SEPA or ECP, for the order's total (the
+ * account's billing contact names the payer, the shopper's contact when it names none).
  */
-async function invoiceBySepaDebit(
+async function invoiceByDebit(
   ctx: MerchantContext,
   em: EntityManager,
   {
     shopper,
     order,
-    account,
+    paymentInfo,
     contact,
-  }: { shopper: Shopper; order: ShopperOrder; account: BatchSepaAccount; contact: ShopperContactInfo },
+  }: { shopper: Shopper; order: ShopperOrder; paymentInfo: BatchPaymentInfo; contact: ShopperContactInfo },
   now: Date,
 ): Promise<InvoicePayment> {
-  const billing = account.billingContactInfo;
-  const debit = await openSepaDebit(
+  const sepa = paymentInfo.sepaDirectDebitsInfo?.[0];
+  const ecp = paymentInfo.ecpsInfo?.[0];
+  let mandate: SepaMandate;
+  if (sepa) mandate = await mandateFor(ctx, em, shopper, sepa.sepaDirectDebit.iban, now);
+  else if (ecp) mandate = await achMandate(ctx, em, shopper, ecp.ecp, now);
+  else throw new Error('the contract requires one account');
+  const billing = (sepa ?? ecp)?.billingContactInfo;
+  const debit = await openMandateDebit(
     ctx,
     em,
+    mandate,
     {
       shopper,
-      iban: account.sepaDirectDebit.iban,
       payer: {
         firstName: billing?.firstName ?? contact.firstName,
         lastName: billing?.lastName ?? contact.lastName,
       },
       amountMinor: order.totalMinor,
-      currency,
     },
     now,
   );
@@ -433,15 +462,18 @@ async function invoiceBySepaDebit(
 }
 
 /**
- * POST /batch/order-placement: the shopper, the order and its items, the invoice and the SEPA debit that
- * pays it commit in one transaction or not at all. The shopper and order rows are written first; a bad
- * cart item, a wrong expected total or a refused debit later in the command rolls all of it back.
+ * POST /batch/order-placement: the shopper, the order and its items, the invoice and the debit (SEPA or
+ * ECP) that pays it commit in one transaction or not at all. The shopper and order rows are written first;
+ * a bad cart item, a wrong expected total or a refused debit later in the command rolls all of it back.
  */
 export async function placeBatchOrder(ctx: MerchantContext, input: BatchOrderRequest): Promise<BatchOrder> {
   return inTransaction(ctx.em, async (em) => {
     const now = await callNow(ctx, em);
     const { merchantId } = ctx;
-    const shopper = newBatchShopper(em, merchantId, input.shopper);
+    const { paymentInfo } = input.shopper.shopperInfo;
+    const method = batchOrderMethod(paymentInfo);
+    const { currency } = method;
+    const shopper = newBatchShopper(em, merchantId, input.shopper, currency);
     const order = em.create(ShopperOrder, {
       merchantId,
       shopper,
@@ -455,14 +487,12 @@ export async function placeBatchOrder(ctx: MerchantContext, input: BatchOrderReq
 
     const { totalMinor, items: priced } = await pricedCart(em, merchantId, input.order, {
       at: 'order.',
-      currencyRule: 'orders paid by SEPA direct debit take EUR skus only',
+      currencyRule: `orders paid by ${method.name} take ${currency} skus only`,
     });
     const items = orderItems(em, merchantId, order, priced);
     order.totalMinor = totalMinor;
-    const account = input.shopper.shopperInfo.paymentInfo.sepaDirectDebitsInfo[0];
-    if (!account) throw new Error('the contract requires one sepa-direct-debit-info');
     const contact = input.shopper.shopperInfo.shopperContactInfo;
-    const payment = await invoiceBySepaDebit(ctx, em, { shopper, order, account, contact }, now);
+    const payment = await invoiceByDebit(ctx, em, { shopper, order, paymentInfo, contact }, now);
     await em.flush();
     return { shopper: await presentShopper(em, shopper), order: presentOrder(order, items, [payment]) };
   });

@@ -11,7 +11,7 @@ import { type EventParameters, recordReportedFailure } from '../ipn/events.ts';
 import { recordSplit, type SplitTerms, splitOf } from '../marketplace/splits.ts';
 import type { Authorized } from '../payments/authorize.ts';
 import { type PaymentOperation, runPayment, runPrepared } from '../payments/pipeline.ts';
-import { mandateIban, openSepaDebit } from '../sepa/service.ts';
+import { openMandateDebit } from '../sepa/service.ts';
 import type { Shopper, StoredCard } from '../shoppers/entities.ts';
 import { type ChargeKind, Subscription, SubscriptionCharge } from './entities.ts';
 import { claimPeriodCharge, reclaimStaleCharge, settleCharge } from './queries.ts';
@@ -168,7 +168,7 @@ export async function recordChargeSplit(
   if (terms) await recordSplit(em, merchantId, paymentId, splitOf(terms, amountMinor));
 }
 
-/** A charge prepared: done already (found charged or in flight, or a SEPA debit opened), or a card sale. */
+/** A charge prepared: done already (found charged or in flight, or a bank debit opened), or a card sale. */
 type PreparedCharge =
   | { done: ChargeOutcome }
   | {
@@ -183,8 +183,8 @@ type PreparedCharge =
  * One charge of a subscription as a payment operation (payments/pipeline.ts). Prepare claims the charge row
  * (a scheduled period has one row, unique per subscription and period, so a period is never charged twice:
  * a second call finds it CHARGED or in flight and does nothing) and prepares the card sale under the
- * reference derived from the row; a SEPA subscription's debit is opened there and then (the bank answers
- * later, through settlement). The call is the sale's; record writes the sale and the row CHARGED with
+ * reference derived from the row; a SEPA or ECP subscription's debit is opened there and then (the bank
+ * answers later, through settlement). The call is the sale's; record writes the sale and the row CHARGED with
  * `onCharged`'s writes, or the row DECLINED, in one transaction. An unknown outcome leaves the row PENDING
  * and the payment attempt to the recovery worker, which voids it: a later call retries the period as a new
  * attempt once the row is older than the recovery delay (reclaimStale).
@@ -267,20 +267,19 @@ function chargeOperation(ctx: MerchantContext, request: SubscriptionChargeReques
             claim,
           };
         }
-        // SEPA: the debit is opened in this transaction; the bank answers later through settlement.
+        // SEPA or ACH: the debit is opened in this transaction; the bank answers later through settlement.
         const now = await callNow(ctx, em);
-        const debit = await openSepaDebit(
+        const debit = await openMandateDebit(
           ctx,
           em,
+          subscription.sepaMandate,
           {
             shopper: subscription.shopper,
-            iban: mandateIban(ctx.vault, subscription.sepaMandate),
             payer: {
               firstName: subscription.shopper.firstName ?? '',
               lastName: subscription.shopper.lastName ?? '',
             },
             amountMinor: request.amountMinor,
-            currency: 'EUR',
             ...(request.merchantTransactionId
               ? { merchantTransactionId: request.merchantTransactionId }
               : {}),

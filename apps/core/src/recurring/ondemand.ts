@@ -14,7 +14,7 @@ import type { MerchantContext } from '../context.ts';
 import { requireWithin, resolveSplitTerms } from '../marketplace/splits.ts';
 import { chargeSubscription } from './charge.ts';
 import { openSubscription } from './opening.ts';
-import { requireSepaTerms } from './payment-source.ts';
+import { requireDebitTerms, sourceScheme } from './payment-source.ts';
 import { presentCharge, presentSubscription } from './present.ts';
 import { calendarDate } from './schedule.ts';
 import { findSubscription, updateSubscription } from './subscriptions.ts';
@@ -28,7 +28,8 @@ export async function createOndemand(
   ctx: MerchantContext,
   input: z.output<typeof createOndemandInput>,
 ): Promise<SubscriptionChargeBody> {
-  if (input.paymentSource?.sepaDirectDebitInfo) requireSepaTerms({ currency: input.currency });
+  const scheme = sourceScheme(input.paymentSource);
+  if (scheme) requireDebitTerms(scheme, { currency: input.currency });
   const firstChargeMinor = toMinorUnits(input.amount, input.currency);
   return openSubscription(
     ctx,

@@ -7,12 +7,18 @@ import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
 import type { SplitTerms } from '../marketplace/splits.ts';
-import { mandateIban, openSepaDebit } from '../sepa/service.ts';
+import { openMandateDebit } from '../sepa/service.ts';
 import { Shopper, StoredCard } from '../shoppers/entities.ts';
 import { findShopper, newShopper, pickFields } from '../shoppers/service.ts';
 import { recordChargeSplit } from './charge.ts';
 import { type RecurringPlan, Subscription, SubscriptionCharge } from './entities.ts';
-import { type PaymentSourceInput, requireSepaTerms, resolvePayer, storedPayer } from './payment-source.ts';
+import {
+  type PaymentSourceInput,
+  requireDebitTerms,
+  resolvePayer,
+  sourceScheme,
+  storedPayer,
+} from './payment-source.ts';
 import { cardOfSale, nextSubscriptionId } from './queries.ts';
 import { addDays, addFrequency, calendarDate, periodDueDate } from './schedule.ts';
 import { isLastCharge } from './terms.ts';
@@ -154,8 +160,9 @@ function cardHolderOf(opening: Opening) {
 /**
  * Creates a subscription and makes its first charge, or none (a trial, a first amount of 0). A card charge
  * goes through runSale: the shopper, the vaulted card, the subscription and its charge row commit
- * with the sale, or nothing does (a decline leaves no subscription). A SEPA debit, or no charge at all,
- * commits in one transaction. `answer` builds the response in that transaction; a keyed call records it.
+ * with the sale, or nothing does (a decline leaves no subscription). A bank debit (SEPA or ACH), or no
+ * charge at all, commits in one transaction. `answer` builds the response in that transaction; a keyed
+ * call records it.
  */
 export async function openSubscription<T>(
   ctx: MerchantContext,
@@ -169,7 +176,7 @@ export async function openSubscription<T>(
         : await findShopper(em, ctx.merchantId, opening.vaultedShopperId);
     const source = opening.paymentSource;
     const stored =
-      known && !source?.creditCardInfo && !source?.sepaDirectDebitInfo ? await storedPayer(em, known) : null;
+      known && !source?.creditCardInfo && !sourceScheme(source) ? await storedPayer(em, known) : null;
     const byCard = Boolean(source?.creditCardInfo) || Boolean(stored?.card);
     return { id: await allocateSubscriptionId(em), byCard, storedCardId: stored?.card?.id };
   });
@@ -186,19 +193,21 @@ export async function openSubscription<T>(
         : newShopper(em, ctx.merchantId, opening.payerInfo ?? {});
       const payer = await resolvePayer(ctx, em, shopper, opening.paymentSource, now);
       if (payer.mandate)
-        requireSepaTerms({ currency: opening.currency, frequency: opening.plan?.chargeFrequency });
+        requireDebitTerms(payer.mandate.scheme, {
+          currency: opening.currency,
+          frequency: opening.plan?.chargeFrequency,
+        });
       const subscription = newSubscription(em, ctx, id, opening, shopper, payer, now);
       let charge: SubscriptionCharge | null = null;
       if (payer.mandate && opening.firstChargeMinor > 0) {
-        const debit = await openSepaDebit(
+        const debit = await openMandateDebit(
           ctx,
           em,
+          payer.mandate,
           {
             shopper,
-            iban: mandateIban(ctx.vault, payer.mandate),
             payer: { firstName: shopper.firstName ?? '', lastName: shopper.lastName ?? '' },
             amountMinor: opening.firstChargeMinor,
-            currency: 'EUR',
             ...(opening.merchantTransactionId
               ? { merchantTransactionId: opening.merchantTransactionId }
               : {}),

@@ -8,35 +8,49 @@ import {
   type subscriptionPaymentSourceInput,
 } from '@paywire/contracts';
 import type { z } from 'zod';
+import { achMandateOf } from '../ach/service.ts';
 import type { MerchantContext } from '../context.ts';
-import { SepaMandate } from '../sepa/entities.ts';
+import { type DebitScheme, SepaMandate } from '../sepa/entities.ts';
 import { mandateFor } from '../sepa/mandates.ts';
-import { storedIban } from '../sepa/service.ts';
+import { ecpAccountOf, schemeCurrency, storedIban } from '../sepa/service.ts';
 import { type Shopper, StoredCard } from '../shoppers/entities.ts';
 import { cardResponse, vaultCard } from '../shoppers/service.ts';
 import { type CardMaterial, consumeToken } from '../tokens/service.ts';
 
 export type PaymentSourceInput = z.output<typeof subscriptionPaymentSourceInput>;
 
-/** What pays a subscription: one of the shopper's vaulted cards, or a SEPA mandate of the shopper. */
+/** What pays a subscription: one of the shopper's vaulted cards, or a mandate of the shopper (SEPA or ACH). */
 export type Payer = { card: StoredCard; mandate?: undefined } | { mandate: SepaMandate; card?: undefined };
 
 export function material(card: CreditCardInput): CardMaterial {
   return { number: card.cardNumber, ...card };
 }
 
+/** The debit scheme a request's payment source names, if it names a bank account. */
+export function sourceScheme(source: PaymentSourceInput | undefined): DebitScheme | undefined {
+  if (source?.sepaDirectDebitInfo) return 'SEPA';
+  if (source?.ecpInfo) return 'ACH';
+  return undefined;
+}
+
 /**
- * SEPA debits are in euros only, and a scheduled one is pre-notified at least 5 days ahead (docs/conformance.md,
- * Recurring billing): a DAILY plan leaves no room for that, so it cannot be paid by SEPA direct debit.
+ * A debit is in its scheme's currency (EUR for SEPA, USD for ACH). A scheduled SEPA debit is pre-notified at
+ * least 5 days ahead (docs/conformance.md, Recurring billing): a DAILY plan leaves no room for that, so it
+ * cannot be paid by SEPA direct debit. ACH has no pre-notification (docs/ach.md, Subscriptions).
  */
-export function requireSepaTerms(terms: { currency: string; frequency?: ChargeFrequency | undefined }): void {
-  if (terms.currency !== 'EUR') {
-    throw new DomainError('VALIDATION_GENERAL_FAILURE', 'currency: EUR only for SEPA direct debit', {
+export function requireDebitTerms(
+  scheme: DebitScheme,
+  terms: { currency: string; frequency?: ChargeFrequency | undefined },
+): void {
+  const currency = schemeCurrency(scheme);
+  const method = scheme === 'ACH' ? 'ECP' : 'SEPA direct debit';
+  if (terms.currency !== currency) {
+    throw new DomainError('VALIDATION_GENERAL_FAILURE', `currency: ${currency} only for ${method}`, {
       name: 'currency',
       messageValue: terms.currency,
     });
   }
-  if (terms.frequency === 'DAILY') {
+  if (scheme === 'SEPA' && terms.frequency === 'DAILY') {
     throw new DomainError(
       'VALIDATION_GENERAL_FAILURE',
       'chargeFrequency: a DAILY plan cannot be paid by SEPA direct debit, whose debits are pre-notified at least 5 days ahead',
@@ -47,8 +61,9 @@ export function requireSepaTerms(terms: { currency: string; frequency?: ChargeFr
 
 /**
  * The payer a source names for a shopper, made in `em`: a card sent or behind a token is vaulted, an IBAN
- * gets its mandate (made or reused), first and last four characters pick a stored mandate; no source is the
- * shopper's newest card, else its newest mandate. A card number's token is spent here.
+ * or an ECP account gets its mandate (made or reused), first and last four characters (an ECP account's
+ * masked number) pick a stored one; no source is the shopper's newest card, else its newest mandate. A card
+ * number's token is spent here.
  */
 export async function resolvePayer(
   ctx: MerchantContext,
@@ -71,18 +86,25 @@ export async function resolvePayer(
     const iban = account.iban ?? (await storedIban(ctx, em, shopper, account));
     return { mandate: await mandateFor(ctx, em, shopper, iban, now) };
   }
+  const ecp = source?.ecpInfo?.ecp;
+  if (ecp) {
+    return { mandate: await achMandateOf(ctx, em, shopper, ecp, 'paymentSource.ecpInfo.ecp', now) };
+  }
   const stored = shopper.id === undefined ? null : await storedPayer(em, shopper);
   if (stored) return stored;
-  throw new DomainError('INVALID_PAYMENT_DETAILS', 'paymentSource: the shopper has no card or SEPA account', {
+  throw new DomainError('INVALID_PAYMENT_DETAILS', 'paymentSource: the shopper has no card or bank account', {
     name: 'paymentSource',
   });
 }
 
-/** A returning shopper's payer when the request names none: the newest card, else the newest mandate. */
+/**
+ * A returning shopper's payer when the request names none: the newest card, else the newest mandate, SEPA or
+ * ACH (an account stored on the vaulted shopper is an ACH mandate).
+ */
 export async function storedPayer(em: EntityManager, shopper: Shopper): Promise<Payer | null> {
   const card = await em.findOne(StoredCard, { shopper, removedAt: null }, { orderBy: { id: 'desc' } });
   if (card) return { card };
-  const mandate = await em.findOne(SepaMandate, { shopper, scheme: 'SEPA' }, { orderBy: { id: 'desc' } });
+  const mandate = await em.findOne(SepaMandate, { shopper }, { orderBy: { id: 'desc' } });
   return mandate ? { mandate } : null;
 }
 
@@ -99,6 +121,8 @@ export function presentPaymentSource(payer: {
     };
   }
   const mandate = payer.sepaMandate as SepaMandate;
+  const ecp = ecpAccountOf(mandate);
+  if (ecp) return { ecpInfo: { ecp } };
   return {
     sepaDirectDebitInfo: {
       sepaDirectDebit: {

@@ -12,7 +12,7 @@ const renewalColumns = `s.id, s.merchant_id, s.status, s.auto_renew, s.next_peri
   s.sepa_mandate_id, s.retry_at, s.failed_since, s.reminded_charge_date::text, s.shopper_id,
   sh.first_name, sh.last_name, p.id as plan_id, p.name as plan_name, p.charge_frequency,
   p.recurring_charge_minor, p.max_number_of_charges, p.grace_period_days,
-  ma.reference as mandate_reference, ma.iban_last_four, m.clock_offset_seconds, s.card_id, s.soft_descriptor,
+  ma.reference as mandate_reference, ma.iban_last_four, ma.scheme as mandate_scheme, m.clock_offset_seconds, s.card_id, s.soft_descriptor,
   s.vendor_split, ${factsColumns}`;
 
 /** The tables a renewal row joins to its subscription `s`. */
@@ -25,7 +25,8 @@ const renewalJoins = `join recurring_plan p on p.id = s.plan_id
 /**
  * Leases up to $3 subscriptions with something due by their merchant's now (core's time $1 plus its offset,
  * none when $2, live) for $4 seconds, skipping those in $5 (a JSON array of ids), and reads them as renewal
- * rows. Due: a charge or retry, or (SEPA) a reminder, whose window opens at most 14 days before the charge.
+ * rows. Due: a charge or retry, or (SEPA, not ACH) a reminder, whose window opens at most 14 days before the
+ * charge.
  */
 export const leaseDueRenewals = `with leased as (update subscription s set renewal_lease_until = now() + make_interval(secs => $4)
        from (
@@ -40,7 +41,8 @@ export const leaseDueRenewals = `with leased as (update subscription s set renew
              and s.id not in (select value::bigint from jsonb_array_elements_text($5::jsonb))
              and (coalesce(s.retry_at, s.next_charge_date::timestamp at time zone 'UTC') <= m.merchant_now
                or (s.sepa_mandate_id is not null and s.auto_renew
-                 and s.reminded_charge_date is distinct from s.next_charge_date))
+                 and s.reminded_charge_date is distinct from s.next_charge_date
+                 and exists (select from sepa_mandate ma where ma.id = s.sepa_mandate_id and ma.scheme = 'SEPA')))
            order by s.next_charge_date
            limit $3
            for update of s skip locked) d
@@ -115,7 +117,7 @@ export const claimReminder = `update subscription set reminded_charge_date = $3:
 export const nextDebitOf = `select s.status, s.next_charge_date::text, s.currency, ma.reference, ma.iban_last_four,
        p.recurring_charge_minor, s.override_recurring_charge_minor, s.quantity
      from subscription s left join recurring_plan p on p.id = s.plan_id
-       left join sepa_mandate ma on ma.id = s.sepa_mandate_id
+       left join sepa_mandate ma on ma.id = s.sepa_mandate_id and ma.scheme = 'SEPA'
      where s.id = $1 and s.merchant_id = $2`;
 
 /** A new subscription's id, taken before its row is written (its first sale carries it). */

@@ -9,6 +9,7 @@ import { renewalQueue, renewalRun, startRuns } from '../jobs/queues.ts';
 import type { SplitTerms } from '../marketplace/splits.ts';
 import { type FactsRow, factsOf } from '../merchants/facts.ts';
 import { renewalSteps } from '../metrics.ts';
+import type { DebitScheme } from '../sepa/entities.ts';
 import { StoredCard } from '../shoppers/entities.ts';
 import { type CardPayer, chargeSubscription } from './charge.ts';
 import { afterDecline } from './dunning.ts';
@@ -83,6 +84,7 @@ interface RenewalRow extends FactsRow {
   max_number_of_charges: number | null;
   grace_period_days: number | null;
   mandate_reference: string | null;
+  mandate_scheme: DebitScheme | null;
   iban_last_four: string | null;
   clock_offset_seconds: number;
   card_id: string | null;
@@ -160,7 +162,8 @@ type Step =
 function nextStep(row: RenewalRow, now: Date): Step | null {
   if (row.status !== 'ACTIVE' || row.next_charge_date === null) return null;
   const chargeDate = row.next_charge_date;
-  if (row.sepa_mandate_id !== null && row.auto_renew && row.reminded_charge_date !== chargeDate) {
+  // SEPA debits are pre-notified; ACH ones are not (docs/ach.md, Subscriptions)
+  if (row.mandate_scheme === 'SEPA' && row.auto_renew && row.reminded_charge_date !== chargeDate) {
     const at = reminderAt(chargeDate);
     if (at <= now) return { kind: 'remind', at, chargeDate };
   }

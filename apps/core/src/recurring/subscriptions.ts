@@ -36,7 +36,7 @@ import {
 } from './events.ts';
 import { openSubscription } from './opening.ts';
 import { pageOf } from './paging.ts';
-import { requireSepaTerms, resolvePayer } from './payment-source.ts';
+import { requireDebitTerms, resolvePayer, sourceScheme } from './payment-source.ts';
 import { findPlan } from './plans.ts';
 import { presentCharge, presentCharges, presentSubscription, termsOf } from './present.ts';
 import { subscriptionDueAt } from './queries.ts';
@@ -87,8 +87,8 @@ export async function createSubscription(
   const plan = await findPlan(ctx.em, ctx.merchantId, input.planId);
   requireActivePlan(plan, 'planId');
   const { currency } = plan;
-  if (input.paymentSource?.sepaDirectDebitInfo)
-    requireSepaTerms({ currency, frequency: plan.chargeFrequency });
+  const scheme = sourceScheme(input.paymentSource);
+  if (scheme) requireDebitTerms(scheme, { currency, frequency: plan.chargeFrequency });
   const minor = (amount: string | undefined, property: string) =>
     amount === undefined ? undefined : amountInMinorUnits(amount, currency, property);
   const overrideRecurringChargeMinor = minor(
@@ -289,7 +289,10 @@ async function switchTarget(
     );
   }
   if (subscription.sepaMandate)
-    requireSepaTerms({ currency: newPlan.currency, frequency: newPlan.chargeFrequency });
+    requireDebitTerms(subscription.sepaMandate.scheme, {
+      currency: newPlan.currency,
+      frequency: newPlan.chargeFrequency,
+    });
   return newPlan;
 }
 
@@ -363,7 +366,8 @@ async function applyUpdate(
   }
   if (input.paymentSource) {
     const payer = await resolvePayer(ctx, em, subscription.shopper, input.paymentSource, now);
-    if (payer.mandate) requireSepaTerms({ currency, frequency: subscription.plan?.chargeFrequency });
+    if (payer.mandate)
+      requireDebitTerms(payer.mandate.scheme, { currency, frequency: subscription.plan?.chargeFrequency });
     subscription.card = payer.card ?? null;
     subscription.sepaMandate = payer.mandate ?? null;
     if (subscription.status === 'SUSPENDED') {

@@ -5,6 +5,12 @@ import { Shopper } from '../shoppers/entities.ts';
 /** What the bank answered when the debit was presented for collection (the sandbox decides by IBAN). */
 export type BankOutcome = 'SUCCESS' | 'FAIL' | 'SUCCESS_THEN_RETURN';
 
+/** A bank's answer for one debit; an ACH bank gives the NACHA return code of a debit it fails or returns. */
+export interface BankAnswer {
+  outcome: BankOutcome;
+  returnCode?: string;
+}
+
 /** The bank debit schemes: SEPA direct debit, and ECP/ACH (docs/ach.md). */
 export type DebitScheme = 'SEPA' | 'ACH';
 
@@ -56,6 +62,11 @@ export const SepaDebit = defineEntity({
     mandate: () => p.manyToOne(SepaMandate),
     status: p.string().length(10).$type<SepaStatus>(),
     outcome: p.string().length(20).nullable().$type<BankOutcome>(),
+    /**
+     * The NACHA return code an ACH bank answered with a failure or a return (0041): kept with the outcome,
+     * shown once the debit failed or was returned; cleared when a full refund leaves nothing to return.
+     */
+    returnCode: p.string().length(3).nullable(),
     currency: p.string().length(3).$type<DebitCurrency>(),
     amountMinor: p.bigint('number'),
     refundedMinor: p.bigint('number').default(0),

@@ -39,7 +39,8 @@ export const claimDueDebits = `with due as (
  */
 export const lockPresented = `select d.id, d.merchant_id, d.merchant_transaction_id, d.shopper_id, d.status, d.outcome, d.currency,
               d.amount_minor, d.refunded_minor, d.payer_first_name, d.payer_last_name, d.next_action_at,
-              ma.reference, ma.accepted_at, ma.iban_first_four, ma.iban_last_four, ma.scheme, ma.account_type
+              d.return_code, ma.reference, ma.accepted_at, ma.iban_first_four, ma.iban_last_four, ma.scheme,
+              ma.account_type
        from jsonb_to_recordset($1::jsonb) as v(id bigint, presenting_until text)
        join sepa_debit d on d.id = v.id and d.presenting_until = v.presenting_until::timestamptz
        join sepa_mandate ma on ma.id = d.mandate_id
@@ -47,13 +48,14 @@ export const lockPresented = `select d.id, d.merchant_id, d.merchant_transaction
 
 /** Moves debits on by the bank's answers ($1, a JSON array of transitions) and ends their lease. */
 export const applyTransitions = `update sepa_debit d
-       set status = v.status, outcome = coalesce(v.outcome, d.outcome), next_action_at = v.next_action_at,
+       set status = v.status, outcome = coalesce(v.outcome, d.outcome),
+           return_code = coalesce(d.return_code, v.return_code), next_action_at = v.next_action_at,
            refunded_minor = d.refunded_minor + v.refund_minor,
            settled_at = case when v.settled then coalesce(d.settled_at, v.merchant_now) else d.settled_at end,
            presenting_until = null, updated_at = now()
        from jsonb_to_recordset($1::jsonb)
-         as v(id bigint, merchant_id int, status text, outcome text, next_action_at timestamptz, refund_minor bigint,
-              merchant_now timestamptz, settled boolean)
+         as v(id bigint, merchant_id int, status text, outcome text, return_code text, next_action_at timestamptz,
+              refund_minor bigint, merchant_now timestamptz, settled boolean)
        where d.id = v.id and d.merchant_id = v.merchant_id`;
 
 /** The bank's returns of collected debits ($1, a JSON array), with their ids. */

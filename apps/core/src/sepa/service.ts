@@ -1,6 +1,7 @@
 import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
 import {
   type AltTransaction,
+  achReturnError,
   type altTransactionIdInput,
   amountInMinorUnits,
   type createAltTransactionInput,
@@ -88,6 +89,8 @@ export interface SepaDebitView {
   merchantTransactionId?: string;
   transactionMetaData?: TransactionMetaData;
   refundedMinor: number;
+  /** A failed or returned ACH debit's return code. */
+  returnCode?: string;
 }
 
 /**
@@ -130,6 +133,10 @@ function view(debit: SepaDebit, mandate: SepaMandate): SepaDebitView {
     ...(debit.merchantTransactionId ? { merchantTransactionId: debit.merchantTransactionId } : {}),
     ...(debit.transactionMetaData ? { transactionMetaData: debit.transactionMetaData } : {}),
     refundedMinor: debit.refundedMinor,
+    // answered with the outcome, shown once it took effect
+    ...(debit.returnCode && (debit.status === 'FAIL' || debit.status === 'REFUNDED')
+      ? { returnCode: debit.returnCode }
+      : {}),
   };
 }
 
@@ -201,13 +208,37 @@ const eventDebit = (debit: SepaDebit) => ({ ...debit, shopperId: debit.shopper.i
  * for its pending debits and subscriptions), so nothing can debit them again.
  */
 export function mandateIban(vault: CardVault, mandate: SepaMandate): string {
+  const { sealedIban, ibanFingerprint } = liveMandate(mandate);
+  return vault.open(sealedIban, bindings.mandate(mandate.merchantId, ibanFingerprint));
+}
+
+function liveMandate(mandate: SepaMandate): { sealedIban: string; ibanFingerprint: string } {
   if (!mandate.sealedIban || !mandate.ibanFingerprint) {
     throw new DomainError(
       'VALIDATION_GENERAL_FAILURE',
-      `SEPA mandate ${mandate.reference} was erased with its deleted shopper and debits nothing`,
+      `mandate ${mandate.reference} was erased with its deleted shopper and debits nothing`,
     );
   }
-  return vault.open(mandate.sealedIban, bindings.mandate(mandate.merchantId, mandate.ibanFingerprint));
+  return { sealedIban: mandate.sealedIban, ibanFingerprint: mandate.ibanFingerprint };
+}
+
+/** The currency a scheme debits in. */
+export const schemeCurrency = (scheme: DebitScheme): DebitCurrency => (scheme === 'ACH' ? 'USD' : 'EUR');
+
+/**
+ * Opens a pending debit of a mandate already held (a subscription's), SEPA or ACH, in its scheme's currency,
+ * as openDebit does; an erased mandate debits nothing.
+ */
+export async function openMandateDebit(
+  ctx: MerchantContext,
+  em: EntityManager,
+  mandate: SepaMandate,
+  request: Omit<DebitRequest, 'currency'>,
+  now: Date,
+): Promise<SepaDebitView> {
+  liveMandate(mandate);
+  await claimDebitTransactionId(ctx, em, request.merchantTransactionId);
+  return openDebit(ctx, em, mandate, { ...request, currency: schemeCurrency(mandate.scheme) }, now);
 }
 
 async function flushDebit(em: EntityManager, merchantTransactionId: string | undefined): Promise<void> {
@@ -333,7 +364,10 @@ export function presentAltTransaction(debit: SepaDebitView): AltTransaction {
     authorizedByShopper: true,
     ...(debit.transactionMetaData ? { transactionMetaData: debit.transactionMetaData } : {}),
     ...account,
-    processingInfo: { processingStatus: debit.status },
+    processingInfo: {
+      processingStatus: debit.status,
+      ...(debit.returnCode ? { processingErrors: [achReturnError(debit.returnCode)] } : {}),
+    },
   };
 }
 
@@ -472,6 +506,7 @@ export async function refundSepaDebit(
     if (debit.refundedMinor === debit.amountMinor) {
       debit.status = 'REFUNDED';
       debit.nextActionAt = null; // nothing left for the bank to return
+      debit.returnCode = null; // nor a return to show
     }
     const refund = em.create(SepaRefund, {
       merchantId: ctx.merchantId,

@@ -17,7 +17,7 @@ import { refundWholeSplits } from '../marketplace/refunds.ts';
 import { sepaSettlements } from '../metrics.ts';
 import { type PaymentOperation, runPrepared } from '../payments/pipeline.ts';
 import { bindings } from '../security/card-vault.ts';
-import type { BankOutcome, DebitCurrency, DebitScheme } from './entities.ts';
+import type { BankAnswer, BankOutcome, DebitCurrency, DebitScheme } from './entities.ts';
 import {
   applyTransitions,
   claimDueDebits,
@@ -95,6 +95,7 @@ interface DueRow {
   iban_last_four: string;
   scheme: DebitScheme;
   account_type: EcpAccountType | null;
+  return_code: string | null;
 }
 
 interface Transition {
@@ -102,6 +103,8 @@ interface Transition {
   merchantNow: Date;
   status: SepaStatus;
   outcome: BankOutcome | null;
+  /** The return code the bank answered with the outcome (kept once written). */
+  returnCode: string | null;
   nextActionAt: Date | null;
   refundMinor: number;
   /** False when the bank gave no answer for the debit: it stays due, for the next run. */
@@ -116,11 +119,12 @@ function transitionOf(
   services: CoreServices,
   row: DueRow,
   merchantNow: Date,
-  answer: BankOutcome | undefined,
+  answer: BankAnswer | undefined,
 ): Transition {
   const amountMinor = Number(row.amount_minor);
-  const outcome = row.outcome ?? answer ?? null;
-  const base = { row, merchantNow, outcome, refundMinor: 0, settled: true };
+  const outcome = row.outcome ?? answer?.outcome ?? null;
+  const returnCode = row.return_code ?? answer?.returnCode ?? null;
+  const base = { row, merchantNow, outcome, returnCode, refundMinor: 0, settled: true };
   if (row.status === 'PENDING') {
     if (outcome === null) {
       return {
@@ -214,7 +218,7 @@ function settlementOperation(
   services: CoreServices,
   limit: number,
   recurringDebits: RecurringDebits,
-): PaymentOperation<ClaimedRow[], Map<string, BankOutcome>, Transition[], SettlementContext> {
+): PaymentOperation<ClaimedRow[], Map<string, BankAnswer>, Transition[], SettlementContext> {
   return {
     // One statement, yet in a transaction of its own: its COMMIT is sent only once the claim's answer has
     // reached core, so a core killed while the claim waits (on a lock, say) leaves no lease behind. Autocommitted,
@@ -240,7 +244,7 @@ function settlementOperation(
         services.vault.open(row.sealed_iban, bindings.mandate(row.merchant_id, row.iban_fingerprint));
       const sepa = unanswered.filter((row) => row.scheme === 'SEPA');
       const ach = unanswered.filter((row) => row.scheme === 'ACH');
-      const [sepaAnswers, achAnswers] = await Promise.all([
+      const [sepaOutcomes, achAnswers] = await Promise.all([
         sepa.length === 0
           ? new Map<string, BankOutcome>()
           : services.sepa.bank.collect(
@@ -252,7 +256,7 @@ function settlementOperation(
               })),
             ),
         ach.length === 0
-          ? new Map<string, BankOutcome>()
+          ? new Map<string, BankAnswer>()
           : services.sepa.ach.bank.submit(
               nachaFile(
                 services.sepa.ach.originator,
@@ -260,6 +264,7 @@ function settlementOperation(
               ),
             ),
       ]);
+      const sepaAnswers = [...sepaOutcomes].map(([id, outcome]): [string, BankAnswer] => [id, { outcome }]);
       return new Map([...sepaAnswers, ...achAnswers]);
     },
     async record(tx, claimed, answers) {
@@ -296,6 +301,7 @@ async function applyAnswers(
         merchant_id: t.row.merchant_id,
         status: t.status,
         outcome: t.outcome,
+        return_code: t.returnCode,
         next_action_at: t.nextActionAt,
         refund_minor: t.refundMinor,
         merchant_now: t.merchantNow,
@@ -355,9 +361,21 @@ async function applyAnswers(
     await recordEvent(ctx, tx, event, {
       ...sepaEventParameters(debit, mandate, eventAmountMinor, transition.merchantNow),
       ...(transition.event === 'Charge' && row.scheme === 'SEPA' ? mandateEventParameters(mandate) : {}),
+      ...returnParameters(transition),
       ...renewal,
     });
   }
+}
+
+/**
+ * A failed or returned ACH debit's return code, as the reference's Decline IPN carries it (docs/ach.md,
+ * Returns): `declineReason` on a Decline, `reversalReason` on the Refund of a return.
+ */
+function returnParameters(transition: Transition): EventParameters {
+  if (transition.returnCode === null) return {};
+  if (transition.event === 'Decline') return { declineReason: transition.returnCode };
+  if (transition.event === 'Refund') return { reversalReason: transition.returnCode };
+  return {};
 }
 
 /**

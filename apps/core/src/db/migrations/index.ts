@@ -38,6 +38,7 @@ import { ErasedMandates } from './0037-erased-mandates.ts';
 import { DebitSplits } from './0038-debit-splits.ts';
 import { PendingRefundsAndWalletOnboarding } from './0039-pending-refunds-and-wallet-onboarding.ts';
 import { SkuParameters } from './0040-sku-parameters.ts';
+import { AchReturnCodes } from './0041-ach-return-codes.ts';
 
 /** Committed migrations, in order. The schema only ever changes through these, never by sync at boot. */
 export const migrations = [
@@ -81,4 +82,5 @@ export const migrations = [
   { name: '0038-debit-splits', class: DebitSplits },
   { name: '0039-pending-refunds-and-wallet-onboarding', class: PendingRefundsAndWalletOnboarding },
   { name: '0040-sku-parameters', class: SkuParameters },
+  { name: '0041-ach-return-codes', class: AchReturnCodes },
 ];
