@@ -1090,7 +1090,7 @@ describe('paid by ECP (docs/ach.md, Batch orders)', () => {
         creditCardsInfo: [],
         ecpsInfo: [{ billingContactInfo: billing, ecp: shownEcp }],
         sepaDirectDebitsInfo: [],
-        balance: { amount: 0, currency: 'USD' },
+        balance: { currency: 'USD', value: 0 },
       },
     });
     expect(order.cart).toMatchObject({ chargedCurrency: 'USD', totalCartCost: 25 });
