@@ -18,7 +18,8 @@ unmount_all() {
   for link in /proc/[0-9]*/root; do
     [ "$(readlink "$link" 2>/dev/null)" = "$machine" ] && kill -9 "$(basename "$(dirname "$link")")" 2>/dev/null
   done
-  grep -o " $machine/[^ ]*" /proc/mounts | sort -r | while read -r mount; do umount -l "$mount" 2>/dev/null || true; done
+  awk -v root="$machine" '$2 == root || index($2, root "/") == 1 { print $2 }' /proc/mounts | sort -r |
+    while read -r mount; do umount -l "$mount" 2>/dev/null || true; done
 }
 cleanup() {
   unmount_all || true
@@ -41,6 +42,8 @@ say "the machine has node $(chroot "$machine" node --version) and npm $(chroot "
 
 git clone -q --no-local "$root" "$machine/work/paywire"
 say "cloned $(git -C "$root" rev-parse --short HEAD) into /work/paywire"
+# its root a mount point of its own, as a machine's is: podman's storage remounts / private when it unpacks
+mount --bind "$machine" "$machine"
 mount -t proc proc "$machine/proc"
 mount --rbind /sys "$machine/sys" && mount --make-rslave "$machine/sys"
 mount --rbind /dev "$machine/dev" && mount --make-rslave "$machine/dev"

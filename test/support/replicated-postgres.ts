@@ -65,10 +65,18 @@ interface Member {
 /** The server's postmaster and its children (backends, WAL sender, ...), as one pod's processes. */
 function processesOf(dataDir: string): number[] {
   const postmaster = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)], { encoding: 'utf8' })
-    .split('\n')
-    .map((line) => Number(line.trim()))
-    .filter((pid) => pid > 0);
+  // from /proc, not ps: a minimal machine has no procps. A stat line is "pid (comm) state ppid ...".
+  const children = readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster;
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
   return [postmaster, ...children];
 }
 
