@@ -17,7 +17,8 @@ import { openSubscription } from './opening.ts';
 import { requireSepaTerms } from './payment-source.ts';
 import { presentCharge, presentSubscription } from './present.ts';
 import { calendarDate } from './schedule.ts';
-import { findSubscription, updateSubscription } from './subscriptions.ts';
+import { findSubscription } from './subscriptions.ts';
+import { updateSubscription } from './update.ts';
 
 /**
  * Merchant-managed subscriptions: no plan and no schedule; the merchant decides each charge. The first
