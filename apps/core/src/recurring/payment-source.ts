@@ -10,8 +10,7 @@ import {
 import type { z } from 'zod';
 import type { MerchantContext } from '../context.ts';
 import { SepaMandate } from '../sepa/entities.ts';
-import { mandateFor } from '../sepa/mandates.ts';
-import { storedIban } from '../sepa/service.ts';
+import { mandateFor, storedIban } from '../sepa/mandates.ts';
 import { type Shopper, StoredCard } from '../shoppers/entities.ts';
 import { cardResponse, vaultCard } from '../shoppers/service.ts';
 import { type CardMaterial, consumeToken } from '../tokens/service.ts';

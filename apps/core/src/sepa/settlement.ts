@@ -17,7 +17,9 @@ import { refundWholeSplits } from '../marketplace/refunds.ts';
 import { sepaSettlements } from '../metrics.ts';
 import { type PaymentOperation, runPrepared } from '../payments/pipeline.ts';
 import { bindings } from '../security/card-vault.ts';
+import { nextStepAt } from './debits.ts';
 import type { BankOutcome, DebitCurrency, DebitScheme } from './entities.ts';
+import { mandateEventParameters, sepaEventParameters } from './events.ts';
 import {
   applyTransitions,
   claimDueDebits,
@@ -25,7 +27,6 @@ import {
   ipnDestinationsOf,
   lockPresented,
 } from './queries.ts';
-import { mandateEventParameters, nextStepAt, sepaEventParameters } from './service.ts';
 
 /**
  * Settlement: the bank's answers, applied when they are due by each merchant's clock. One pg-boss job runs
