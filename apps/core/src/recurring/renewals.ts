@@ -5,6 +5,8 @@ import type { CoreServices, MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized, executePrepared, sendWithNext } from '../db/wire.ts';
 import { type EventParameters, ReportedFailure } from '../ipn/events.ts';
+import { workerContext } from '../jobs/context.ts';
+import { inLanes } from '../jobs/lanes.ts';
 import { renewalQueue, renewalRun, startRuns } from '../jobs/queues.ts';
 import type { SplitTerms } from '../marketplace/splits.ts';
 import { type FactsRow, factsOf } from '../merchants/facts.ts';
@@ -18,7 +20,6 @@ import {
   type SubscriptionFacts,
   subCcFailureParameters,
 } from './events.ts';
-import { inLanes } from './lanes.ts';
 import {
   advanceSchedule,
   advanceScheduleOrFail,
@@ -171,10 +172,8 @@ function nextStep(row: RenewalRow, now: Date): Step | null {
 }
 
 /** A renewal's call context: its merchant's facts are the ones its row was read with. */
-function workerContext(services: CoreServices, row: RenewalRow): MerchantContext {
-  const memo = { facts: Promise.resolve(factsOf(row)) };
-  return { ...services, em: services.orm.em.fork(), merchantId: row.merchant_id, idempotency: null, memo };
-}
+const renewalContext = (services: CoreServices, row: RenewalRow): MerchantContext =>
+  workerContext(services, row.merchant_id, services.orm.em.fork(), factsOf(row));
 
 /** Where a walk is: its merchant's now, and how long its lease is extended by each write. */
 interface Walk {
@@ -283,7 +282,7 @@ async function chargeStep(
 ): Promise<Moved | 'busy' | null> {
   const finished = lastCharge(row);
   const nextPeriod = row.next_period + 1;
-  const ctx = workerContext(services, row);
+  const ctx = renewalContext(services, row);
   let moved: Moved | null = null;
   // The batch's claim and payer, when they are this period's and the card still the subscription's (read with
   // the lease; moveSchedule checks it again): the pipeline's batch entry takes the charge in prepared.
@@ -410,7 +409,7 @@ async function remind(
   chargeDate: string,
   at: Date,
 ): Promise<RenewalRow> {
-  const ctx = workerContext(services, row);
+  const ctx = renewalContext(services, row);
   const debit = {
     amountMinor: renewalAmountMinor(row),
     currency: row.currency,
