@@ -174,7 +174,7 @@ async function debitOf(em: EntityManager, invoice: Invoice): Promise<SepaDebitVi
 }
 
 /** The shopper in the batch order's shape: contact, invoice contact, payment accounts, store and locale. */
-async function presentShopper(em: EntityManager, shopper: Shopper): Promise<BatchShopper> {
+async function presentBatchShopper(em: EntityManager, shopper: Shopper): Promise<BatchShopper> {
   const contact = contactOf(shopper);
   const cards = await em.find(
     StoredCard,
@@ -412,7 +412,7 @@ export async function placeBatchOrder(ctx: MerchantContext, input: BatchOrderReq
     const contact = input.shopper.shopperInfo.shopperContactInfo;
     const payment = await invoiceBySepaDebit(ctx, em, { shopper, order, account, contact }, now);
     await em.flush();
-    return { shopper: await presentShopper(em, shopper), order: presentOrder(order, items, [payment]) };
+    return { shopper: await presentBatchShopper(em, shopper), order: presentOrder(order, items, [payment]) };
   });
 }
 
@@ -435,5 +435,5 @@ export async function getOrder(ctx: MerchantContext, orderId: number): Promise<O
 
 /** GET /shoppers/{id}: any of the merchant's shoppers, in the batch order's shopper shape. */
 export async function getBatchShopper(ctx: MerchantContext, shopperId: number): Promise<BatchShopper> {
-  return presentShopper(ctx.em, await findShopper(ctx.em, ctx.merchantId, shopperId));
+  return presentBatchShopper(ctx.em, await findShopper(ctx.em, ctx.merchantId, shopperId));
 }

@@ -43,10 +43,10 @@ export interface Opening {
 
 /**
  * Counts a charged scheduled period and moves the subscription to the next one, or to FINISHED when its
- * plan's charges are done (ONCE: one charge; maxNumberOfCharges). Renewals call it in the charge's
- * transaction (chargeSubscription's onCharged).
+ * plan's charges are done (ONCE: one charge; maxNumberOfCharges). The initial charge's; a renewal moves its
+ * row's schedule in SQL (renewals.ts, moveScheduleIfUnchanged) by the same terms (terms.ts).
  */
-export function advanceSchedule(subscription: Subscription, chargedPeriod: number): void {
+function advanceSchedule(subscription: Subscription, chargedPeriod: number): void {
   const plan = subscription.plan as RecurringPlan;
   subscription.chargesMade += 1;
   subscription.nextPeriod = chargedPeriod + 1;

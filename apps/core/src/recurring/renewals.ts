@@ -21,11 +21,11 @@ import {
   subCcFailureParameters,
 } from './events.ts';
 import {
-  advanceSchedule,
-  advanceScheduleOrFail,
   claimRenewalCharges,
   extendLeaseAndRead,
   leaseDueRenewals,
+  moveScheduleIfUnchanged,
+  moveScheduleOrFail,
   releaseLease,
   renewalsOfDebits,
 } from './queries.ts';
@@ -241,10 +241,10 @@ async function moveSchedule(
     row.card_id,
   ];
   if (change.mustMove) {
-    await sendWithNext(em, advanceScheduleOrFail, parameters);
+    await sendWithNext(em, moveScheduleOrFail, parameters);
     return { row: after, released };
   }
-  const moved = await executePrepared(em, advanceSchedule, parameters);
+  const moved = await executePrepared(em, moveScheduleIfUnchanged, parameters);
   return moved.length === 1 ? { row: after, released } : null;
 }
 
