@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Counter, createRegistry, Gauge, Histogram } from '@paywire/observability';
 import type { Pool } from 'pg';
+import type { PgBoss } from 'pg-boss';
 
 /**
  * Core's metrics (CORE_METRICS_PORT): one registry per process. Counters are bumped where the fact is
@@ -116,16 +117,9 @@ poolGauge(
 type Sampler = () => Promise<void>;
 const samplers = new Set<Sampler>();
 
-interface QueueRow {
-  name: string;
-  queued: number;
-  active: number;
-  oldest_seconds: number | null;
-}
-
 const queueDepth = new Gauge({
   name: 'pgboss_queue_depth',
-  help: 'pg-boss jobs per queue and state (queued: created or retry and due; active)',
+  help: 'pg-boss jobs per queue and state (queued: created or retry and due; active), as pg-boss last counted them',
   labelNames: ['queue', 'state'] as const,
   registers,
   async collect() {
@@ -155,28 +149,21 @@ function forgetSamples(): void {
 }
 
 /**
- * Reads queue depths when scraped: two indexed aggregate statements on the job table and the IPN rows.
+ * Reads queue depths when scraped: pg-boss's own counts of each queue (getQueues: the counts its supervising
+ * workers refresh every monitor pass, jobs/boss.ts) and one indexed aggregate statement on the IPN rows.
  * Returns the function that stops sampling (core's close).
  */
-export function sampleQueues(em: () => EntityManager): () => void {
+export function sampleQueues(em: () => EntityManager, jobs: PgBoss): () => void {
   const sample: Sampler = async () => {
-    const connection = em().getConnection();
-    const jobs = await connection.execute<QueueRow[]>(
-      `select q.name,
-              count(j.id) filter (where j.state in ('created', 'retry') and j.start_after <= now())::int as queued,
-              count(j.id) filter (where j.state = 'active')::int as active,
-              extract(epoch from now() - min(j.created_on) filter (where j.state in ('created', 'retry')
-                and j.start_after <= now()))::float8 as oldest_seconds
-         from pgboss.queue q left join pgboss.job j on j.name = q.name and j.state < 'completed'
-        group by q.name`,
-    );
+    const queues = await jobs.getQueues();
     queueDepth.reset();
     queueOldest.reset();
-    for (const row of jobs) {
-      queueDepth.set({ queue: row.name, state: 'queued' }, row.queued);
-      queueDepth.set({ queue: row.name, state: 'active' }, row.active);
-      queueOldest.set({ queue: row.name }, row.oldest_seconds ?? 0);
+    for (const queue of queues) {
+      queueDepth.set({ queue: queue.name, state: 'queued' }, queue.readyCount);
+      queueDepth.set({ queue: queue.name, state: 'active' }, queue.activeCount);
+      queueOldest.set({ queue: queue.name }, queue.readyOldestSeconds ?? 0);
     }
+    const connection = em().getConnection();
     const [ipn] = await connection.execute<{ due: number; oldest_seconds: number | null }[]>(
       `select count(*)::int as due, extract(epoch from now() - min(next_try_at))::float8 as oldest_seconds
          from ipn_delivery where state in ('pending', 'sending') and next_try_at <= now()`,

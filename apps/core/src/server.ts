@@ -320,7 +320,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     : [];
   const calls = role === 'worker' ? undefined : procedures(services, orm, log);
   serve = calls ? calls.serve : (request, response) => refuse(request, response, noProcedures);
-  const stopSampling = sampleQueues(() => orm.em.fork());
+  const stopSampling = sampleQueues(() => orm.em.fork(), jobs);
   lifecycle.started = true;
 
   const shutdownGraceMs = options.shutdownGraceMs ?? 30_000;

@@ -4,6 +4,7 @@ import type { CoreServices, MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
 import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
+import { workerContext } from '../jobs/context.ts';
 import { accountUpdaterQueue, accountUpdaterRun, startRuns } from '../jobs/queues.ts';
 import { recordChange } from '../security/audit/trail.ts';
 import { bindings } from '../security/card-vault.ts';
@@ -136,13 +137,7 @@ export async function answerDueBatch(services: CoreServices): Promise<boolean> {
     ]);
     if (!batch) return false;
     const now = new Date(batch.merchant_now);
-    const ctx: MerchantContext = {
-      ...services,
-      em,
-      merchantId: batch.merchant_id,
-      idempotency: null,
-      memo: {},
-    };
+    const ctx = workerContext(services, batch.merchant_id, em);
     const rows = await executeParameterized<CardRow>(em, cardsToUpdate, [batch.id]);
     // A number sent twice in the batch is answered twice, and changes its vaulted cards once.
     const cards = [...new Map(rows.map((row) => [row.card_id, row])).values()];

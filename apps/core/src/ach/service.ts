@@ -1,19 +1,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, type EcpTransactionInput, maskedNumber } from '@paywire/contracts';
 import type { MerchantContext } from '../context.ts';
+import { claimDebitTransactionId, type DebitRequest, openDebit } from '../sepa/debits.ts';
 import { SepaMandate } from '../sepa/entities.ts';
-import {
-  claimDebitTransactionId,
-  type DebitRequest,
-  openDebit,
-  type SepaDebitView,
-} from '../sepa/service.ts';
+import type { SepaDebitView } from '../sepa/presentation.ts';
 import type { Shopper } from '../shoppers/entities.ts';
 import { achMandate } from './accounts.ts';
 
 /**
  * ECP/ACH debits (docs/ach.md): a shopper's US account kept as a mandate of scheme ACH, debited as SEPA
- * debits are (sepa/service.ts openDebit), settled in NACHA files by the same settlement (sepa/settlement.ts).
+ * debits are (sepa/debits.ts openDebit), settled in NACHA files by the same settlement (sepa/settlement.ts).
  */
 
 /**

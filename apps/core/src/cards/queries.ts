@@ -3,7 +3,7 @@
  * The ORM reads and writes the aggregates; these are what it cannot say in one round trip.
  */
 import { claimMerchantTransactionId } from '../payments/queries.ts';
-import { vaultCard } from '../shoppers/queries.ts';
+import { upsertVaultedCard } from '../shoppers/queries.ts';
 
 /** Whether a merchant's card transaction has this id ($2) or merchantTransactionId ($3); the other is null. */
 export const cardTransactionExists = `select 1 from card_transaction
@@ -38,7 +38,7 @@ export function saleStatement(shape: SaleShape): string {
       ? 'select null::bigint as id'
       : shape.card === 'known'
         ? `select ${bind()}::bigint as id`
-        : vaultCard(next);
+        : upsertVaultedCard(next);
   // Typed: in insert ... select, PostgreSQL does not infer parameter types from the target columns.
   return `with s as (${shopper}), c as (${card}),
     t as (insert into card_transaction (merchant_id, merchant_transaction_id, shopper_id, card_id, wallet, type, status,

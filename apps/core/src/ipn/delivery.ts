@@ -9,7 +9,7 @@ import {
   type Outcome,
   renewLeases,
   writeOutcomes,
-} from './queue.ts';
+} from './delivery-leases.ts';
 import { signingSecrets } from './secret.ts';
 import { type Attempt, Sender, type SenderSettings } from './sender.ts';
 import { refusedAddress } from './targets.ts';

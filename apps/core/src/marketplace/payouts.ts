@@ -5,6 +5,7 @@ import type { CoreServices, MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
 import { ipnDate, recordEvent } from '../ipn/events.ts';
+import { workerContext } from '../jobs/context.ts';
 import { payoutQueue, payoutRun, startRuns } from '../jobs/queues.ts';
 import { type PaymentOperation, runPrepared } from '../payments/pipeline.ts';
 import { bindings } from '../security/card-vault.ts';
@@ -253,7 +254,7 @@ async function reportTransfers(
 ): Promise<void> {
   const contexts = new Map<number, MerchantContext>();
   const contextOf = (merchantId: number) => {
-    const ctx = contexts.get(merchantId) ?? { ...services, em: tx, merchantId, idempotency: null, memo: {} };
+    const ctx = contexts.get(merchantId) ?? workerContext(services, merchantId, tx);
     contexts.set(merchantId, ctx);
     return ctx;
   };

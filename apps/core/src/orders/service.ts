@@ -27,15 +27,10 @@ import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inOrder } from '../db/json-order.ts';
 import { inTransaction } from '../db/transaction.ts';
+import { findSepaDebit, openMandateDebit } from '../sepa/debits.ts';
 import { SepaMandate } from '../sepa/entities.ts';
 import { mandateFor } from '../sepa/mandates.ts';
-import {
-  debitDetails,
-  ecpAccountOf,
-  findSepaDebit,
-  openMandateDebit,
-  type SepaDebitView,
-} from '../sepa/service.ts';
+import { debitDetails, ecpAccountOf, type SepaDebitView } from '../sepa/presentation.ts';
 import { Shopper, StoredCard } from '../shoppers/entities.ts';
 import { cardResponse, findShopper, sepaDirectDebitInfo } from '../shoppers/service.ts';
 import { Invoice, OrderItem, ShopperOrder } from './entities.ts';
@@ -191,7 +186,7 @@ async function debitOf(em: EntityManager, invoice: Invoice): Promise<SepaDebitVi
 }
 
 /** The shopper in the batch order's shape: contact, invoice contact, payment accounts, store and locale. */
-async function presentShopper(em: EntityManager, shopper: Shopper): Promise<BatchShopper> {
+async function presentBatchShopper(em: EntityManager, shopper: Shopper): Promise<BatchShopper> {
   const contact = contactOf(shopper);
   const cards = await em.find(
     StoredCard,
@@ -494,7 +489,7 @@ export async function placeBatchOrder(ctx: MerchantContext, input: BatchOrderReq
     const contact = input.shopper.shopperInfo.shopperContactInfo;
     const payment = await invoiceByDebit(ctx, em, { shopper, order, paymentInfo, contact }, now);
     await em.flush();
-    return { shopper: await presentShopper(em, shopper), order: presentOrder(order, items, [payment]) };
+    return { shopper: await presentBatchShopper(em, shopper), order: presentOrder(order, items, [payment]) };
   });
 }
 
@@ -517,5 +512,5 @@ export async function getOrder(ctx: MerchantContext, orderId: number): Promise<O
 
 /** GET /shoppers/{id}: any of the merchant's shoppers, in the batch order's shopper shape. */
 export async function getBatchShopper(ctx: MerchantContext, shopperId: number): Promise<BatchShopper> {
-  return presentShopper(ctx.em, await findShopper(ctx.em, ctx.merchantId, shopperId));
+  return presentBatchShopper(ctx.em, await findShopper(ctx.em, ctx.merchantId, shopperId));
 }

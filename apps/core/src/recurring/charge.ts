@@ -11,10 +11,11 @@ import { type EventParameters, recordReportedFailure } from '../ipn/events.ts';
 import { recordSplit, type SplitTerms, splitOf } from '../marketplace/splits.ts';
 import type { Authorized } from '../payments/authorize.ts';
 import { type PaymentOperation, runPayment, runPrepared } from '../payments/pipeline.ts';
-import { openMandateDebit } from '../sepa/service.ts';
+import { openMandateDebit } from '../sepa/debits.ts';
 import type { Shopper, StoredCard } from '../shoppers/entities.ts';
 import { type ChargeKind, Subscription, SubscriptionCharge } from './entities.ts';
 import { claimPeriodCharge, reclaimStaleCharge, settleCharge } from './queries.ts';
+import { calendarDate } from './schedule.ts';
 
 /** One charge of an existing subscription (see chargeSubscription). */
 export interface SubscriptionChargeRequest {
@@ -342,4 +343,25 @@ export async function chargeSubscription(
     : await runPayment(ctx, operation);
   if (outcome.outcome === 'DECLINED') await recordReportedFailure(ctx, outcome.error);
   return outcome;
+}
+
+/**
+ * A charge outside the schedule (a merchant's charge, a plan switch's difference), dated by the merchant's
+ * clock now: a decline is thrown; the answer is what `onCharged` built in the charge's transaction.
+ */
+export async function chargeOffSchedule<T>(
+  ctx: MerchantContext,
+  request: Omit<SubscriptionChargeRequest, 'period' | 'dueDate' | 'onCharged'>,
+  onCharged: (em: EntityManager, charged: ChargedRow, now: Date) => Promise<T>,
+): Promise<T> {
+  const now = await callNow(ctx, ctx.em);
+  const outcome = await chargeSubscription(ctx, {
+    ...request,
+    period: null,
+    dueDate: calendarDate(now),
+    onCharged: (em, charged) => onCharged(em, charged, now),
+  });
+  if (outcome.outcome === 'DECLINED') throw outcome.error;
+  // a charge outside the schedule claims a row of its own, so it is never ALREADY_CHARGED or IN_FLIGHT
+  return (outcome as { answer: T }).answer;
 }

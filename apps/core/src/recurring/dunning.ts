@@ -2,7 +2,7 @@
  * Dunning: what follows a declined renewal. With a grace period (the plan's gracePeriodDays) the charge is
  * retried 1, 3 and 7 days after the first decline, then every 7 days, while within the grace period, and a
  * last time on the day it ends; declined then, the subscription is SUSPENDED: no further attempt until its
- * payment source is updated, which resumes it (subscriptions.ts, resumeSuspended): its unpaid period is
+ * payment source is updated, which resumes it (update.ts, resumeSuspended): its unpaid period is
  * charged at once and the schedule restarts from that day, so the periods that fell due while it was
  * suspended are not charged. Without a grace period (null or 0) the
  * reference's rule holds: the subscription stays ACTIVE, the declined period is not charged again, and the

@@ -9,15 +9,14 @@ import {
   type updateSubscriptionInput,
 } from '@paywire/contracts';
 import type { z } from 'zod';
-import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { requireWithin, resolveSplitTerms } from '../marketplace/splits.ts';
-import { chargeSubscription } from './charge.ts';
+import { chargeOffSchedule } from './charge.ts';
 import { openSubscription } from './opening.ts';
 import { requireDebitTerms, sourceScheme } from './payment-source.ts';
 import { presentCharge, presentSubscription } from './present.ts';
-import { calendarDate } from './schedule.ts';
-import { findSubscription, updateSubscription } from './subscriptions.ts';
+import { findSubscription } from './subscriptions.ts';
+import { updateSubscription } from './update.ts';
 
 /**
  * Merchant-managed subscriptions: no plan and no schedule; the merchant decides each charge. The first
@@ -103,20 +102,18 @@ export async function chargeOndemand(
       currency: subscription.currency,
     })) ?? subscription.vendorSplit;
   if (split) requireWithin(split, [amountMinor]);
-  const now = await callNow(ctx, ctx.em);
-  const outcome = await chargeSubscription(ctx, {
-    subscriptionId: subscription.id,
-    period: null,
-    kind: 'MERCHANT',
-    amountMinor,
-    ...(split ? { split } : {}),
-    dueDate: calendarDate(now),
-    chargeInfo: input.chargeInfo,
-    merchantTransactionId: input.merchantTransactionId,
-    onCharged: async (_em, charged) => presentCharge(subscription, await charged.read()),
-  });
-  if (outcome.outcome === 'DECLINED') throw outcome.error;
-  return (outcome as { answer: SubscriptionChargeBody }).answer;
+  return chargeOffSchedule(
+    ctx,
+    {
+      subscriptionId: subscription.id,
+      kind: 'MERCHANT',
+      amountMinor,
+      ...(split ? { split } : {}),
+      chargeInfo: input.chargeInfo,
+      merchantTransactionId: input.merchantTransactionId,
+    },
+    async (_em, charged) => presentCharge(subscription, await charged.read()),
+  );
 }
 
 /** PUT /recurring/ondemand/{id}: the subscription update, for merchant-managed subscriptions only. */

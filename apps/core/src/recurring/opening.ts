@@ -7,7 +7,7 @@ import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
 import type { SplitTerms } from '../marketplace/splits.ts';
-import { openMandateDebit } from '../sepa/service.ts';
+import { openMandateDebit } from '../sepa/debits.ts';
 import { Shopper, StoredCard } from '../shoppers/entities.ts';
 import { findShopper, newShopper, pickFields } from '../shoppers/service.ts';
 import { recordChargeSplit } from './charge.ts';
@@ -48,10 +48,10 @@ export interface Opening {
 
 /**
  * Counts a charged scheduled period and moves the subscription to the next one, or to FINISHED when its
- * plan's charges are done (ONCE: one charge; maxNumberOfCharges). Renewals call it in the charge's
- * transaction (chargeSubscription's onCharged).
+ * plan's charges are done (ONCE: one charge; maxNumberOfCharges). The initial charge's; a renewal moves its
+ * row's schedule in SQL (renewals.ts, moveScheduleIfUnchanged) by the same terms (terms.ts).
  */
-export function advanceSchedule(subscription: Subscription, chargedPeriod: number): void {
+function advanceSchedule(subscription: Subscription, chargedPeriod: number): void {
   const plan = subscription.plan as RecurringPlan;
   subscription.chargesMade += 1;
   subscription.nextPeriod = chargedPeriod + 1;
@@ -157,19 +157,21 @@ function cardHolderOf(opening: Opening) {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
 }
 
-/**
- * Creates a subscription and makes its first charge, or none (a trial, a first amount of 0). A card charge
- * goes through runSale: the shopper, the vaulted card, the subscription and its charge row commit
- * with the sale, or nothing does (a decline leaves no subscription). A bank debit (SEPA or ACH), or no
- * charge at all, commits in one transaction. `answer` builds the response in that transaction; a keyed
- * call records it.
- */
-export async function openSubscription<T>(
-  ctx: MerchantContext,
-  opening: Opening,
-  answer: (em: EntityManager, subscription: Subscription, charge: SubscriptionCharge | null) => Promise<T>,
-): Promise<T> {
-  const route = await inTransaction(ctx.em, async (em) => {
+/** Where the opening goes: its subscription id, and whether a card sale (of a new or stored card) opens it. */
+interface OpeningRoute {
+  id: number;
+  byCard: boolean;
+  storedCardId: number | undefined;
+}
+
+type Answer<T> = (
+  em: EntityManager,
+  subscription: Subscription,
+  charge: SubscriptionCharge | null,
+) => Promise<T>;
+
+async function routeOpening(ctx: MerchantContext, opening: Opening): Promise<OpeningRoute> {
+  return inTransaction(ctx.em, async (em) => {
     const known =
       opening.vaultedShopperId === undefined
         ? null
@@ -180,62 +182,77 @@ export async function openSubscription<T>(
     const byCard = Boolean(source?.creditCardInfo) || Boolean(stored?.card);
     return { id: await allocateSubscriptionId(em), byCard, storedCardId: stored?.card?.id };
   });
-  const { id } = route;
+}
 
-  // A card subscription's trial starts with an authorization of zero (the card is checked, nothing is held);
-  // a card subscription without a trial whose first period is free asks the acquirer nothing.
-  const verifyOnly = opening.firstChargeMinor === 0 && opening.trialDays > 0;
-  if (!route.byCard || (opening.firstChargeMinor === 0 && !verifyOnly)) {
-    return inTransaction(ctx.em, async (em) => {
-      const now = await callNow(ctx, em);
-      const shopper = opening.vaultedShopperId
-        ? await findShopper(em, ctx.merchantId, opening.vaultedShopperId)
-        : newShopper(em, ctx.merchantId, opening.payerInfo ?? {});
-      const payer = await resolvePayer(ctx, em, shopper, opening.paymentSource, now);
-      if (payer.mandate)
-        requireDebitTerms(payer.mandate.scheme, {
-          currency: opening.currency,
-          frequency: opening.plan?.chargeFrequency,
-        });
-      const subscription = newSubscription(em, ctx, id, opening, shopper, payer, now);
-      let charge: SubscriptionCharge | null = null;
-      if (payer.mandate && opening.firstChargeMinor > 0) {
-        const debit = await openMandateDebit(
-          ctx,
-          em,
-          payer.mandate,
-          {
-            shopper,
-            payer: { firstName: shopper.firstName ?? '', lastName: shopper.lastName ?? '' },
-            amountMinor: opening.firstChargeMinor,
-            ...(opening.merchantTransactionId
-              ? { merchantTransactionId: opening.merchantTransactionId }
-              : {}),
-          },
-          now,
-        );
-        charge = initialCharge(
-          em,
-          subscription,
-          opening.firstChargeMinor,
-          { sepaDebitId: Number(debit.transactionId) },
-          now,
-        );
-        await recordChargeSplit(
-          em,
-          ctx.merchantId,
-          Number(debit.transactionId),
-          opening.split,
-          opening.firstChargeMinor,
-        );
-      }
-      await em.flush();
-      const result = await answer(em, subscription, charge);
-      await ctx.keyed?.record(em, result);
-      return result;
-    });
-  }
+/** The first charge debited from the mandate: the debit, its charge row, and its vendors' split. */
+async function debitFirstCharge(
+  ctx: MerchantContext,
+  em: EntityManager,
+  opening: Opening,
+  subscription: Subscription,
+  mandate: NonNullable<Subscription['sepaMandate']>,
+  now: Date,
+): Promise<SubscriptionCharge> {
+  const { shopper } = subscription;
+  const debit = await openMandateDebit(
+    ctx,
+    em,
+    mandate,
+    {
+      shopper,
+      payer: { firstName: shopper.firstName ?? '', lastName: shopper.lastName ?? '' },
+      amountMinor: opening.firstChargeMinor,
+      ...(opening.merchantTransactionId ? { merchantTransactionId: opening.merchantTransactionId } : {}),
+    },
+    now,
+  );
+  const debitId = Number(debit.transactionId);
+  const charge = initialCharge(em, subscription, opening.firstChargeMinor, { sepaDebitId: debitId }, now);
+  await recordChargeSplit(em, ctx.merchantId, debitId, opening.split, opening.firstChargeMinor);
+  return charge;
+}
 
+/** An opening that asks the acquirer nothing: a mandate, SEPA or ACH (debited if there is a first charge), or no charge. */
+async function openWithoutCardSale<T>(
+  ctx: MerchantContext,
+  opening: Opening,
+  id: number,
+  answer: Answer<T>,
+): Promise<T> {
+  return inTransaction(ctx.em, async (em) => {
+    const now = await callNow(ctx, em);
+    const shopper = opening.vaultedShopperId
+      ? await findShopper(em, ctx.merchantId, opening.vaultedShopperId)
+      : newShopper(em, ctx.merchantId, opening.payerInfo ?? {});
+    const payer = await resolvePayer(ctx, em, shopper, opening.paymentSource, now);
+    if (payer.mandate)
+      requireDebitTerms(payer.mandate.scheme, {
+        currency: opening.currency,
+        frequency: opening.plan?.chargeFrequency,
+      });
+    const subscription = newSubscription(em, ctx, id, opening, shopper, payer, now);
+    const charge =
+      payer.mandate && opening.firstChargeMinor > 0
+        ? await debitFirstCharge(ctx, em, opening, subscription, payer.mandate, now)
+        : null;
+    await em.flush();
+    const result = await answer(em, subscription, charge);
+    await ctx.keyed?.record(em, result);
+    return result;
+  });
+}
+
+/**
+ * An opening by card sale (or, verifyOnly, an authorization of zero): runSale commits the shopper, the
+ * vaulted card, the subscription and its charge row with the sale.
+ */
+async function openByCardSale<T>(
+  ctx: MerchantContext,
+  opening: Opening,
+  route: OpeningRoute,
+  verifyOnly: boolean,
+  answer: Answer<T>,
+): Promise<T> {
   const cardInfo = opening.paymentSource?.creditCardInfo;
   return runSale(
     ctx,
@@ -253,7 +270,7 @@ export async function openSubscription<T>(
     {
       ...(route.storedCardId ? { cardId: route.storedCardId } : {}),
       eventParameters: {
-        subscriptionId: id,
+        subscriptionId: route.id,
         ...(opening.plan ? { contractId: opening.plan.id, contractName: opening.plan.name } : {}),
       },
     },
@@ -265,7 +282,7 @@ export async function openSubscription<T>(
         Object.assign(shopper, pickFields(opening.payerInfo));
       const card = await em.findOneOrFail(StoredCard, { id: Number(row?.card_id), shopper });
       if (cardInfo?.billingContactInfo) card.billingContact = cardInfo.billingContactInfo;
-      const subscription = newSubscription(em, ctx, id, opening, shopper, { card }, now);
+      const subscription = newSubscription(em, ctx, route.id, opening, shopper, { card }, now);
       const charge = verifyOnly
         ? null
         : initialCharge(
@@ -287,4 +304,24 @@ export async function openSubscription<T>(
       return answer(em, subscription, charge);
     },
   );
+}
+
+/**
+ * Creates a subscription and makes its first charge, or none (a trial, a first amount of 0). A card charge
+ * goes through runSale: the shopper, the vaulted card, the subscription and its charge row commit
+ * with the sale, or nothing does (a decline leaves no subscription). A bank debit (SEPA or ACH), or no
+ * charge at all, commits in one transaction. `answer` builds the response in that transaction; a keyed call records it.
+ */
+export async function openSubscription<T>(
+  ctx: MerchantContext,
+  opening: Opening,
+  answer: Answer<T>,
+): Promise<T> {
+  const route = await routeOpening(ctx, opening);
+  // A card subscription's trial starts with an authorization of zero (the card is checked, nothing is held);
+  // a card subscription without a trial whose first period is free asks the acquirer nothing.
+  const verifyOnly = opening.firstChargeMinor === 0 && opening.trialDays > 0;
+  if (!route.byCard || (opening.firstChargeMinor === 0 && !verifyOnly))
+    return openWithoutCardSale(ctx, opening, route.id, answer);
+  return openByCardSale(ctx, opening, route, verifyOnly, answer);
 }

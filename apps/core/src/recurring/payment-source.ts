@@ -10,9 +10,10 @@ import {
 import type { z } from 'zod';
 import { achMandateOf } from '../ach/service.ts';
 import type { MerchantContext } from '../context.ts';
+import { schemeCurrency } from '../sepa/debits.ts';
 import { type DebitScheme, SepaMandate } from '../sepa/entities.ts';
-import { mandateFor } from '../sepa/mandates.ts';
-import { ecpAccountOf, schemeCurrency, storedIban } from '../sepa/service.ts';
+import { mandateFor, storedIban } from '../sepa/mandates.ts';
+import { ecpAccountOf } from '../sepa/presentation.ts';
 import { type Shopper, StoredCard } from '../shoppers/entities.ts';
 import { cardResponse, vaultCard } from '../shoppers/service.ts';
 import { type CardMaterial, consumeToken } from '../tokens/service.ts';

@@ -51,6 +51,16 @@ export async function findPlan(
   return plan;
 }
 
+/** A subscription starts on, or switches to, an ACTIVE plan only. */
+export function requireActivePlan(plan: RecurringPlan, property: string): void {
+  if (plan.status !== 'ACTIVE') {
+    throw new DomainError('INVALID_STATUS', `${property}: plan ${plan.id} is INACTIVE`, {
+      name: property,
+      messageValue: String(plan.id),
+    });
+  }
+}
+
 export async function createPlan(ctx: MerchantContext, input: CreatePlan): Promise<PublicPlan> {
   return inTransaction(ctx.em, async (em) => {
     const plan = em.create(RecurringPlan, {

@@ -66,7 +66,7 @@ export const renewalsOfDebits = `select sc.sepa_debit_id, ${renewalColumns} from
  * $7, failing since $8, canceled at $9 (kept when null); the lease given back when $10, else extended by
  * $11 seconds. Returns the id when it moved.
  */
-export const advanceSchedule = `update subscription set status = $3, next_period = $4, next_charge_date = $5::date,
+export const moveScheduleIfUnchanged = `update subscription set status = $3, next_period = $4, next_charge_date = $5::date,
        charges_made = $6, retry_at = $7, failed_since = $8, canceled_at = coalesce($9, canceled_at),
        renewal_lease_until = case when $10::boolean then null else now() + make_interval(secs => $11) end,
        updated_at = now()
@@ -75,10 +75,10 @@ export const advanceSchedule = `update subscription set status = $3, next_period
      returning id`;
 
 /**
- * advanceSchedule for a charge's transaction, whose commit must fail when the schedule did not move: the
+ * moveScheduleIfUnchanged for a charge's transaction, whose commit must fail when the schedule did not move: the
  * cast of the message to an integer fails the statement when no row moved.
  */
-export const advanceScheduleOrFail = `with moved as (${advanceSchedule})
+export const moveScheduleOrFail = `with moved as (${moveScheduleIfUnchanged})
      select coalesce((select min(id)::text from moved), 'the subscription changed during its renewal')::bigint as id`;
 
 /** Gives back the renewal lease on subscription $1. */

@@ -5,6 +5,8 @@ import type { CoreServices, MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized, executePrepared, sendWithNext } from '../db/wire.ts';
 import { type EventParameters, ReportedFailure } from '../ipn/events.ts';
+import { workerContext } from '../jobs/context.ts';
+import { inLanes } from '../jobs/lanes.ts';
 import { renewalQueue, renewalRun, startRuns } from '../jobs/queues.ts';
 import type { SplitTerms } from '../marketplace/splits.ts';
 import { type FactsRow, factsOf } from '../merchants/facts.ts';
@@ -19,13 +21,12 @@ import {
   type SubscriptionFacts,
   subCcFailureParameters,
 } from './events.ts';
-import { inLanes } from './lanes.ts';
 import {
-  advanceSchedule,
-  advanceScheduleOrFail,
   claimRenewalCharges,
   extendLeaseAndRead,
   leaseDueRenewals,
+  moveScheduleIfUnchanged,
+  moveScheduleOrFail,
   releaseLease,
   renewalsOfDebits,
 } from './queries.ts';
@@ -174,10 +175,8 @@ function nextStep(row: RenewalRow, now: Date): Step | null {
 }
 
 /** A renewal's call context: its merchant's facts are the ones its row was read with. */
-function workerContext(services: CoreServices, row: RenewalRow): MerchantContext {
-  const memo = { facts: Promise.resolve(factsOf(row)) };
-  return { ...services, em: services.orm.em.fork(), merchantId: row.merchant_id, idempotency: null, memo };
-}
+const renewalContext = (services: CoreServices, row: RenewalRow): MerchantContext =>
+  workerContext(services, row.merchant_id, services.orm.em.fork(), factsOf(row));
 
 /** Where a walk is: its merchant's now, and how long its lease is extended by each write. */
 interface Walk {
@@ -245,10 +244,10 @@ async function moveSchedule(
     row.card_id,
   ];
   if (change.mustMove) {
-    await sendWithNext(em, advanceScheduleOrFail, parameters);
+    await sendWithNext(em, moveScheduleOrFail, parameters);
     return { row: after, released };
   }
-  const moved = await executePrepared(em, advanceSchedule, parameters);
+  const moved = await executePrepared(em, moveScheduleIfUnchanged, parameters);
   return moved.length === 1 ? { row: after, released } : null;
 }
 
@@ -286,7 +285,7 @@ async function chargeStep(
 ): Promise<Moved | 'busy' | null> {
   const finished = lastCharge(row);
   const nextPeriod = row.next_period + 1;
-  const ctx = workerContext(services, row);
+  const ctx = renewalContext(services, row);
   let moved: Moved | null = null;
   // The batch's claim and payer, when they are this period's and the card still the subscription's (read with
   // the lease; moveSchedule checks it again): the pipeline's batch entry takes the charge in prepared.
@@ -413,7 +412,7 @@ async function remind(
   chargeDate: string,
   at: Date,
 ): Promise<RenewalRow> {
-  const ctx = workerContext(services, row);
+  const ctx = renewalContext(services, row);
   const debit = {
     amountMinor: renewalAmountMinor(row),
     currency: row.currency,

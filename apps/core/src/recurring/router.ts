@@ -16,20 +16,16 @@ import {
   updateSubscriptionInput,
 } from '@paywire/contracts';
 import { merchantProcedure, router } from '../trpc.ts';
+import { createSubscription } from './creation.ts';
+import { extendedSubscriptionCharge } from './extended-charge.ts';
 import { chargeOndemand, createOndemand, getOndemand, updateOndemand } from './ondemand.ts';
 import { createPlan, getPlan, listPlans, updatePlan } from './plans.ts';
 import { subscriptionPreNotification } from './reminders.ts';
-import {
-  createSubscription,
-  extendedSubscriptionCharge,
-  getSubscription,
-  listCharges,
-  listSubscriptions,
-  resolveCharge,
-  runSpecific,
-  switchChargeAmount,
-  updateSubscription,
-} from './subscriptions.ts';
+import { runSpecific } from './run-specific.ts';
+import { listCharges, resolveCharge } from './subscription-charges.ts';
+import { getSubscription, listSubscriptions } from './subscriptions.ts';
+import { switchChargeAmount } from './switching.ts';
+import { updateSubscription } from './update.ts';
 
 /** Calls that may reach the acquirer run in phases (no transaction held across it; idempotency/middleware.ts). */
 const charging = merchantProcedure.meta({ phased: true });

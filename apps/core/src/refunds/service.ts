@@ -7,7 +7,8 @@ import type { MerchantContext } from '../context.ts';
 import type { RefundFollowUp } from '../payments/refund-answer.ts';
 import { Subscription, SubscriptionCharge } from '../recurring/entities.ts';
 import { cancellationParameters, recordSubscriptionEvent, subscriptionFactsOf } from '../recurring/events.ts';
-import { findSepaDebit, refundSepaDebit } from '../sepa/service.ts';
+import { findSepaDebit } from '../sepa/debits.ts';
+import { refundSepaDebit } from '../sepa/refunds.ts';
 
 /**
  * The one refund entry point, for every payment: card transactions and SEPA debits share one id sequence,

@@ -1,12 +1,20 @@
-import { type AltTransaction, type createAltTransactionInput, toMinorUnits } from '@paywire/contracts';
+import {
+  type AltTransaction,
+  type altTransactionIdInput,
+  type createAltTransactionInput,
+  toMinorUnits,
+} from '@paywire/contracts';
 import type { z } from 'zod';
 import { openAchDebit } from '../ach/service.ts';
 import { callNow } from '../clock/clock.ts';
 import type { MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
-import { presentSplit, recordSplit, resolveSplit } from '../marketplace/splits.ts';
+import { transactionNotFound } from '../errors.ts';
+import { presentSplit, recordSplit, resolveSplit, shownSplitOf } from '../marketplace/splits.ts';
 import { findShopper, newShopper } from '../shoppers/service.ts';
-import { openSepaDebit, presentAltTransaction, storedIban } from './service.ts';
+import { findSepaDebit, openSepaDebit } from './debits.ts';
+import { storedIban } from './mandates.ts';
+import { presentAltTransaction } from './presentation.ts';
 
 /**
  * POST /alt-transactions: a new shopper for the payer, or the vaulted shopper the request names, paying by
@@ -51,4 +59,19 @@ export async function createAltTransaction(
     await recordSplit(em, ctx.merchantId, Number(debit.transactionId), split);
     return { ...presentAltTransaction(debit), ...presentSplit(split, debit.currency) };
   });
+}
+
+export async function getAltTransaction(
+  ctx: MerchantContext,
+  input: z.output<typeof altTransactionIdInput>,
+): Promise<AltTransaction> {
+  const debit = await findSepaDebit(ctx.em, ctx.merchantId, input.transactionId);
+  if (!debit) throw transactionNotFound(input);
+  return {
+    ...presentAltTransaction(debit),
+    ...(await shownSplitOf(ctx.em, ctx.merchantId, {
+      id: Number(debit.transactionId),
+      currency: debit.currency,
+    })),
+  };
 }

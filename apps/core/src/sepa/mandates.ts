@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { type createAltTransactionInput, DomainError } from '@paywire/contracts';
+import type { z } from 'zod';
 import type { MerchantContext } from '../context.ts';
 import { executeParameterized } from '../db/wire.ts';
-import { accountFingerprintInput, bindings } from '../security/card-vault.ts';
+import { accountFingerprintInput, bindings, type CardVault } from '../security/card-vault.ts';
 import type { Shopper } from '../shoppers/entities.ts';
 import { type DebitScheme, SepaMandate } from './entities.ts';
 import { insertMandate } from './queries.ts';
@@ -74,4 +76,57 @@ export async function accountMandate(
   const mandate = await known();
   if (!mandate) throw new Error('the mandate was neither created nor found');
   return mandate;
+}
+
+/**
+ * The IBAN a mandate debits, opened. A deleted shopper's mandates have none (erased with it; deletion waits
+ * for its pending debits and subscriptions), so nothing can debit them again.
+ */
+export function mandateIban(vault: CardVault, mandate: SepaMandate): string {
+  const { sealedIban, ibanFingerprint } = liveMandate(mandate);
+  return vault.open(sealedIban, bindings.mandate(mandate.merchantId, ibanFingerprint));
+}
+
+/** A mandate's sealed account, refused when it was erased with its deleted shopper. */
+export function liveMandate(mandate: SepaMandate): { sealedIban: string; ibanFingerprint: string } {
+  if (!mandate.sealedIban || !mandate.ibanFingerprint) {
+    throw new DomainError(
+      'VALIDATION_GENERAL_FAILURE',
+      `mandate ${mandate.reference} was erased with its deleted shopper and debits nothing`,
+    );
+  }
+  return { sealedIban: mandate.sealedIban, ibanFingerprint: mandate.ibanFingerprint };
+}
+
+/**
+ * The IBAN a returning shopper pays from when the request names none: the stored SEPA account whose first
+ * and last four characters the request gives, else the one the shopper accepted a mandate for last.
+ */
+export async function storedIban(
+  ctx: MerchantContext,
+  em: EntityManager,
+  shopper: Shopper,
+  account: z.output<typeof createAltTransactionInput>['sepaDirectDebitTransaction'],
+): Promise<string> {
+  const [mandate] = await em.find(
+    SepaMandate,
+    {
+      shopper,
+      merchantId: ctx.merchantId,
+      scheme: 'SEPA',
+      ...(account?.ibanFirstFour ? { ibanFirstFour: account.ibanFirstFour } : {}),
+      ...(account?.ibanLastFour ? { ibanLastFour: account.ibanLastFour } : {}),
+    },
+    { orderBy: { id: 'desc' }, limit: 1 },
+  );
+  if (!mandate) {
+    throw new DomainError(
+      'VALIDATION_GENERAL_FAILURE',
+      `sepaDirectDebitTransaction.iban: is required: shopper ${shopper.id} has no stored SEPA account${
+        account?.ibanFirstFour || account?.ibanLastFour ? ' with those first and last four characters' : ''
+      }`,
+      { name: 'sepaDirectDebitTransaction.iban' },
+    );
+  }
+  return mandateIban(ctx.vault, mandate);
 }

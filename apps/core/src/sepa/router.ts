@@ -5,8 +5,8 @@ import {
   transactionPreNotificationInput,
 } from '@paywire/contracts';
 import { merchantProcedure, router } from '../trpc.ts';
-import { createAltTransaction } from './alt-transactions.ts';
-import { getAltTransaction, getMandateText, getPreNotification } from './service.ts';
+import { createAltTransaction, getAltTransaction } from './alt-transactions.ts';
+import { getMandateText, getPreNotification } from './translations.ts';
 
 export const sepaRouter = router({
   create: merchantProcedure

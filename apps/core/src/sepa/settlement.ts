@@ -12,12 +12,16 @@ import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
 import type { StoredDestination } from '../ipn/entities.ts';
 import { type EventParameters, recordEvent } from '../ipn/events.ts';
+import { workerContext } from '../jobs/context.ts';
+import { runLanes } from '../jobs/lanes.ts';
 import { settlementQueue, settlementRun, startRuns } from '../jobs/queues.ts';
 import { refundWholeSplits } from '../marketplace/refunds.ts';
 import { sepaSettlements } from '../metrics.ts';
 import { type PaymentOperation, runPrepared } from '../payments/pipeline.ts';
 import { bindings } from '../security/card-vault.ts';
+import { nextStepAt } from './debits.ts';
 import type { BankAnswer, BankOutcome, DebitCurrency, DebitScheme } from './entities.ts';
+import { mandateEventParameters, sepaEventParameters } from './events.ts';
 import {
   applyTransitions,
   claimDueDebits,
@@ -25,7 +29,6 @@ import {
   ipnDestinationsOf,
   lockPresented,
 } from './queries.ts';
-import { mandateEventParameters, nextStepAt, sepaEventParameters } from './service.ts';
 
 /**
  * Settlement: the bank's answers, applied when they are due by each merchant's clock. One pg-boss job runs
@@ -196,10 +199,6 @@ function achEntry(row: ClaimedRow, accountNumber: string): AchEntry {
   };
 }
 
-function workerContext(services: CoreServices, em: EntityManager, merchantId: number): MerchantContext {
-  return { ...services, em, merchantId, idempotency: null, memo: {} };
-}
-
 interface SettlementContext extends CoreServices {
   em: EntityManager;
 }
@@ -340,7 +339,7 @@ async function applyAnswers(
     const renewal = renewals.get(String(row.id));
     const event = renewal ? 'Recurring' : transition.event;
     if (event === null || !listening.get(row.merchant_id)?.has(sendFlagOf(event))) continue;
-    const ctx = contexts.get(row.merchant_id) ?? workerContext(services, tx, row.merchant_id);
+    const ctx = contexts.get(row.merchant_id) ?? workerContext(services, row.merchant_id, tx);
     contexts.set(row.merchant_id, ctx);
     const debit = {
       id: Number(row.id),
@@ -400,26 +399,12 @@ export async function settleBatch(
 /** Drains every due debit: lanes run batches until one finds nothing due. Returns how many were settled. */
 export async function settleDue(services: CoreServices, options: SettlementOptions = {}): Promise<number> {
   const batchSize = options.batchSize ?? 500;
-  const lanes = options.lanes ?? 3;
   let settled = 0;
-  let failed = false;
-  // Every lane stops before the run ends, failed or not: a lane still working must not overlap the next run.
-  const outcomes = await Promise.allSettled(
-    Array.from({ length: lanes }, async () => {
-      while (!failed) {
-        const count = await settleBatch(services, batchSize, options.recurringDebits).catch(
-          (error: unknown) => {
-            failed = true;
-            throw error;
-          },
-        );
-        settled += count;
-        if (count === 0) return; // a short batch may have made new steps due (a return after its collection)
-      }
-    }),
-  );
-  const failure = outcomes.find((outcome) => outcome.status === 'rejected');
-  if (failure) throw failure.reason;
+  await runLanes(options.lanes ?? 3, async () => {
+    const count = await settleBatch(services, batchSize, options.recurringDebits);
+    settled += count;
+    return count > 0; // a short batch may have made new steps due (a return after its collection)
+  });
   return settled;
 }
 

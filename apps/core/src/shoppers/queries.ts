@@ -9,7 +9,7 @@
  * `with s as (...)`; the card's parameters start at `$first`, in the order `vaultCardParameters` (service.ts)
  * gives.
  */
-export function vaultCard(first: number): string {
+export function upsertVaultedCard(first: number): string {
   const [merchant, fingerprint, ...columns] = Array.from({ length: 10 }, (_, n) => `$${first + n}`);
   const earlier = `$${first + 10}`;
   // The shopper's card under an earlier fingerprint key (a rotation under way) is this card: its fingerprint is
@@ -27,7 +27,7 @@ export function vaultCard(first: number): string {
 }
 
 /** $1 the shopper, then `vaultCardParameters`. */
-export const vaultShopperCard = `with s as (select $1::integer as id) ${vaultCard(2)}`;
+export const vaultShopperCard = `with s as (select $1::integer as id) ${upsertVaultedCard(2)}`;
 
 /** The card of the shopper's last payment: a vaulted card's id, or the wallet's card on the transaction. */
 export const lastPaymentCard =

@@ -93,7 +93,7 @@ export function vaultable(
   };
 }
 
-/** A vaulted card's parameters to `vaultCard` (queries.ts). */
+/** A vaulted card's parameters to `upsertVaultedCard` (queries.ts). */
 export function vaultCardParameters(merchantId: number, card: VaultableCard): unknown[] {
   return [
     merchantId,

@@ -17,6 +17,7 @@ import type { CoreServices, MerchantContext } from '../../context.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { executeParameterized, executePrepared } from '../../db/wire.ts';
 import { recordEvent } from '../../ipn/events.ts';
+import { workerContext } from '../../jobs/context.ts';
 import { undoVendorRefunds } from '../../marketplace/refunds.ts';
 import { processorNotifications } from '../../metrics.ts';
 import type { AttemptKind } from '../../payments/attempts.ts';
@@ -207,13 +208,7 @@ export async function processNotification(services: CoreServices, id: number): P
   await inTransaction(services.orm.em.fork(), async (em) => {
     const [notification] = await executeParameterized<StoredNotification>(em, takeNotification, [id]);
     if (!notification) return;
-    const ctx: MerchantContext = {
-      ...services,
-      em,
-      merchantId: notification.merchant_id,
-      idempotency: null,
-      memo: {},
-    };
+    const ctx = workerContext(services, notification.merchant_id, em);
     const item = notification.body;
     const kinds = confirmedKinds[item.eventCode];
     const stage = disputeStageOf(item);
