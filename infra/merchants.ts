@@ -24,17 +24,16 @@ export async function saveMerchant(
 export async function ensureSampleCatalogue(
   databaseUrl: string,
   merchantId: number,
-): Promise<{ productName: string; skuId: number; skuName: string; price: string }> {
+): Promise<{ skuId: number; skuName: string; price: string }> {
   const orm = await openDatabase(databaseUrl, 2);
   try {
-    const product = await ensureSampleProduct(orm.em.fork(), merchantId);
-    const [sku] = product.skus;
-    if (!sku) throw new Error('the sample product has no sku');
+    const sku = await ensureSampleProduct(orm.em.fork(), merchantId);
+    const [price] = sku.pricingSettings.chargePolicy.oneTimeCharge.catalogPrices;
+    if (!price) throw new Error('the sample sku has no price');
     return {
-      productName: product.productName,
       skuId: sku.skuId,
       skuName: sku.skuName,
-      price: `${sku.price.amount.toFixed(2)} ${sku.price.currency}`,
+      price: `${price.amount.toFixed(2)} ${price.currency}`,
     };
   } finally {
     await orm.close();

@@ -32,7 +32,7 @@ const prepared = await promisify(execFile)(
 const { applied, sample, facadeCredential } = JSON.parse(prepared.stdout) as {
   applied: string[];
   /** Sandbox mode only: the sandbox merchant's sample product. */
-  sample: { productName: string; skuId: number; skuName: string; price: string } | null;
+  sample: { skuId: number; skuName: string; price: string } | null;
   facadeCredential: string;
 };
 if (applied.length > 0) log.info({ migrations: applied }, 'applied migrations');
@@ -114,7 +114,7 @@ Paywire is running (${env.PAYWIRE_MODE} mode).
   Base URL:    http://localhost:${env.PORT}/services/2
   Username:    ${env.SANDBOX_API_USERNAME}
   Password:    ${env.SANDBOX_API_PASSWORD}
-  Sample sku:  ${sample.skuId} (${sample.productName} / ${sample.skuName}, ${sample.price}) for batch orders
+  Sample sku:  ${sample.skuId} (${sample.skuName}, ${sample.price}) for batch orders
   Try:         curl -u ${env.SANDBOX_API_USERNAME}:${env.SANDBOX_API_PASSWORD} http://localhost:${env.PORT}/services/2/sandbox/clock
 Press Ctrl-C to stop.\n`
     : `

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { XMLParser } from 'fast-xml-parser';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCatalogue, createdId, skuRequest } from '../support/catalog.ts';
 import { type CallOptions, client, type Reply } from '../support/http.ts';
 import { type Stack, startStack, type TestMerchant } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
@@ -40,19 +41,8 @@ afterAll(async () => {
 });
 
 async function createSkus(merchant: TestMerchant, skus: Array<[string, string, string]>): Promise<number[]> {
-  const reply = await api.post(
-    '/catalog/products',
-    {
-      productName: `Product ${randomUUID().slice(0, 8)}`,
-      skus: skus.map(([skuName, amount, currency]) => ({ skuName, price: { amount, currency } })),
-    },
-    { merchant },
-  );
-  expect(reply.status, reply.text).toBe(201); // Location names the product; its skus come with it
-  const product = await api.get((reply.headers.get('location') ?? '').slice(stack.baseUrl.length), {
-    merchant,
-  });
-  return product.body.skus.map((item: { skuId: number }) => item.skuId);
+  const { skuIds } = await createCatalogue(api, 'Books', skus, { merchant });
+  return skuIds;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -438,11 +428,11 @@ describe('POST /batch/order-placement in XML', () => {
     expect(namesAt(doc, 'order/cart/cart-item')).toEqual(['sku', 'quantity', 'item-sub-total']);
     expect(namesAt(doc, 'order/cart/cart-item/sku')).toEqual(['sku-id', 'sku-name']);
     expect(textAt(doc, 'order/cart/cart-item[0]/sku/sku-id')).toBe(String(sku.ebook));
-    expect(textAt(doc, 'order/cart/cart-item[0]/sku/sku-name')).toBe('Ebook');
+    expect(textAt(doc, 'order/cart/cart-item[0]/sku/sku-name')).toBe('Books - Ebook');
     expect(textAt(doc, 'order/cart/cart-item[0]/quantity')).toBe('2');
     expect(textAt(doc, 'order/cart/cart-item[0]/item-sub-total')).toBe('20.00');
     expect(textAt(doc, 'order/cart/cart-item[1]/sku/sku-id')).toBe(String(sku.audiobook));
-    expect(textAt(doc, 'order/cart/cart-item[1]/sku/sku-name')).toBe('Audiobook');
+    expect(textAt(doc, 'order/cart/cart-item[1]/sku/sku-name')).toBe('Books - Audiobook');
     expect(textAt(doc, 'order/cart/cart-item[1]/quantity')).toBe('1');
     expect(textAt(doc, 'order/cart/cart-item[1]/item-sub-total')).toBe('2.50');
     expect(textAt(doc, 'order/cart/tax')).toBe('0.00');
@@ -617,7 +607,9 @@ describe('JSON, reads and the debit settling', () => {
       orderingShopper: { shopperId },
       cart: {
         chargedCurrency: 'EUR',
-        cartItem: [{ sku: { skuId: sku.audiobook, skuName: 'Audiobook' }, quantity: 3, itemSubTotal: 7.5 }],
+        cartItem: [
+          { sku: { skuId: sku.audiobook, skuName: 'Books - Audiobook' }, quantity: 3, itemSubTotal: 7.5 },
+        ],
         tax: 0,
         taxRate: 0,
         totalCartCost: 7.5,
@@ -804,6 +796,49 @@ describe('refusals', () => {
     });
     expect(reply.headers.get('content-type')).toContain('application/xml');
     expect(reply.text).toContain('<messages xmlns="http://ws.plimus.com"><message><error-name>');
+  });
+
+  it("a sku that is not active, a product that is not, a quantity its sku's policy refuses: 400 naming it", async () => {
+    const { productId } = await createCatalogue(api, 'Policies', []);
+    const make = async (overrides: Record<string, unknown>) =>
+      createdId(
+        await api.post('/catalog/skus', { ...skuRequest(productId, 'S', '1.00', 'EUR'), ...overrides }),
+      );
+    const inactive = await make({ skuStatus: 'I' });
+    const deleted = await make({ skuStatus: 'D' });
+    const atLeastTwo = await make({ skuQuantityPolicy: { minimumQuantity: 2 } });
+    const fixedThree = await make({ skuQuantityPolicy: { allowQuantityChange: false, minimumQuantity: 3 } });
+    const orders = await count('shopper_order', stack.merchant);
+    const refused = async (items: Array<[number, number]>, expected: string, property: string) => {
+      const reply = await place(batchXml({ items, expected }));
+      expect(failure(reply), reply.text).toMatchObject({ status: 400, code: 10001, property });
+    };
+    const skuOf = 'order.cart.cartItem.0.sku.skuId';
+    await refused([[inactive, 1]], '1.00', skuOf);
+    await refused([[deleted, 1]], '1.00', skuOf);
+    await refused([[atLeastTwo, 1]], '1.00', 'order.cart.cartItem.0.quantity');
+    await refused([[fixedThree, 4]], '4.00', 'order.cart.cartItem.0.quantity');
+    expect(await count('shopper_order', stack.merchant)).toBe(orders);
+    // the policies allow what they say, and a product made inactive takes its skus off sale
+    expect(
+      (
+        await place(
+          batchXml({
+            items: [
+              [atLeastTwo, 2],
+              [fixedThree, 3],
+            ],
+            expected: '5.00',
+          }),
+        )
+      ).status,
+    ).toBe(200);
+    const product = (await api.get(`/catalog/products/${productId}`)).body;
+    const { productId: _id, productSkus: _skus, ...fields } = product;
+    expect((await api.put(`/catalog/products/${productId}`, { ...fields, productStatus: 'I' })).status).toBe(
+      204,
+    );
+    await refused([[atLeastTwo, 2]], '2.00', skuOf);
   });
 
   it('an expected total that is not the cart total: 400 naming expected-total-price', async () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCatalogue } from '../support/catalog.ts';
 import { type CallOptions, client, type Reply } from '../support/http.ts';
 import { type Stack, startStack, type TestMerchant } from '../support/stack.ts';
 
@@ -24,20 +25,13 @@ beforeAll(async () => {
   stack = await startStack();
   api = client(stack);
   db = stack.db;
-  const reply = await api.post('/catalog/products', {
-    productName: 'Books',
-    skus: [
-      { skuName: 'Ebook', price: { amount: '10.00', currency: 'EUR' } },
-      { skuName: 'Audiobook', price: { amount: '2.50', currency: 'EUR' } },
-      { skuName: 'US edition', price: { amount: '5.00', currency: 'USD' } },
-      { skuName: 'Declined', price: { amount: '10.51', currency: 'EUR' } },
-    ],
-  });
-  expect(reply.status, reply.text).toBe(201);
-  const product = await api.get(path(reply));
-  const [ebook = 0, audiobook = 0, usEdition = 0, declined = 0] = product.body.skus.map(
-    (item: { skuId: number }) => item.skuId,
-  );
+  const { skuIds } = await createCatalogue(api, 'Books', [
+    ['Ebook', '10.00', 'EUR'],
+    ['Audiobook', '2.50', 'EUR'],
+    ['US edition', '5.00', 'USD'],
+    ['Declined', '10.51', 'EUR'],
+  ]);
+  const [ebook = 0, audiobook = 0, usEdition = 0, declined = 0] = skuIds;
   Object.assign(sku, { ebook, audiobook, usEdition, declined });
 });
 
@@ -620,13 +614,7 @@ describe('sku parameters of a cart item', () => {
 
   beforeAll(async () => {
     merchant = await stack.newMerchant();
-    const product = await api.post(
-      '/catalog/products',
-      { productName: 'Shirts', skus: [{ skuName: 'Shirt', price: { amount: '15.00', currency: 'EUR' } }] },
-      as(),
-    );
-    expect(product.status, product.text).toBe(201);
-    skuId = (await api.get(path(product), as())).body.skus[0].skuId;
+    [skuId = 0] = (await createCatalogue(api, 'Shirts', [['Shirt', '15.00', 'EUR']], as())).skuIds;
     const shopper = await api.post('/shoppers', shopperJson([VISA]), as());
     expect(shopper.status, shopper.text).toBe(201);
     shopperId = Number(/\/shoppers\/(\d+)$/.exec(path(shopper))?.[1]);

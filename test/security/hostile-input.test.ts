@@ -1,6 +1,7 @@
 import { xmlShapes } from '@paywire/facade';
 import { toXml, type XmlShape } from '@paywire/xml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCatalogue, skuRequest } from '../support/catalog.ts';
 import { client, expectStatus, saleBody } from '../support/http.ts';
 import { type RawReply, rawExchange, rawRequest } from '../support/raw-http.ts';
 import { type Stack, startStack } from '../support/stack.ts';
@@ -130,10 +131,7 @@ const bodyEndpoints: BodyEndpoint[] = [
     path: () => '/catalog/products',
     shape: xmlShapes.product,
     merchant: true,
-    template: () => ({
-      productName: 'Hostile',
-      skus: [{ skuName: 'S', price: { amount: '1.00', currency: 'EUR' } }],
-    }),
+    template: () => ({ productName: 'Hostile', productShortDescription: 'S' }),
   },
   {
     method: 'POST',
@@ -216,6 +214,13 @@ const bodyEndpoints: BodyEndpoint[] = [
     merchant: false,
     template: () => ({ ccNumber: card.cardNumber, cvv: card.securityCode, expDate: '02/2031' }),
   },
+  {
+    method: 'POST',
+    path: () => '/catalog/skus',
+    shape: xmlShapes.catalogSku,
+    merchant: true,
+    template: () => skuRequest(Number(ids.product), 'Hostile', '1.00', 'EUR'),
+  },
 ];
 
 /** Routes with an id in the path ({id} is replaced), and the real id each is tried with besides odd ones. */
@@ -227,6 +232,7 @@ const idRoutes: [string, string, () => string | number][] = [
   ['PUT', '/vaulted-shoppers/{id}', () => ids.shopper],
   ['GET', '/vaulted-shoppers/merchant/{id}', () => ids.merchantShopperId],
   ['GET', '/catalog/products/{id}', () => ids.product],
+  ['GET', '/catalog/skus/{id}', () => ids.sku],
   ['GET', '/alt-transactions/{id}', () => ids.debit],
   ['GET', '/orders/{id}', () => ids.order],
   ['GET', '/shoppers/{id}', () => ids.orderShopper],
@@ -697,19 +703,9 @@ beforeAll(async () => {
       .headers.get('location')
       ?.split('/')
       .at(-1) ?? '';
-  const productId = expectStatus(
-    await api.post('/catalog/products', {
-      productName: 'P',
-      skus: [{ skuName: 'S', price: { amount: '1.00', currency: 'EUR' } }],
-    }),
-    201,
-  )
-    .headers.get('location')
-    ?.split('/')
-    .at(-1);
-  const product = expectStatus(await api.get(`/catalog/products/${productId}`), 200).body;
-  ids.product = product.productId;
-  ids.sku = product.skus[0].skuId;
+  const { productId, skuIds } = await createCatalogue(api, 'P', [['S', '1.00', 'EUR']]);
+  ids.product = productId;
+  ids.sku = skuIds[0] ?? 0;
   ids.debit = expectStatus(
     await api.post('/alt-transactions', bodyEndpoints[8]?.template()),
     200,

@@ -65,6 +65,7 @@ describe('Content-Encoding', () => {
       ['POST', '/batch/order-placement'],
       ['POST', '/notification-config'],
       ['POST', '/catalog/products'],
+      ['POST', '/catalog/skus'],
       ['POST', '/recurring/plans'],
       ['POST', '/recurring/subscriptions'],
       ['POST', '/recurring/ondemand'],

@@ -61,6 +61,8 @@ export const schemaOfRoot: Readonly<Record<string, string>> = {
   shopper: 'shopper.xsd',
   'batch-order': 'batch-order.xsd',
   'custom-parameter': 'custom-parameter.xsd',
+  product: 'product.xsd',
+  'catalog-sku': 'catalog-sku.xsd',
 };
 
 /**
@@ -374,6 +376,27 @@ export const amendments: ReadonlyArray<{ file: string; find: string; replace: st
     find: '<xs:element ref="title-alignment" />',
     replace: '<xs:element ref="title-alignment" minOccurs="0"/>',
   },
+  // A Paywire sku is a one-time price in one currency: the settings it has no value for are left out, as
+  // the reference's own Retrieve SKU example leaves most of them out, where the schema requires each.
+  ...[
+    'sku-image',
+    'sku-buynow-urls',
+    'sku-effective-dates',
+    'sku-coupon-settings',
+    'sku-custom-parameters',
+    'sku-ipn-settings',
+    'include-tax-in-price',
+    'rounding-price-method',
+    'recurring-plan-settings',
+    'free-trial',
+    'initial-period',
+    'recurring-period',
+  ].map((name) => ({
+    file: 'catalog-sku.xsd',
+    // the schema writes the two periods' references with two spaces before the slash
+    find: `<xs:element ref="${name}"${name.endsWith('-period') ? '  ' : ' '}/>`,
+    replace: `<xs:element ref="${name}" minOccurs="0"/>`,
+  })),
 ];
 
 export type Verdict = { valid: true } | { valid: false; errors: string } | { skipped: string };

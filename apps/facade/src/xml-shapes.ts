@@ -457,6 +457,19 @@ function sequenced(root: readonly string[]): Readonly<Record<string, readonly st
 }
 
 /** The XML document of each public resource (root element, arrays, value casing, element order). */
+const productOrder = [
+  'productId',
+  'productStatus',
+  'productName',
+  'productShortDescription',
+  'productLongDescription',
+  'productInfoUrl',
+  'productImage',
+  'productMerchantDescriptor',
+  'productSupportEmail',
+  'productSkus',
+];
+
 export const xmlShapes = {
   cardTransaction: {
     root: 'card-transaction',
@@ -575,7 +588,36 @@ export const xmlShapes = {
   },
   preNotification: { root: 'sepa-pre-notification', ...translations },
   mandateText: { root: 'sepa-mandate', ...translations },
-  product: { root: 'product', wrapped: { skus: 'sku' } },
+  // product.xsd requires every element: those a product leaves unset are written empty
+  product: {
+    root: 'product',
+    wrapped: { productSkus: 'url' },
+    sequences: { '': productOrder },
+    // (product-skus is always answered, as a list)
+    required: { '': productOrder.filter((key) => key !== 'productId' && key !== 'productSkus') },
+  },
+  // catalog-sku.xsd, in its order; the settings Paywire has no value for are left out (docs/xml-schemas.md)
+  catalogSku: {
+    root: 'catalog-sku',
+    wrapped: { catalogPrices: 'catalog-price' },
+    sequences: {
+      '': [
+        'skuId',
+        'skuName',
+        'contractName',
+        'productId',
+        'skuStatus',
+        'skuType',
+        'pricingSettings',
+        'skuImage',
+        'skuQuantityPolicy',
+        'collectShippingAddress',
+      ],
+      pricingSettings: ['chargePolicyType', 'chargePolicy'],
+      catalogPrices: ['basePrice', 'currency', 'amount'],
+      skuQuantityPolicy: ['allowQuantityChange', 'minimumQuantity'],
+    },
+  },
   batchOrder: {
     root: 'batch-order',
     ...orderDocument,

@@ -15,6 +15,7 @@ import {
   positiveId,
   positiveIntegerInput,
   text,
+  upperCaseEnum,
 } from './primitives.ts';
 import { creditCardInfoInput } from './shoppers.ts';
 import { merchantTransactionIdInput, softDescriptorInput } from './transactions.ts';
@@ -96,14 +97,6 @@ const lengthInput = z.coerce
   .int('must be an integer from 0 to 4000')
   .min(0, 'must be an integer from 0 to 4000')
   .max(4000, 'must be an integer from 0 to 4000');
-
-/** The reference writes the type in capitals (SHORT-TEXT) and in lower case (boolean): both are read. */
-const upperCaseEnum = <const Values extends readonly [string, ...string[]]>(values: Values) =>
-  z
-    .string()
-    .trim()
-    .transform((value) => value.toUpperCase())
-    .pipe(z.enum(values, `must be one of ${values.join(', ')}`));
 
 const lengths = { minimumLength: lengthInput.optional(), maximumLength: lengthInput.optional() };
 

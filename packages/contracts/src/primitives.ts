@@ -76,6 +76,14 @@ export function text(max: number) {
 
 export const optionalText = (max: number) => text(max).optional();
 
+/** One of `values`, read in any case: the reference writes some in capitals and in lower case (SHORT-TEXT, boolean). */
+export const upperCaseEnum = <const Values extends readonly [string, ...string[]]>(values: Values) =>
+  z
+    .string()
+    .trim()
+    .transform((value) => value.toUpperCase())
+    .pipe(z.enum(values, `must be one of ${values.join(', ')}`));
+
 /**
  * Refuses each item of a list whose key an earlier item already has (a currency limited twice, a sku name or
  * a merchantUpdaterId used twice), naming the item's property.

@@ -9,7 +9,14 @@ import {
   auditOutcomes,
 } from './audit.ts';
 import { cardBrands } from './cards.ts';
-import type { CatalogProduct } from './catalog.ts';
+import {
+  type CatalogProduct,
+  type CatalogSku,
+  oneTimePayment,
+  productStatuses,
+  skuStatuses,
+  skuTypes,
+} from './catalog.ts';
 import { type Chargeback, type ChargebackList, chargebackStatuses } from './chargebacks.ts';
 import type { SandboxClock } from './clock.ts';
 import { type ErrorBody, type ErrorName, errorCatalogue } from './errors.ts';
@@ -342,14 +349,37 @@ export const sepaTranslationsBody = describes<SepaTranslations>()(
 export const productBody = describes<CatalogProduct>()(
   z.object({
     productId: z.number(),
+    productStatus: z.enum(productStatuses),
     productName: z.string(),
-    skus: z.array(
-      z.object({
-        skuId: z.number(),
-        skuName: z.string(),
-        price: z.object({ amount, currency: z.string() }),
+    productShortDescription: z.string(),
+    productLongDescription: z.string().optional(),
+    productInfoUrl: z.string().optional(),
+    productImage: z.string().optional(),
+    productMerchantDescriptor: z.string().optional(),
+    productSupportEmail: z.string().optional(),
+    productSkus: z.array(z.string()),
+  }),
+);
+
+export const skuBody = describes<CatalogSku>()(
+  z.object({
+    skuId: z.number(),
+    skuName: z.string(),
+    contractName: z.string(),
+    productId: z.number(),
+    skuStatus: z.enum(skuStatuses),
+    skuType: z.enum(skuTypes),
+    pricingSettings: z.object({
+      chargePolicyType: z.literal(oneTimePayment),
+      chargePolicy: z.object({
+        oneTimeCharge: z.object({
+          catalogPrices: z.array(z.object({ basePrice: z.boolean(), currency: z.string(), amount })),
+        }),
       }),
-    ),
+    }),
+    skuImage: z.string().optional(),
+    skuQuantityPolicy: z.object({ allowQuantityChange: z.boolean(), minimumQuantity: z.number() }),
+    collectShippingAddress: z.boolean(),
   }),
 );
 

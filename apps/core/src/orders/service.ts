@@ -338,6 +338,9 @@ export async function pricedCart(
     const { skuId } = item.sku;
     const sku = skus.get(skuId);
     if (!sku) throw orderProblem(name, `no sku ${skuId} in the merchant's catalogue`, String(skuId));
+    if (sku.status !== 'A' || sku.product.status !== 'A')
+      throw orderProblem(name, `sku ${skuId} or its product is not active`, String(skuId));
+    requireQuantityPolicy(sku, item.quantity, `${at}cart.cartItem.${index}.quantity`);
     if (sku.currency !== currency)
       throw orderProblem(name, `sku ${sku.id} is priced in ${sku.currency}; ${currencyRule}`, String(skuId));
     const subTotalMinor = sku.priceMinor * item.quantity;
@@ -356,6 +359,16 @@ export async function pricedCart(
       expected,
     );
   return { totalMinor, items };
+}
+
+/** A cart line's quantity as its sku's quantity policy allows: at least the minimum, exactly it if fixed. */
+function requireQuantityPolicy(sku: CatalogSku, quantity: number, property: string): void {
+  const { minimumQuantity, allowQuantityChange } = sku;
+  if (allowQuantityChange ? quantity >= minimumQuantity : quantity === minimumQuantity) return;
+  const rule = allowQuantityChange
+    ? `at least ${minimumQuantity}`
+    : `${minimumQuantity}, which sku ${sku.id} fixes`;
+  throw orderProblem(property, `must be ${rule}`, String(quantity));
 }
 
 /** The order's item rows, one per priced cart line at its sku's price. */

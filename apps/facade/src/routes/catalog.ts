@@ -1,12 +1,17 @@
 import type Router from '@koa/router';
 import {
   createProductInput,
+  createSkuInput,
   customParameterBody,
   customParameterIdInput,
   customParameterInput,
   productBody,
   productIdInput,
+  skuBody,
+  skuIdInput,
   updateCustomParameterInput,
+  updateProductInput,
+  updateSkuInput,
   validate,
 } from '@paywire/contracts';
 import { asMerchant, type CoreClient } from '../core-client.ts';
@@ -18,21 +23,25 @@ import { xmlShapes } from '../xml-shapes.ts';
 import type { MerchantState } from './state.ts';
 
 const shape = xmlShapes.product;
+const skuShape = xmlShapes.catalogSku;
 const parameterShape = xmlShapes.customParameter;
 const tag = 'Catalog';
 
-/** The merchant's catalogue (ours): products with priced skus, which orders name. */
+/**
+ * The merchant's catalogue, as the original's Extended API: products, their skus (which carry the prices and
+ * which orders name) and custom parameters. Create answers 201 with the URL in Location and no body,
+ * retrieve 200, update 204.
+ */
 export function catalogRoutes(router: Router<MerchantState>, core: CoreClient): void {
-  // As the original's Extended API: 201, the product's URL in Location, no body (GET it for the sku ids).
   route(
     router,
     {
       method: 'POST',
       path: '/catalog/products',
       tag,
-      summary: 'Create a product with its priced skus',
+      summary: 'Create a product',
       request: body('CreateProduct', createProductInput, shape),
-      answers: [created('The product URL (GET it for the sku ids)')],
+      answers: [created('The product URL')],
     },
     async (ctx, { request }) => {
       const input = validate(request.schema, readBody(ctx, request.shape));
@@ -49,13 +58,93 @@ export function catalogRoutes(router: Router<MerchantState>, core: CoreClient): 
       method: 'GET',
       path: '/catalog/products/:productId',
       tag,
-      summary: 'Retrieve a product',
+      summary: 'Retrieve a product, with the URLs of its skus',
       params: productIdInput,
       answers: [ok('The product', body('Product', productBody, shape))],
     },
     async (ctx, { params }) => {
       const input = validate(params, ctx.params);
-      respond(ctx, 200, await core.catalog.get.query(input, asMerchant(ctx.state)), shape);
+      const product = await core.catalog.get.query(input, asMerchant(ctx.state));
+      respond(
+        ctx,
+        200,
+        { ...product, productSkus: product.productSkus.map((path) => publicUrl(ctx, path)) },
+        shape,
+      );
+    },
+  );
+
+  route(
+    router,
+    {
+      method: 'PUT',
+      path: '/catalog/products/:productId',
+      tag,
+      summary: 'Update a product (its skus take its new name)',
+      params: productIdInput,
+      request: body('UpdateProduct', updateProductInput, shape),
+      answers: [noContent('Updated; no body')],
+    },
+    async (ctx, { request }) => {
+      const input = validate(request.schema, {
+        ...readBody(ctx, request.shape),
+        productId: ctx.params.productId,
+      });
+      await core.catalog.update.mutate(input, asMerchant(ctx.state));
+      ctx.status = 204;
+    },
+  );
+
+  route(
+    router,
+    {
+      method: 'POST',
+      path: '/catalog/skus',
+      tag,
+      summary: 'Create a sku of a product: a one-time price in one currency',
+      request: body('CreateSku', createSkuInput, skuShape),
+      answers: [created('The sku URL')],
+    },
+    async (ctx, { request }) => {
+      const input = validate(request.schema, readBody(ctx, request.shape));
+      const { skuId } = await core.catalog.createSku.mutate(input, asMerchant(ctx.state));
+      ctx.status = 201;
+      ctx.set('Location', publicUrl(ctx, `/services/2/catalog/skus/${skuId}`));
+      ctx.body = '';
+    },
+  );
+
+  route(
+    router,
+    {
+      method: 'GET',
+      path: '/catalog/skus/:skuId',
+      tag,
+      summary: 'Retrieve a sku',
+      params: skuIdInput,
+      answers: [ok('The sku', body('Sku', skuBody, skuShape))],
+    },
+    async (ctx, { params }) => {
+      const input = validate(params, ctx.params);
+      respond(ctx, 200, await core.catalog.getSku.query(input, asMerchant(ctx.state)), skuShape);
+    },
+  );
+
+  route(
+    router,
+    {
+      method: 'PUT',
+      path: '/catalog/skus/:skuId',
+      tag,
+      summary: 'Update a sku (the whole sku again); orders placed keep their prices',
+      params: skuIdInput,
+      request: body('UpdateSku', updateSkuInput, skuShape),
+      answers: [noContent('Updated; no body')],
+    },
+    async (ctx, { request }) => {
+      const input = validate(request.schema, { ...readBody(ctx, request.shape), skuId: ctx.params.skuId });
+      await core.catalog.updateSku.mutate(input, asMerchant(ctx.state));
+      ctx.status = 204;
     },
   );
 

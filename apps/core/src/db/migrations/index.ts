@@ -39,6 +39,7 @@ import { DebitSplits } from './0038-debit-splits.ts';
 import { PendingRefundsAndWalletOnboarding } from './0039-pending-refunds-and-wallet-onboarding.ts';
 import { SkuParameters } from './0040-sku-parameters.ts';
 import { AchReturnCodes } from './0041-ach-return-codes.ts';
+import { ExtendedCatalogue } from './0042-extended-catalogue.ts';
 
 /** Committed migrations, in order. The schema only ever changes through these, never by sync at boot. */
 export const migrations = [
@@ -83,4 +84,5 @@ export const migrations = [
   { name: '0039-pending-refunds-and-wallet-onboarding', class: PendingRefundsAndWalletOnboarding },
   { name: '0040-sku-parameters', class: SkuParameters },
   { name: '0041-ach-return-codes', class: AchReturnCodes },
+  { name: '0042-extended-catalogue', class: ExtendedCatalogue },
 ];
