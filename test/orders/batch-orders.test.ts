@@ -1102,6 +1102,40 @@ describe('paid by ECP (docs/ach.md, Batch orders)', () => {
         .join('')}</ecp></ecp-info></ecps-info>`,
     );
 
+  /** The order with its ordering shopper naming an account (order.xsd's ordering-shopper ecp, sepa-direct-debit). */
+  const ordering = <T extends { order: { orderingShopper: object } }>(
+    body: T,
+    account: Record<string, unknown>,
+  ) => ({
+    ...body,
+    order: { ...body.order, orderingShopper: { ...body.order.orderingShopper, ...account } },
+  });
+
+  it("takes an ordering shopper naming the payment info's account, whole or masked, in XML and JSON", async () => {
+    const merchant = await stack.newMerchant();
+    const [skuId = 0] = await createSkus(merchant, [['US course', '5.00', 'USD']]);
+    const masked = ordering(ecpJson({ items: [[skuId, 1]], expected: '5.00' }), {
+      ecp: { publicAccountNumber: '*****7890', accountType: 'CONSUMER_CHECKING' },
+    });
+    const json = await api.post('/batch/order-placement', masked, { merchant });
+    expect(json.status, json.text).toBe(200);
+    const xml = ecpXml({ items: [[skuId, 1]], expected: '5.00' }).replace(
+      '<ordering-shopper>',
+      `<ordering-shopper><ecp><account-number>${ACCOUNT}</account-number><routing-number>${ROUTING}</routing-number></ecp>`,
+    );
+    const placed = await place(xml, { merchant });
+    expect(placed.status, placed.text).toBe(200);
+    expect(placed.text).not.toContain(ACCOUNT);
+    // A SEPA order's ordering shopper names its IBAN: the payment info's passes, another is refused unechoed.
+    const [euroSku = 0] = await createSkus(merchant, [['EU course', '5.00', 'EUR']]);
+    const sepaOrder = (iban: string) =>
+      ordering(batchJson({ items: [[euroSku, 1]], expected: '5.00' }), { sepaDirectDebit: { iban } });
+    expect((await api.post('/batch/order-placement', sepaOrder(IBAN), { merchant })).status).toBe(200);
+    const other = await api.post('/batch/order-placement', sepaOrder(FAILING_IBAN), { merchant });
+    expect(failure(other)).toMatchObject({ status: 400, property: 'order.orderingShopper.sepaDirectDebit' });
+    expect(other.text).not.toContain(FAILING_IBAN);
+  });
+
   const transactionOf = (order: {
     postSaleInfo: { invoices: Array<{ financialTransactions: unknown[] }> };
   }) => order.postSaleInfo.invoices[0]?.financialTransactions[0] as Record<string, unknown>;
@@ -1232,6 +1266,29 @@ describe('paid by ECP (docs/ach.md, Batch orders)', () => {
         'no account',
         post(ecpJson({ items: [[usd, 1]], expected: '5.00' }, {})),
         'shopper.shopperInfo.paymentInfo.sepaDirectDebitsInfo',
+      ],
+      [
+        "an ordering shopper naming another account than the payment info's",
+        post(
+          ordering(ecpJson({ items: [[usd, 1]], expected: '5.00' }), {
+            ecp: { publicAccountNumber: '*****1111' },
+          }),
+        ),
+        'order.orderingShopper.ecp',
+      ],
+      [
+        'an ordering shopper naming a SEPA account for an ECP order',
+        post(ordering(ecpJson({ items: [[usd, 1]], expected: '5.00' }), { sepaDirectDebit: { iban: IBAN } })),
+        'order.orderingShopper.sepaDirectDebit',
+      ],
+      [
+        'an ordering shopper paying by card',
+        post(
+          ordering(ecpJson({ items: [[usd, 1]], expected: '5.00' }), {
+            creditCard: { cardLastFourDigits: '1111' },
+          }),
+        ),
+        'order.orderingShopper.creditCard',
       ],
     ];
     for (const [name, reply, property] of cases) {

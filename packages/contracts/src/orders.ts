@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { accountNumberInput, type EcpAccount, ecpAccountTypeInput, routingNumberInput } from './ach.ts';
+import {
+  accountNumberInput,
+  type EcpAccount,
+  type EcpTransactionInput,
+  ecpAccountTypeInput,
+  ecpTransactionInput,
+  routingNumberInput,
+} from './ach.ts';
 import {
   amountInput,
   booleanInput,
@@ -85,6 +92,48 @@ const ecpInfoInput = z.object({
     accountType: ecpAccountTypeInput,
   }),
 });
+
+/**
+ * The account an ordering shopper names (order.xsd's `ecp` or `sepa-direct-debit`) is the one of the
+ * shopper's payment info, which pays: each number it gives must be that account's, a masked account number
+ * must end in its last four digits. No number is part of a message.
+ */
+function orderingAccountIsPaymentInfos(
+  ordering: {
+    ecp?: EcpTransactionInput | undefined;
+    sepaDirectDebit?: { iban?: string | undefined } | undefined;
+  },
+  paymentInfo: {
+    ecpsInfo?:
+      | Array<{ ecp: { accountNumber: string; routingNumber: string; accountType: string } }>
+      | undefined;
+    sepaDirectDebitsInfo?: Array<{ sepaDirectDebit: { iban: string } }> | undefined;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  const refuse = (element: 'ecp' | 'sepaDirectDebit', message: string) =>
+    ctx.addIssue({ code: 'custom', path: ['order', 'orderingShopper', element], message });
+  const paying = paymentInfo.ecpsInfo?.[0]?.ecp;
+  const { ecp, sepaDirectDebit } = ordering;
+  if (ecp) {
+    const publicDigits = ecp.publicAccountNumber?.replace(/\D/g, '');
+    const matches =
+      paying !== undefined &&
+      (ecp.accountNumber ?? paying.accountNumber) === paying.accountNumber &&
+      (ecp.routingNumber ?? paying.routingNumber) === paying.routingNumber &&
+      (ecp.accountType ?? paying.accountType) === paying.accountType &&
+      (!publicDigits || paying.accountNumber.endsWith(publicDigits.slice(-4)));
+    if (!matches) refuse('ecp', "must be the account of the shopper's ecps-info, which pays the order");
+  }
+  if (sepaDirectDebit) {
+    const iban = paymentInfo.sepaDirectDebitsInfo?.[0]?.sepaDirectDebit.iban;
+    if (!iban || (sepaDirectDebit.iban ?? iban) !== iban)
+      refuse(
+        'sepaDirectDebit',
+        "must be the account of the shopper's sepa-direct-debits-info, which pays the order",
+      );
+  }
+}
 
 /** An order paid by SEPA direct debit is in euros, one paid by ECP (ACH) in US dollars. */
 export function batchOrderMethod(paymentInfo: { ecpsInfo?: unknown[] | undefined }) {
@@ -178,6 +227,16 @@ export const batchOrderInput = z
     }),
     order: z.object({
       orderingShopper: z.object({
+        // order.xsd lets the ordering shopper name the account that pays: it must be the payment info's
+        ecp: ecpTransactionInput.optional(),
+        sepaDirectDebit: z.object({ iban: ibanInput.optional() }).optional(),
+        creditCard: z
+          .unknown()
+          .refine(
+            (card) => card === undefined,
+            "a batch order is paid by a debit of the shopper's account, not by card",
+          )
+          .optional(),
         webInfo: webInfoInput,
         authorizedByShopper: booleanInput.refine(
           (accepted) => accepted,
@@ -190,6 +249,11 @@ export const batchOrderInput = z
     }),
   })
   .superRefine((request, ctx) => {
+    orderingAccountIsPaymentInfos(
+      request.order.orderingShopper,
+      request.shopper.shopperInfo.paymentInfo,
+      ctx,
+    );
     const method = batchOrderMethod(request.shopper.shopperInfo.paymentInfo);
     if (request.order.expectedTotalPrice.currency !== method.currency) {
       ctx.addIssue({
