@@ -3,6 +3,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { freePort } from './ports.ts';
 import { waitFor } from './wait.ts';
 
@@ -15,6 +16,14 @@ import { waitFor } from './wait.ts';
  */
 export interface PgBouncer {
   port: number;
+  /**
+   * PgBouncer's PAUSE: waits until every server connection is released (in transaction mode, each
+   * transaction in flight has ended) and closed; clients' new queries wait meanwhile. CloudNativePG's Pooler
+   * does this when `spec.pgbouncer.paused` is set.
+   */
+  pause(): Promise<void>;
+  /** RESUME: the waiting queries go to the server the pooler's host names now. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -55,7 +64,13 @@ const listening = (port: number) =>
  * Starts PgBouncer for the server of `adminUrl`: any database by name, every client logged in as the
  * server's admin user (`auth_type = any`; the tests of core's own least-privilege role connect directly).
  */
-export async function startPgBouncer(adminUrl: string): Promise<PgBouncer | undefined> {
+export async function startPgBouncer(
+  adminUrl: string,
+  {
+    serverLoginRetrySeconds = 15,
+    serverConnectTimeoutSeconds = 15,
+  }: { serverLoginRetrySeconds?: number; serverConnectTimeoutSeconds?: number } = {},
+): Promise<PgBouncer | undefined> {
   const binary = ensurePgBouncer();
   if (!binary) return undefined;
   const server = new URL(adminUrl);
@@ -70,6 +85,11 @@ export async function startPgBouncer(adminUrl: string): Promise<PgBouncer | unde
     `listen_port = ${port}`,
     `unix_socket_dir = ${dir}`,
     'auth_type = any',
+    `admin_users = ${decodeURIComponent(server.username)}`,
+    // how soon a server that refused a login is tried again (a failover drill's promoted standby: at once)
+    `server_login_retry = ${serverLoginRetrySeconds}`,
+    // how long a login to a server that accepted the connection but never answers (a partitioned primary) waits
+    `server_connect_timeout = ${serverConnectTimeoutSeconds}`,
     'pool_mode = transaction',
     'max_client_conn = 2000',
     'default_pool_size = 20',
@@ -110,5 +130,16 @@ export async function startPgBouncer(adminUrl: string): Promise<PgBouncer | unde
     await stop();
     throw error;
   }
-  return { port, stop };
+  const adminConsole = new URL(throughPgBouncer(adminUrl, port));
+  adminConsole.pathname = '/pgbouncer';
+  const adminCommand = async (command: 'PAUSE' | 'RESUME') => {
+    const admin = new pg.Client({ connectionString: adminConsole.toString() });
+    await admin.connect();
+    try {
+      await admin.query(command); // the admin console speaks the simple query protocol only
+    } finally {
+      await admin.end();
+    }
+  };
+  return { port, pause: () => adminCommand('PAUSE'), resume: () => adminCommand('RESUME'), stop };
 }

@@ -14,6 +14,7 @@ import pg from 'pg';
 import { type PostgresServer, startEmbeddedPostgres } from '../../infra/postgres.ts';
 import { type Balancer, startBalancer } from './balancer.ts';
 import { freePort } from './ports.ts';
+import { waitFor } from './wait.ts';
 
 /**
  * What CloudNativePG runs, made of the same parts here: a primary and one synchronous streaming standby
@@ -188,6 +189,19 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
     primary = promoted;
     standby = undefined;
     rw.backends = [promoted.port];
+    // Moved once a connection through it reaches the new primary, as the -rw Service has moved once its
+    // endpoints follow the label (the balancer's readiness look takes up to 100 ms to find the server).
+    await waitFor(
+      'the -rw endpoint to reach the promoted server',
+      () =>
+        onServer(endpoint.toString(), async (client) => {
+          const { rows } = await client.query<{ recovering: boolean }>(
+            'select pg_is_in_recovery() as recovering',
+          );
+          return rows[0]?.recovering === false;
+        }).catch(() => false),
+      10_000,
+    );
   };
 
   return {

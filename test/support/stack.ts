@@ -171,6 +171,8 @@ export async function startStack(
     adyenEndpoint?: string;
     adyenTimeoutMs?: number;
     postgresAdminUrl?: string;
+    /** Core reaches the database through this PgBouncer (a test's own pooler) rather than the run's. */
+    pgbouncerPort?: number;
     paymentRecoveryAfterSeconds?: number;
     databaseAnswerTimeoutMs?: number;
     /** The key provider (default: the file provider over a fresh CARD_ENCRYPTION_KEY). */
@@ -192,7 +194,9 @@ export async function startStack(
   const databaseUrl = await newDatabase('paywire', options.postgresAdminUrl);
   // Core reaches the run's PostgreSQL through PgBouncer in transaction mode, as deployed (support/pgbouncer.ts);
   // its own least-privilege role, and a server of a test's own, directly.
-  const pgbouncerPort = options.postgresAdminUrl || options.appRole ? undefined : inject('pgbouncerPort');
+  const pgbouncerPort =
+    options.pgbouncerPort ??
+    (options.postgresAdminUrl || options.appRole ? undefined : inject('pgbouncerPort'));
   const coreDatabaseUrl = options.appRole
     ? await appRoleUrl(databaseUrl, options.postgresAdminUrl)
     : pgbouncerPort

@@ -17,10 +17,12 @@ const socketCodes = new Set([
 ]);
 
 /**
- * PostgreSQL's own: class 08 (connection exception), 57P01-57P03 (shut down by an administrator or a crash,
- * or not accepting connections yet: a restart or a promotion), 25006 (read-only: a standby answered).
+ * PostgreSQL's own: class 08 (connection exception, whose codes hold letters too: 08P01, which PgBouncer
+ * answers when its server connection crashed or its logins to the server fail), 57P01-57P03 (shut down by
+ * an administrator or a crash, or not accepting connections yet: a restart or a promotion), 25006
+ * (read-only: a standby answered).
  */
-const serverCodes = /^(08\d{3}|57P0[123]|25006)$/;
+const serverCodes = /^(08[0-9A-Z]{3}|57P0[123]|25006)$/;
 
 /**
  * pg's messages, which carry no code, for a connection that ended under it, and for a statement or a
