@@ -2,6 +2,7 @@ import { currencyExponent, DomainError, isCurrency } from '@paywire/contracts';
 import { fromXml, toXml, type XmlShape } from '@paywire/xml';
 import type { Context } from 'koa';
 import { type Format, requestFormat, responseFormat } from './format.ts';
+import { publicUrl } from './links.ts';
 
 const moneyKeys = new Set([
   'amount',
@@ -64,4 +65,11 @@ export function readBody(ctx: Context, shape: XmlShape): Record<string, unknown>
     throw new DomainError('VALIDATION_GENERAL_FAILURE', 'body: must be a JSON object', { name: 'body' });
   }
   return body as Record<string, unknown>;
+}
+
+/** The original's create answer: 201, no body, the new resource's public URL in Location. */
+export function respondCreated(ctx: Context, path: string): void {
+  ctx.status = 201;
+  ctx.set('Location', publicUrl(ctx, path));
+  ctx.body = '';
 }

@@ -16,7 +16,7 @@ import {
 } from '@paywire/contracts';
 import { asMerchant, type CoreClient } from '../core-client.ts';
 import { publicUrl } from '../http/links.ts';
-import { readBody, respond } from '../http/respond.ts';
+import { readBody, respond, respondCreated } from '../http/respond.ts';
 import { route } from '../http/route.ts';
 import { body, created, noContent, ok } from '../openapi/operation.ts';
 import { xmlShapes } from '../xml-shapes.ts';
@@ -46,9 +46,7 @@ export function catalogRoutes(router: Router<MerchantState>, core: CoreClient): 
     async (ctx, { request }) => {
       const input = validate(request.schema, readBody(ctx, request.shape));
       const { productId } = await core.catalog.create.mutate(input, asMerchant(ctx.state));
-      ctx.status = 201;
-      ctx.set('Location', publicUrl(ctx, `/services/2/catalog/products/${productId}`));
-      ctx.body = '';
+      respondCreated(ctx, `/services/2/catalog/products/${productId}`);
     },
   );
 
@@ -108,9 +106,7 @@ export function catalogRoutes(router: Router<MerchantState>, core: CoreClient): 
     async (ctx, { request }) => {
       const input = validate(request.schema, readBody(ctx, request.shape));
       const { skuId } = await core.catalog.createSku.mutate(input, asMerchant(ctx.state));
-      ctx.status = 201;
-      ctx.set('Location', publicUrl(ctx, `/services/2/catalog/skus/${skuId}`));
-      ctx.body = '';
+      respondCreated(ctx, `/services/2/catalog/skus/${skuId}`);
     },
   );
 
@@ -162,9 +158,7 @@ export function catalogRoutes(router: Router<MerchantState>, core: CoreClient): 
     async (ctx, { request }) => {
       const input = validate(request.schema, readBody(ctx, request.shape));
       const { customParamId } = await core.catalog.createCustomParameter.mutate(input, asMerchant(ctx.state));
-      ctx.status = 201;
-      ctx.set('Location', publicUrl(ctx, `/services/2/catalog/custom-parameters/${customParamId}`));
-      ctx.body = '';
+      respondCreated(ctx, `/services/2/catalog/custom-parameters/${customParamId}`);
     },
   );
 

@@ -14,7 +14,7 @@ import {
 import type { Context } from 'koa';
 import { asMerchant, type CoreClient } from '../core-client.ts';
 import { publicUrl } from '../http/links.ts';
-import { readBody, respond } from '../http/respond.ts';
+import { readBody, respond, respondCreated } from '../http/respond.ts';
 import { route } from '../http/route.ts';
 import { body, created, ok } from '../openapi/operation.ts';
 import { xmlShapes } from '../xml-shapes.ts';
@@ -107,9 +107,7 @@ export function orderRoutes(router: Router<MerchantState>, core: CoreClient): vo
       // A card number or security code is named in an error, never echoed.
       const input = validate(request.schema, readBody(ctx, request.shape));
       const { shopperId } = await core.orders.createShopper.mutate(input, asMerchant(ctx.state));
-      ctx.status = 201;
-      ctx.set('Location', publicUrl(ctx, `/services/2/shoppers/${shopperId}`));
-      ctx.body = '';
+      respondCreated(ctx, `/services/2/shoppers/${shopperId}`);
     },
   );
 

@@ -25,7 +25,7 @@ import {
 } from '@paywire/contracts';
 import { asMerchant, type CoreClient } from '../core-client.ts';
 import { publicUrl } from '../http/links.ts';
-import { readBody, respond } from '../http/respond.ts';
+import { readBody, respond, respondCreated } from '../http/respond.ts';
 import { route } from '../http/route.ts';
 import { body, created, noContent, ok } from '../openapi/operation.ts';
 import { xmlShapes } from '../xml-shapes.ts';
@@ -297,12 +297,10 @@ export function recurringRoutes(router: Router<MerchantState>, core: CoreClient)
         subscriptionId: ctx.params.subscriptionId,
       });
       const { chargeId } = await recurring.extendedCharge.mutate(input, asMerchant(ctx.state));
-      ctx.status = 201;
-      ctx.set(
-        'Location',
-        publicUrl(ctx, `/services/2/subscriptions/${input.subscriptionId}/subscription-charges/${chargeId}`),
+      respondCreated(
+        ctx,
+        `/services/2/subscriptions/${input.subscriptionId}/subscription-charges/${chargeId}`,
       );
-      ctx.body = '';
     },
   );
 

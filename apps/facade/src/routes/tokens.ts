@@ -1,10 +1,8 @@
 import type Router from '@koa/router';
 import { bindTokenInput, boundTokenBody, prefillTokenInput, validate } from '@paywire/contracts';
-import type { Context } from 'koa';
 import { asMerchant, type CoreClient, forRequest } from '../core-client.ts';
-import { publicUrl } from '../http/links.ts';
 import type { RequestState } from '../http/observe.ts';
-import { readBody, respond } from '../http/respond.ts';
+import { readBody, respond, respondCreated } from '../http/respond.ts';
 import { route } from '../http/route.ts';
 import { body, created, ok } from '../openapi/operation.ts';
 import { xmlShapes } from '../xml-shapes.ts';
@@ -15,11 +13,7 @@ const shape = xmlShapes.paymentFieldsToken;
 
 // 201 with the token as the last segment of Location, and no body (see docs/conformance.md, Status codes).
 const tokenCreated = created('The token URL; its last segment is the token');
-const respondCreated = (ctx: Context, token: string) => {
-  ctx.status = 201;
-  ctx.set('Location', publicUrl(ctx, `/services/2/payment-fields-tokens/${token}`));
-  ctx.body = '';
-};
+const tokenPath = (token: string) => `/services/2/payment-fields-tokens/${token}`;
 
 export function tokenRoutes(router: Router<MerchantState>, core: CoreClient): void {
   route(
@@ -32,7 +26,10 @@ export function tokenRoutes(router: Router<MerchantState>, core: CoreClient): vo
       answers: [tokenCreated],
     },
     async (ctx) => {
-      respondCreated(ctx, (await core.tokens.create.mutate(undefined, asMerchant(ctx.state))).token);
+      respondCreated(
+        ctx,
+        tokenPath((await core.tokens.create.mutate(undefined, asMerchant(ctx.state))).token),
+      );
     },
   );
 
@@ -49,7 +46,7 @@ export function tokenRoutes(router: Router<MerchantState>, core: CoreClient): vo
     },
     async (ctx, { request }) => {
       const input = validate(request.schema, readBody(ctx, request.shape));
-      respondCreated(ctx, (await core.tokens.prefill.mutate(input, asMerchant(ctx.state))).token);
+      respondCreated(ctx, tokenPath((await core.tokens.prefill.mutate(input, asMerchant(ctx.state))).token));
     },
   );
 }

@@ -9,8 +9,7 @@ import {
   vendorPageBody,
 } from '@paywire/contracts';
 import { asMerchant, type CoreClient } from '../core-client.ts';
-import { publicUrl } from '../http/links.ts';
-import { readBody, respond } from '../http/respond.ts';
+import { readBody, respond, respondCreated } from '../http/respond.ts';
 import { route } from '../http/route.ts';
 import { body, created, noContent, ok } from '../openapi/operation.ts';
 import { xmlShapes } from '../xml-shapes.ts';
@@ -38,9 +37,7 @@ export function vendorRoutes(router: Router<MerchantState>, core: CoreClient): v
     async (ctx, { request }) => {
       const input = validate(request.schema, readBody(ctx, request.shape));
       const { vendorId } = await marketplace.createVendor.mutate(input, asMerchant(ctx.state));
-      ctx.status = 201;
-      ctx.set('Location', publicUrl(ctx, `/services/2/vendors/${vendorId}`));
-      ctx.body = '';
+      respondCreated(ctx, `/services/2/vendors/${vendorId}`);
     },
   );
 

@@ -9,8 +9,7 @@ import {
   walletOnboardingIdInput,
 } from '@paywire/contracts';
 import { asMerchant, type CoreClient } from '../core-client.ts';
-import { publicUrl } from '../http/links.ts';
-import { readBody, respond } from '../http/respond.ts';
+import { readBody, respond, respondCreated } from '../http/respond.ts';
 import { route } from '../http/route.ts';
 import { body, created, ok } from '../openapi/operation.ts';
 import { xmlShapes } from '../xml-shapes.ts';
@@ -39,9 +38,7 @@ export function walletRoutes(router: Router<MerchantState>, core: CoreClient): v
     async (ctx, { request }) => {
       const input = validate(request.schema, readBody(ctx, request.shape));
       const { onboardingId } = await wallets.onboard.mutate(input, asMerchant(ctx.state));
-      ctx.status = 201;
-      ctx.set('Location', publicUrl(ctx, `/services/2/wallets/onboarding/${onboardingId}`));
-      ctx.body = '';
+      respondCreated(ctx, `/services/2/wallets/onboarding/${onboardingId}`);
     },
   );
 
