@@ -591,21 +591,28 @@ describe('settlement by the merchant clock', () => {
 describe("the bank, asked from settlement (the payment pipeline's call phase)", () => {
   let bankStack: Stack;
   let bankApi: ReturnType<typeof client>;
-  /** Every reference presented, in order, and whether its row was free of any lock when it was. */
+  /** Every reference presented, in order, and whether its row could be locked while the bank was asked. */
   const presented: { reference: string; unlocked: boolean }[] = [];
   let unreachable = false;
+  /**
+   * NOWAIT fails at once on a row some transaction holds. A run presenting from inside a transaction would
+   * hold the row for the whole call, which waits for this check: it never frees. Another lane's claim may
+   * touch the row for an instant (a FOR UPDATE SKIP LOCKED re-checking it), so the row must free within 2 s.
+   */
+  const freeWhileAsked = (reference: string) =>
+    waitFor(
+      `debit ${reference} free of locks while presented`,
+      () =>
+        bankStack.db.query('select id from sepa_debit where id = $1 for update nowait', [reference]).then(
+          () => true,
+          () => false,
+        ),
+      2000,
+    ).catch(() => false);
   const recordingBank: SepaBank = {
     async collect(debits) {
-      for (const { reference } of debits) {
-        // NOWAIT fails at once on a row some transaction holds: the claim must be committed before the call.
-        const unlocked = await bankStack.db
-          .query('select id from sepa_debit where id = $1 for update nowait', [reference])
-          .then(
-            () => true,
-            () => false,
-          );
-        presented.push({ reference, unlocked });
-      }
+      for (const { reference } of debits)
+        presented.push({ reference, unlocked: await freeWhileAsked(reference) });
       if (unreachable) throw new Error('the bank did not answer');
       return sandboxSepaBank.collect(debits);
     },
