@@ -546,7 +546,8 @@ describe('exactly once across cores and crashes', () => {
         );
         return rows[0]?.n === ids.length;
       },
-      60_000,
+      // a bound, not a target: restarted cores take the leases over after they lapse, slowly on a loaded machine
+      180_000,
       200,
     );
     const { rows } = await db.query<{ n: number; sales: number }>(
@@ -566,7 +567,7 @@ describe('exactly once across cores and crashes', () => {
     expect(sales[0]?.n).toBe(ids.length * (periods + 1)); // the initial charges too, and nothing else
   }
 
-  it('two cores on one database charge each period once', async () => {
+  it('two cores on one database charge each period once', { timeout: 300_000 }, async () => {
     const second: RunningCore = await startCore({
       ...stack.coreOptions,
       log: createLogger('core-second', (line) => stack.logs.push(line)),
@@ -584,7 +585,7 @@ describe('exactly once across cores and crashes', () => {
     }
   });
 
-  it('a core killed mid-run leaves no period charged twice or lost', { timeout: 120_000 }, async () => {
+  it('a core killed mid-run leaves no period charged twice or lost', { timeout: 300_000 }, async () => {
     // Core alone on a database of its own, as a child process whose acquirer answers after 250 ms; killed
     // while renewals are in flight, then started again.
     const databaseUrl = await newDatabase('paywire_renewal_crash');
