@@ -6,6 +6,7 @@ import {
   currencyInput,
   optionalText,
   positiveIntegerInput,
+  refusedElement,
   text,
   upperCaseEnum,
 } from './primitives.ts';
@@ -59,11 +60,7 @@ const catalogPriceInput = z
   .superRefine((price, ctx) => checkAmountFitsCurrency(price.amount, price.currency, ctx, ['amount']));
 
 /** Settings of the original's that Paywire does not act on: refused by name rather than ignored. */
-const unsupported = (what: string) =>
-  z
-    .unknown()
-    .refine((value) => value === undefined, `is not supported by Paywire: ${what}`)
-    .optional();
+const unsupported = (what: string) => refusedElement(`is not supported by Paywire: ${what}`);
 
 /** A catalog-sku as a merchant sends it (POST /catalog/skus, PUT /catalog/skus/{id}). */
 const skuShape = z.object({

@@ -14,6 +14,7 @@ import {
   currencyInput,
   optionalText,
   positiveIntegerInput,
+  refusedElement,
   refuseRepeats,
   text,
 } from './primitives.ts';
@@ -230,13 +231,7 @@ export const batchOrderInput = z
         // order.xsd lets the ordering shopper name the account that pays: it must be the payment info's
         ecp: ecpTransactionInput.optional(),
         sepaDirectDebit: z.object({ iban: ibanInput.optional() }).optional(),
-        creditCard: z
-          .unknown()
-          .refine(
-            (card) => card === undefined,
-            "a batch order is paid by a debit of the shopper's account, not by card",
-          )
-          .optional(),
+        creditCard: refusedElement("a batch order is paid by a debit of the shopper's account, not by card"),
         webInfo: webInfoInput,
         authorizedByShopper: booleanInput.refine(
           (accepted) => accepted,

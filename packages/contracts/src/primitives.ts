@@ -76,6 +76,13 @@ export function text(max: number) {
 
 export const optionalText = (max: number) => text(max).optional();
 
+/** An element of the original's that Paywire refuses by name, with why, rather than ignoring it. */
+export const refusedElement = (message: string) =>
+  z
+    .unknown()
+    .refine((value) => value === undefined, message)
+    .optional();
+
 /** One of `values`, read in any case: the reference writes some in capitals and in lower case (SHORT-TEXT, boolean). */
 export const upperCaseEnum = <const Values extends readonly [string, ...string[]]>(values: Values) =>
   z
