@@ -18,6 +18,7 @@ import {
 } from '@paywire/core';
 import type { TRPCClientError } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadFacts } from '../../apps/core/src/merchants/facts.ts';
 import {
   accountById,
   liveRefusal,
@@ -225,12 +226,16 @@ describe('processors.add, list and disable', () => {
   });
 });
 
+/** Routes a payment as a sale does: by the routing table its merchant's facts carry, read from the database. */
+async function routeFromFacts(merchantId: number, toRoute: PaymentToRoute, mode: 'sandbox' | 'live') {
+  const { routing } = await loadFacts(orm.em.fork(), merchantId);
+  return routeAccounts(vault, merchantId, routing, toRoute, mode);
+}
+
 describe('processors.route and routing', () => {
   let merchant: TestMerchant;
   const route = async (extra: Partial<PaymentToRoute> = {}, mode: 'sandbox' | 'live' = 'sandbox') =>
-    (await routeAccounts(orm.em.fork(), vault, merchant.id, payment(extra), mode)).map(
-      (account) => account.name,
-    );
+    (await routeFromFacts(merchant.id, payment(extra), mode)).map((account) => account.name);
 
   beforeAll(async () => {
     merchant = await stack.newMerchant();
@@ -285,15 +290,13 @@ describe('processors.route and routing', () => {
       }),
     );
     await operator.processors.route.mutate({ merchantId: other.id, rules: [{ account: 'live-one' }] });
-    const [live] = await routeAccounts(orm.em.fork(), vault, other.id, payment(), 'live');
+    const [live] = await routeFromFacts(other.id, payment(), 'live');
     expect(live).toMatchObject({ name: 'live-one', environment: 'live', credentials: { apiKey } });
-    expect(
-      (await routeAccounts(orm.em.fork(), vault, other.id, payment(), 'sandbox')).map(
-        (account) => account.name,
-      ),
-    ).toEqual(['test-one']);
+    expect((await routeFromFacts(other.id, payment(), 'sandbox')).map((account) => account.name)).toEqual([
+      'test-one',
+    ]);
     const { id } = await operator.processors.disable.mutate({ merchantId: other.id, name: 'test-one' });
-    expect(await routeAccounts(orm.em.fork(), vault, other.id, payment(), 'sandbox')).toEqual([]);
+    expect(await routeFromFacts(other.id, payment(), 'sandbox')).toEqual([]);
     // Its payments' captures, refunds and notifications still find it; another merchant's look does not.
     expect(await accountById(orm.em.fork(), vault, other.id, id)).toMatchObject({
       name: 'test-one',
@@ -308,7 +311,7 @@ describe('processors.route and routing', () => {
 
   it('pays a merchant without accounts through the built-in sandbox in sandbox mode, nowhere in live mode', async () => {
     const bare = await stack.newMerchant();
-    expect(await routeAccounts(orm.em.fork(), vault, bare.id, payment(), 'sandbox')).toEqual([
+    expect(await routeFromFacts(bare.id, payment(), 'sandbox')).toEqual([
       {
         id: null,
         name: 'sandbox',
@@ -318,7 +321,7 @@ describe('processors.route and routing', () => {
         credentials: null,
       },
     ]);
-    expect(await routeAccounts(orm.em.fork(), vault, bare.id, payment(), 'live')).toEqual([]);
+    expect(await routeFromFacts(bare.id, payment(), 'live')).toEqual([]);
   });
 
   it('refuses rules naming an unknown or disabled account, or a currency the account refuses; keeps the old rules', async () => {
@@ -431,7 +434,7 @@ describe('npm run processor', () => {
     expect(listed.stdout).toContain('route 1\tcurrency=USD minAmountMinor=100 percent=40\t-> cli-adyen');
     expect(listed.stdout + added.stdout + added.stderr).not.toContain(apiKey);
     // The service the procedures run: the account is usable, its credentials open under core's key.
-    const [account] = await routeAccounts(orm.em.fork(), vault, merchant.id, payment(), 'sandbox');
+    const [account] = await routeFromFacts(merchant.id, payment(), 'sandbox');
     expect(account?.credentials).toEqual(credentials());
     // one at a time: a refusal not yet awaited would be an unhandled rejection
     await expect(

@@ -2,7 +2,7 @@
  * Every hand-written statement of cards, named for its role; parameters as `$n`, never values in the text.
  * The ORM reads and writes the aggregates; these are what it cannot say in one round trip.
  */
-import { claimMerchantTransactionId } from '../payments/queries.ts';
+import { claimMerchantTransactionId, settleAttemptWithSale } from '../payments/queries.ts';
 import { upsertVaultedCard } from '../shoppers/queries.ts';
 
 /** Whether a merchant's card transaction has this id ($2) or merchantTransactionId ($3); the other is null. */
@@ -19,13 +19,15 @@ export interface SaleShape {
 }
 
 /**
- * Writes a sale with its new shopper and newly vaulted card in one statement: one round trip instead of one
- * per row, atomic on its own. $1 merchant, $2 merchantTransactionId (claimed with the sale), $3-$19 the
- * sale's columns in the order `insertSale` (sale-writer.ts) lists them, then the shopper's, then the card's
- * (`vaultCardParameters`). The text depends on the shape alone, so each shape is prepared once per connection.
+ * Writes a sale with its new shopper and newly vaulted card, and settles the attempt it was authorized under,
+ * in one statement: one round trip instead of one per row, atomic on its own. $1 merchant, $2
+ * merchantTransactionId (claimed with the sale), $3-$19 the sale's columns in the order `insertSale`
+ * (sale-writer.ts) lists them, $20 the attempt's reference, then the shopper's, then the card's
+ * (`vaultCardParameters`). `settled` is 0 when the attempt was no longer pending (recovery took it over): the
+ * caller must not commit. The text depends on the shape alone, so each shape is prepared once per connection.
  */
 export function saleStatement(shape: SaleShape): string {
-  let next = 20;
+  let next = 21;
   const bind = () => `$${next++}`;
   const shopper =
     shape.shopper === 'known'
@@ -49,6 +51,7 @@ export function saleStatement(shape: SaleShape): string {
         $8::bigint, $9::varchar, $10::jsonb, $11::jsonb, $12::jsonb, $13::jsonb, $14::jsonb, $15::jsonb,
         $16::timestamptz, $17::integer, $18::varchar, $19::jsonb, now(), now()
       from s, c returning id),
-    r as (${claimMerchantTransactionId})
-    select t.id as transaction_id, s.id as shopper_id from t, s`;
+    r as (${claimMerchantTransactionId}),
+    a as (${settleAttemptWithSale})
+    select t.id as transaction_id, s.id as shopper_id, (select count(*) from a)::int as settled from t, s`;
 }

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { type ShopperFieldName, shopperFieldNames } from '@paywire/contracts';
 import { executePrepared } from '../db/wire.ts';
 import { duplicateMerchantTransactionId } from '../errors.ts';
+import { AttemptTakenOver } from '../payments/attempts.ts';
 import { Shopper } from '../shoppers/entities.ts';
 import { type VaultableCard, vaultCardParameters } from '../shoppers/service.ts';
 import type { CardTransaction } from './entities.ts';
@@ -34,13 +35,16 @@ export type SaleColumns = Pick<
   | 'processorReference'
 >;
 
-/** Writes a sale with its new shopper and newly vaulted card, in one statement (cards/queries.ts). */
+/**
+ * Writes a sale with its new shopper and newly vaulted card, and settles the attempt (by its reference) it
+ * was authorized under, in one statement (cards/queries.ts). Throws AttemptTakenOver when the attempt was no
+ * longer pending: the caller's transaction must not commit the sale.
+ */
 export async function insertSale(
   em: EntityManager,
   merchantId: number,
-  shopper: SaleShopper,
-  card: SaleCard,
-  sale: SaleColumns,
+  attemptReference: string,
+  { shopper, card, sale }: { shopper: SaleShopper; card: SaleCard; sale: SaleColumns },
 ): Promise<{ transactionId: number; shopperId: number }> {
   const json = (value: unknown) => (value == null ? null : JSON.stringify(value));
   const values: unknown[] = [
@@ -63,6 +67,7 @@ export async function insertSale(
     sale.processorAccountId,
     sale.processorReference,
     json(sale.fraudResultInfo),
+    attemptReference,
   ];
   let shape: SaleShape['shopper'];
   if ('id' in shopper) {
@@ -82,18 +87,14 @@ export async function insertSale(
     cardShape = 'new';
     values.push(...vaultCardParameters(merchantId, card.vault));
   }
-  try {
-    const [row] = await executePrepared<{ transaction_id: string; shopper_id: number }>(
-      em,
-      saleStatement({ shopper: shape, card: cardShape }),
-      values,
-    );
-    if (!row) throw new Error('the sale statement returned no row');
-    return {
-      transactionId: Number(row.transaction_id),
-      shopperId: row.shopper_id,
-    };
-  } catch (error) {
+  const [row] = await executePrepared<{ transaction_id: string; shopper_id: number; settled: number }>(
+    em,
+    saleStatement({ shopper: shape, card: cardShape }),
+    values,
+  ).catch((error: unknown) => {
     throw duplicateMerchantTransactionId(error, sale.merchantTransactionId);
-  }
+  });
+  if (!row) throw new Error('the sale statement returned no row');
+  if (row.settled !== 1) throw new AttemptTakenOver();
+  return { transactionId: Number(row.transaction_id), shopperId: row.shopper_id };
 }

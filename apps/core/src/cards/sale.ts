@@ -17,8 +17,8 @@ import type { FraudRules } from '../fraud/rules.ts';
 import { FraudDeclined, screenSale, screensInTransaction } from '../fraud/screening.ts';
 import { type EventParameters, recordEvent, recordReportedFailure } from '../ipn/events.ts';
 import { presentSplit, recordSplit, resolveSplit } from '../marketplace/splits.ts';
-import { callFacts } from '../merchants/facts.ts';
-import { AttemptTakenOver, cancelApproval, openAttempt, settleAttempt } from '../payments/attempts.ts';
+import { callFacts, type MerchantFacts } from '../merchants/facts.ts';
+import { cancelApproval, openAttempt, settleAttempt } from '../payments/attempts.ts';
 import { type AuthorizationCall, type Authorized, authorizeWithFailover } from '../payments/authorize.ts';
 import { refuseTakenMerchantTransactionId } from '../payments/merchant-transaction-id.ts';
 import { type PaymentOperation, runPayment } from '../payments/pipeline.ts';
@@ -212,16 +212,17 @@ export function saleOperation(
       },
       () => failureParameters(source, now, input.cardHolderInfo),
     );
-  const prepare = async (em: EntityManager, rules: FraudRules | null): Promise<PreparedSale> => {
+  const prepare = async (em: EntityManager, facts: MerchantFacts): Promise<PreparedSale> => {
     await refuseTakenMerchantTransactionId(em, ctx.merchantId, input.merchantTransactionId);
     const now = await callNow(ctx, em);
     const source = await paymentSource(ctx, em, input, now, options);
     const reference = options.reference ?? randomUUID();
     const brand = source.wallet ? source.wallet.brand : (brandOf(source.material.number) as CardBrand);
+    const rules = options.screen === false ? null : facts.fraudRules;
     const fraudResultInfo = rules && (await screen(em, rules, { now, source, brand }));
-    const accounts = await ctx.processors.route(
-      em,
+    const accounts = ctx.processors.route(
       ctx.merchantId,
+      facts.routing,
       { currency, brand, amountMinor, roll: rollOf(reference) },
       ctx.mode,
     );
@@ -268,10 +269,11 @@ export function saleOperation(
     // lock, recorded with its attempt) needs a transaction around the attempt; otherwise each statement is
     // atomic on its own.
     async prepare() {
-      const rules = options.screen === false ? null : (await callFacts(ctx, ctx.em)).fraudRules;
-      return input.pfToken === undefined && !screensInTransaction(rules, ipAddress)
-        ? prepare(ctx.em, rules)
-        : inTransaction(ctx.em, (em) => prepare(em, rules));
+      const facts = await callFacts(ctx, ctx.em);
+      const screens = options.screen !== false && screensInTransaction(facts.fraudRules, ipAddress);
+      return input.pfToken === undefined && !screens
+        ? prepare(ctx.em, facts)
+        : inTransaction(ctx.em, (em) => prepare(em, facts));
     },
     call: (ctx, { call }) => authorizeWithFailover(ctx.em, ctx.processors, call),
     async record(em, { now, source, call, fraudResultInfo }, { account, answer }) {
@@ -309,9 +311,11 @@ export function saleOperation(
         processorAccountId: account.id,
         processorReference,
       };
-      const written = await insertSale(em, ctx.merchantId, source.shopper, source.card, sale);
-      if (!(await settleAttempt(em, reference, 'DONE', { transactionId: written.transactionId })))
-        throw new AttemptTakenOver();
+      const written = await insertSale(em, ctx.merchantId, reference, {
+        shopper: source.shopper,
+        card: source.card,
+        sale,
+      });
       const transaction: TransactionState = {
         ...sale,
         id: written.transactionId,

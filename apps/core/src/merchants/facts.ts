@@ -2,15 +2,20 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { executePrepared } from '../db/wire.ts';
 import type { FraudRules } from '../fraud/rules.ts';
 import type { StoredDestination } from '../ipn/entities.ts';
+import type { RoutingTable } from '../processors/accounts/routing.ts';
 import { merchantFacts } from './queries.ts';
 
-/** What a call needs to know about its merchant: the clock's offset, where its IPNs go, its fraud rules. */
+/**
+ * What a call needs to know about its merchant: the clock's offset, where its IPNs go, its fraud rules, where
+ * its payments may go.
+ */
 export interface MerchantFacts {
   offsetSeconds: number;
   ipn: { destinations: StoredDestination[]; ensureReceipt: boolean } | null;
   /** The current IPN secret, sealed (ipn/secret.ts opens it); null until the first event or read makes one. */
   ipnSecret: { id: string; sealed: string } | null;
   fraudRules: FraudRules | null;
+  routing: RoutingTable;
 }
 
 /** Read once per call, in one query, then kept: one call, one notion of now, one round trip. */
@@ -24,6 +29,8 @@ export interface FactsRow {
   ensure_receipt: boolean | null;
   ipn_secret: { id: string; sealed: string } | null;
   fraud_rules: FraudRules | null;
+  accounts: RoutingTable['accounts'] | null;
+  routes: RoutingTable['routes'] | null;
 }
 
 export function factsOf(row: FactsRow | undefined): MerchantFacts {
@@ -34,6 +41,7 @@ export function factsOf(row: FactsRow | undefined): MerchantFacts {
       : null,
     ipnSecret: row?.ipn_secret ?? null,
     fraudRules: row?.fraud_rules ?? null,
+    routing: { accounts: row?.accounts ?? [], routes: row?.routes ?? [] },
   };
 }
 

@@ -1,16 +1,19 @@
 /**
  * Every hand-written statement of merchants, named for its role; parameters as `$n`, never values in the text.
  */
+import { routingColumns } from '../processors/accounts/queries.ts';
 
 /**
  * The facts' columns, for any query that joins `merchant m left join ipn_config c on c.merchant_id = m.id`; the
- * current IPN secret comes sealed, with the id it is bound to (ipn/secret.ts); the fraud rules by the
- * merchant's primary key, so a call screening its sale reads them with the rest.
+ * current IPN secret comes sealed, with the id it is bound to (ipn/secret.ts); the fraud rules and the
+ * routing table by the merchant's primary key, so a call screening and routing its sale reads them with the
+ * rest.
  */
 export const factsColumns = `m.clock_offset_seconds as "offset", c.destinations, c.ensure_notification_receipt as ensure_receipt,
   (select json_build_object('id', s.id::text, 'sealed', s.sealed_secret) from ipn_secret s
     where s.merchant_id = m.id and s.retires_at is null) as ipn_secret,
-  (select f.rules from fraud_settings f where f.merchant_id = m.id) as fraud_rules`;
+  (select f.rules from fraud_settings f where f.merchant_id = m.id) as fraud_rules,
+  ${routingColumns}`;
 export const factsSource = 'merchant m left join ipn_config c on c.merchant_id = m.id';
 
 /** A merchant's facts (merchants/facts.ts). */

@@ -66,6 +66,14 @@ export const settlePendingAttempt = `update payment_attempt set state = $2, tran
        processor_reference = $4, decline_reason = $5, resolved_at = now()
      where reference = $1 and state = 'PENDING' returning id`;
 
+/**
+ * As settlePendingAttempt to DONE, for the sale a statement writes in its CTE `t` (cards/queries.ts): the
+ * attempt whose reference is $20 settled with the sale, in the sale's own statement.
+ */
+export const settleAttemptWithSale = `update payment_attempt a set state = 'DONE', transaction_id = t.id,
+       processor_reference = null, decline_reason = null, resolved_at = now()
+     from t where a.reference = $20 and a.state = 'PENDING' returning a.id`;
+
 /** Takes a pending (or already voiding) attempt to VOIDING; no row when it was settled. */
 export const takeForVoiding = `update payment_attempt set state = 'VOIDING' where reference = $1 and state in ('PENDING', 'VOIDING')
      returning id`;

@@ -5,7 +5,13 @@ import type { Mode } from '../context.ts';
 import { executePrepared } from '../db/wire.ts';
 import type { CardVault } from '../security/card-vault.ts';
 import { openCredentials } from './accounts/credentials.ts';
-import { accountById, type PaymentToRoute, type RoutedAccount, routeAccounts } from './accounts/routing.ts';
+import {
+  accountById,
+  type PaymentToRoute,
+  type RoutedAccount,
+  type RoutingTable,
+  routeAccounts,
+} from './accounts/routing.ts';
 import { adyenEndpoint, createAdyenProcessor } from './adyen/client.ts';
 import type { TechnicalCancelLookup } from './adyen/confirmations.ts';
 import { notificationSigningKey } from './adyen/hmac.ts';
@@ -17,7 +23,7 @@ import type { Processor } from './processor.ts';
  * an account by id (a capture goes where its authorization went), and the connector that talks to one.
  */
 export interface ProcessorDirectory {
-  route(em: EntityManager, merchantId: number, payment: PaymentToRoute, mode: Mode): Promise<RoutedAccount[]>;
+  route(merchantId: number, routing: RoutingTable, payment: PaymentToRoute, mode: Mode): RoutedAccount[];
   account(em: EntityManager, merchantId: number, id: number | null): Promise<RoutedAccount>;
   connect(account: RoutedAccount): Processor;
   /** The Adyen account a notification URL names, with the credentials that authenticate it; null if none. */
@@ -83,7 +89,8 @@ export function createProcessorDirectory(options: DirectoryOptions): ProcessorDi
     });
   };
   return {
-    route: (em, merchantId, payment, mode) => routeAccounts(em, options.vault, merchantId, payment, mode),
+    route: (merchantId, routing, payment, mode) =>
+      routeAccounts(options.vault, merchantId, routing, payment, mode),
     async account(em, merchantId, id) {
       // A transaction authorized by the built-in sandbox (sandbox mode, or before accounts existed) has no
       // live processor to capture or refund it: live mode never sends anything to the sandbox.

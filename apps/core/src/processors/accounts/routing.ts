@@ -4,8 +4,30 @@ import type { Mode } from '../../context.ts';
 import { executeParameterized } from '../../db/wire.ts';
 import type { CardVault } from '../../security/card-vault.ts';
 import { openCredentials } from './credentials.ts';
-import { ProcessorAccount, ProcessorRoute } from './entities.ts';
+import { ProcessorAccount, type ProcessorRoute } from './entities.ts';
 import { liveReadiness } from './queries.ts';
+
+type RoutableAccount = Pick<
+  ProcessorAccount,
+  | 'id'
+  | 'name'
+  | 'connector'
+  | 'environment'
+  | 'merchantAccount'
+  | 'currencies'
+  | 'sealedCredentials'
+  | 'isDefault'
+>;
+type RoutingRule = Pick<
+  ProcessorRoute,
+  'accountId' | 'currency' | 'cardBrand' | 'minAmountMinor' | 'maxAmountMinor' | 'percent'
+>;
+
+/** A merchant's enabled accounts and its routing rules in order, as its facts carry them (merchants/facts.ts). */
+export interface RoutingTable {
+  accounts: RoutableAccount[];
+  routes: RoutingRule[];
+}
 
 /** An account a payment may go to, its credentials opened: for the pipeline's processor call only. */
 export interface RoutedAccount {
@@ -40,7 +62,7 @@ export const builtInSandboxAccount: RoutedAccount = Object.freeze({
  * The credentials are opened when read: the pipeline reads them only to make an account's connector, which
  * it keeps (processors/directory.ts), so a payment does not decrypt every account routing lists.
  */
-function routed(vault: CardVault, account: ProcessorAccount): RoutedAccount {
+function routed(vault: CardVault, merchantId: number, account: RoutableAccount): RoutedAccount {
   let opened: AdyenCredentials | null | undefined;
   return {
     id: account.id,
@@ -49,14 +71,14 @@ function routed(vault: CardVault, account: ProcessorAccount): RoutedAccount {
     environment: account.environment,
     merchantAccount: account.merchantAccount,
     get credentials() {
-      if (opened === undefined) opened = openCredentials(vault, account);
+      if (opened === undefined) opened = openCredentials(vault, { ...account, merchantId });
       return opened;
     },
   };
 }
 
 /** The rule's conditions other than its percentage hold for the payment. */
-function conditionsHold(route: ProcessorRoute, payment: PaymentToRoute): boolean {
+function conditionsHold(route: RoutingRule, payment: PaymentToRoute): boolean {
   return (
     (route.currency == null || route.currency === payment.currency) &&
     (route.cardBrand == null || route.cardBrand === payment.brand) &&
@@ -70,7 +92,7 @@ function conditionsHold(route: ProcessorRoute, payment: PaymentToRoute): boolean
  * with A 30% then B 30% then C, A takes rolls 0-29, B 30-59 and C the rest (a rule without a percentage
  * takes everything still unclaimed).
  */
-function firstMatch(routes: ProcessorRoute[], roll: number): ProcessorRoute | undefined {
+function firstMatch(routes: RoutingRule[], roll: number): RoutingRule | undefined {
   let claimed = 0;
   for (const route of routes) {
     if (route.percent == null) return route;
@@ -87,16 +109,14 @@ function firstMatch(routes: ProcessorRoute[], roll: number): ProcessorRoute | un
  * currency. A merchant without enabled accounts pays through the built-in sandbox account in sandbox mode
  * and nowhere in live mode (an empty list).
  */
-export async function routeAccounts(
-  em: EntityManager,
+export function routeAccounts(
   vault: CardVault,
   merchantId: number,
+  { accounts, routes }: RoutingTable,
   payment: PaymentToRoute,
   mode: Mode,
-): Promise<RoutedAccount[]> {
-  const accounts = await em.find(ProcessorAccount, { merchantId, enabled: true });
+): RoutedAccount[] {
   if (accounts.length === 0) return mode === 'sandbox' ? [builtInSandboxAccount] : [];
-  const routes = await em.find(ProcessorRoute, { merchantId }, { orderBy: { position: 'asc' } });
   const environment: ProcessorEnvironment = mode === 'live' ? 'live' : 'test';
   const eligible = new Map(
     accounts
@@ -113,12 +133,12 @@ export async function routeAccounts(
     ...matching.map((route) => route.accountId),
     accounts.find((account) => account.isDefault)?.id,
   ];
-  const ordered = new Set<ProcessorAccount>();
+  const ordered = new Set<RoutableAccount>();
   for (const id of ids) {
     const account = id === undefined ? undefined : eligible.get(id);
     if (account) ordered.add(account);
   }
-  return [...ordered].map((account) => routed(vault, account));
+  return [...ordered].map((account) => routed(vault, merchantId, account));
 }
 
 /**
@@ -133,7 +153,7 @@ export async function accountById(
 ): Promise<RoutedAccount | null> {
   if (id === null) return builtInSandboxAccount;
   const account = await em.findOne(ProcessorAccount, { id, merchantId });
-  return account ? routed(vault, account) : null;
+  return account ? routed(vault, merchantId, account) : null;
 }
 
 interface ReadinessRow {
