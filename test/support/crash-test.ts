@@ -57,15 +57,17 @@ export function defineCrashTest(connector: 'sandbox' | 'adyen'): void {
       // Adyen steps get a quarter of it (call, repeat, technical cancel, its confirmation) before recovery may step in
       PAYMENT_RECOVERY_AFTER_SECONDS: '4',
     };
+    const notification = { username: 'adyen', password: randomBytes(12).toString('hex') };
+    let adyenAccountId: number | undefined;
     if (connector === 'adyen') {
       adyen = await startAdyenFake('crash', 250);
-      await addAdyenTestAccount(databaseUrl, cardKey, {
+      adyenAccountId = await addAdyenTestAccount(databaseUrl, cardKey, {
         merchantId,
         apiKey: adyen.apiKey,
         merchantAccount: adyen.merchantAccount,
         hmacKeyHex: adyen.fake.hmacKeyHex,
         endpoint: adyen.fake.url,
-        notification: { username: 'adyen', password: 'unused-here' },
+        notification,
       });
     }
     core = coreProcess(coreEnv);
@@ -73,6 +75,13 @@ export function defineCrashTest(connector: 'sandbox' | 'adyen'): void {
     const facade = await startFacade(core.trpcUrl, await newFacadeCredential(databaseUrl));
     baseUrl = facade.baseUrl;
     closeFacade = facade.close;
+    // A kill during an Adyen call leaves its outcome unknown: recovery technically cancels it, which is done
+    // only once Adyen's TECHNICAL_CANCEL notification confirms it. Without notifications such a key stayed
+    // in progress for good.
+    adyen?.fake.notifyTo({
+      url: `${new URL(baseUrl).origin}/processors/adyen/${adyenAccountId}/notifications`,
+      ...notification,
+    });
   });
 
   afterAll(async () => {
@@ -99,6 +108,25 @@ export function defineCrashTest(connector: 'sandbox' | 'adyen'): void {
     };
   }
 
+  /** What the database holds for a key: its record and its attempts, for a failure's message. */
+  async function keyState(key: string): Promise<string> {
+    const db = new pg.Client({ connectionString: databaseUrl });
+    await db.connect();
+    try {
+      const record = await db.query(
+        'select outcome is null as in_flight, created_at from idempotency_record where key = $1',
+        [key],
+      );
+      const attempts = await db.query(
+        'select state, called_at, resolved_at from payment_attempt where idempotency_key = $1 order by id',
+        [key],
+      );
+      return `record ${JSON.stringify(record.rows)}, attempts ${JSON.stringify(attempts.rows)}`;
+    } finally {
+      await db.end();
+    }
+  }
+
   /** Requests that died with core or met a key still held by a killed transaction, then were retried. */
   let interrupted = 0;
 
@@ -110,6 +138,7 @@ export function defineCrashTest(connector: 'sandbox' | 'adyen'): void {
   async function sellUntilAnswered(key: string, seen: Map<string, Set<string>>): Promise<number> {
     const body = JSON.stringify(saleBody({ creditCard: adyenTestCard, amount: 10 }));
     const giveUpAt = Date.now() + 120_000;
+    let last = '';
     for (let attempt = 1; Date.now() < giveUpAt; attempt++) {
       try {
         const reply = await fetch(`${baseUrl}/transactions`, {
@@ -117,19 +146,22 @@ export function defineCrashTest(connector: 'sandbox' | 'adyen'): void {
           headers: { authorization, 'content-type': 'application/json', 'idempotency-key': key },
           body,
         });
-        const answer = (await reply.json()) as { transactionId?: string };
+        const text = await reply.text();
+        const answer = JSON.parse(text) as { transactionId?: string };
         if (reply.status === 200 && answer.transactionId) {
           seen.get(key)?.add(answer.transactionId);
           return attempt;
         }
         if (reply.status !== 503 && reply.status !== 409) throw new Error(`unexpected ${reply.status}`);
+        last = `${reply.status} ${text.slice(0, 300)}`;
       } catch (error) {
         if (String(error).includes('unexpected')) throw error;
+        last = String(error);
       }
       interrupted++;
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
-    throw new Error(`key ${key} never got an answer`);
+    throw new Error(`key ${key} never got an answer: ${await keyState(key)}; last reply: ${last}`);
   }
 
   it(`charges each key exactly once while core is killed and restarted (${connector})`, {
