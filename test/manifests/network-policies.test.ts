@@ -86,13 +86,11 @@ const kubectl = (() => {
   }
 })();
 
-describe.skipIf(!kubectl)('the production overlay’s network policies', () => {
-  const objects = kubectl
-    ? parseAllDocuments(
-        execFileSync('kubectl', ['kustomize', `${root}/infra/k8s/overlays/production`], { encoding: 'utf8' }),
-      ).map((document) => document.toJS() as { kind: string; metadata: { name: string }; spec: never })
-    : [];
-  const policies = objects.filter((object) => object.kind === 'NetworkPolicy') as unknown as Policy[];
+/** The production overlay as rendered: its policies, and the labels of the pods they are about. */
+function productionOverlay() {
+  const objects = parseAllDocuments(
+    execFileSync('kubectl', ['kustomize', `${root}/infra/k8s/overlays/production`], { encoding: 'utf8' }),
+  ).map((document) => document.toJS() as { kind: string; metadata: { name: string }; spec: never });
   const templateLabels = (kind: string, name: string): Labels => {
     const object = objects.find((candidate) => candidate.kind === kind && candidate.metadata.name === name);
     const spec = object?.spec as { template?: { metadata?: { labels?: Labels } } } | undefined;
@@ -118,9 +116,21 @@ describe.skipIf(!kubectl)('the production overlay’s network policies', () => {
       'cnpg.io/instanceRole': 'primary',
     },
   };
+  return {
+    hasPooler: objects.some((object) => object.kind === 'Pooler'),
+    policies: objects.filter((object) => object.kind === 'NetworkPolicy') as unknown as Policy[],
+    pods,
+  };
+}
 
+type Overlay = ReturnType<typeof productionOverlay>;
+// Rendered only where kubectl is (a skipped describe still runs its body to collect its tests).
+const overlay = kubectl ? productionOverlay() : undefined;
+
+describe.skipIf(!overlay)('the production overlay’s network policies', () => {
   it('lets core reach PostgreSQL through the Pooler, migrate reach it directly, and the replicas each other', () => {
-    expect(objects.some((object) => object.kind === 'Pooler')).toBe(true);
+    const { hasPooler, policies, pods } = overlay as Overlay;
+    expect(hasPooler).toBe(true);
     expect(allowed(policies, pods.coreApi, pods.pooler, 5432)).toBe(true);
     expect(allowed(policies, pods.coreWorker, pods.pooler, 5432)).toBe(true);
     expect(allowed(policies, pods.pooler, pods.database, 5432)).toBe(true);
@@ -129,6 +139,7 @@ describe.skipIf(!kubectl)('the production overlay’s network policies', () => {
   });
 
   it('keeps the facade away from the Pooler and the database, and migrate away from the Pooler', () => {
+    const { policies, pods } = overlay as Overlay;
     expect(allowed(policies, pods.facade, pods.pooler, 5432)).toBe(false);
     expect(allowed(policies, pods.facade, pods.database, 5432)).toBe(false);
     expect(allowed(policies, pods.migrate, pods.pooler, 5432)).toBe(false);
