@@ -212,17 +212,20 @@ export function saleOperation(
       },
       () => failureParameters(source, now, input.cardHolderInfo),
     );
-  const prepare = async (em: EntityManager, facts: MerchantFacts): Promise<PreparedSale> => {
+  const prepare = async (
+    em: EntityManager,
+    rules: FraudRules | null,
+    routing: MerchantFacts['routing'],
+  ): Promise<PreparedSale> => {
     await refuseTakenMerchantTransactionId(em, ctx.merchantId, input.merchantTransactionId);
     const now = await callNow(ctx, em);
     const source = await paymentSource(ctx, em, input, now, options);
     const reference = options.reference ?? randomUUID();
     const brand = source.wallet ? source.wallet.brand : (brandOf(source.material.number) as CardBrand);
-    const rules = options.screen === false ? null : facts.fraudRules;
     const fraudResultInfo = rules && (await screen(em, rules, { now, source, brand }));
     const accounts = ctx.processors.route(
       ctx.merchantId,
-      facts.routing,
+      routing,
       { currency, brand, amountMinor, roll: rollOf(reference) },
       ctx.mode,
     );
@@ -269,11 +272,11 @@ export function saleOperation(
     // lock, recorded with its attempt) needs a transaction around the attempt; otherwise each statement is
     // atomic on its own.
     async prepare() {
-      const facts = await callFacts(ctx, ctx.em);
-      const screens = options.screen !== false && screensInTransaction(facts.fraudRules, ipAddress);
-      return input.pfToken === undefined && !screens
-        ? prepare(ctx.em, facts)
-        : inTransaction(ctx.em, (em) => prepare(em, facts));
+      const { fraudRules, routing } = await callFacts(ctx, ctx.em);
+      const rules = options.screen === false ? null : fraudRules;
+      return input.pfToken === undefined && !screensInTransaction(rules, ipAddress)
+        ? prepare(ctx.em, rules, routing)
+        : inTransaction(ctx.em, (em) => prepare(em, rules, routing));
     },
     call: (ctx, { call }) => authorizeWithFailover(ctx.em, ctx.processors, call),
     async record(em, { now, source, call, fraudResultInfo }, { account, answer }) {
