@@ -81,6 +81,17 @@ function processesOf(dataDir: string): number[] {
   return [postmaster, ...children];
 }
 
+/** A backend that exited between the listing and the signal has nothing left to stop. */
+function signalAll(pids: number[], signal: NodeJS.Signals): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+    }
+  }
+}
+
 async function onServer<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -208,14 +219,14 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
     adminUrl: endpoint.toString(),
     primaryAdminUrl: () => primary.server.adminUrl,
     killPrimary() {
-      for (const pid of processesOf(primary.dataDir)) process.kill(pid, 'SIGKILL');
+      signalAll(processesOf(primary.dataDir), 'SIGKILL');
     },
     partitionPrimary() {
       partitioned = processesOf(primary.dataDir);
-      for (const pid of partitioned) process.kill(pid, 'SIGSTOP');
+      signalAll(partitioned, 'SIGSTOP');
     },
     endPartition() {
-      for (const pid of partitioned) process.kill(pid, 'SIGKILL');
+      signalAll(partitioned, 'SIGKILL');
       partitioned = [];
     },
     promoteStandby: promote,
@@ -227,7 +238,7 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
       await promote();
     },
     async close() {
-      for (const pid of partitioned) process.kill(pid, 'SIGKILL');
+      signalAll(partitioned, 'SIGKILL');
       await rw.close();
       for (const member of members.reverse()) await member.server.stop();
       rmSync(root, { recursive: true, force: true });
