@@ -8,26 +8,20 @@
 # Usage: test/fresh-machine/run.sh   (as root; needs podman and debootstrap here to build the base once)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+here=$root/test/fresh-machine
 export CONTAINERS_CONF=$root/test/containers/containers.conf
 say() { echo "[fresh machine $(date -u +%T)] $*"; }
 machine=${PAYWIRE_FRESH_MACHINE:-/var/tmp/paywire-fresh-machine}
 port=18180
 
-unmount_all() {
-  # every process still rooted in the chroot (a podman service, PostgreSQL), then its mounts, deepest first
-  for link in /proc/[0-9]*/root; do
-    [ "$(readlink "$link" 2>/dev/null)" = "$machine" ] && kill -9 "$(basename "$(dirname "$link")")" 2>/dev/null
-  done
-  awk -v root="$machine" '$2 == root || index($2, root "/") == 1 { print $2 }' /proc/mounts | sort -r |
-    while read -r mount; do umount -l "$mount" 2>/dev/null || true; done
-}
 cleanup() {
-  unmount_all || true
+  # the service started last: its unshare's death ends the namespace, everything in it and its mounts
+  [ -n "${service:-}" ] && pkill -KILL -P "$service" 2>/dev/null || true
   [ -n "${KEEP_MACHINE:-}" ] || rm -rf "$machine"
 }
 trap cleanup EXIT
 
-[ -d "$machine" ] && { unmount_all; rm -rf "$machine"; }
+rm -rf "$machine"
 base=$("$root/test/containers/base-image.sh")
 mkdir -p "$machine"
 container=$(podman create "$base")
@@ -42,12 +36,6 @@ say "the machine has node $(chroot "$machine" node --version) and npm $(chroot "
 
 git clone -q --no-local "$root" "$machine/work/paywire"
 say "cloned $(git -C "$root" rev-parse --short HEAD) into /work/paywire"
-# its root a mount point of its own, as a machine's is: podman's storage remounts / private when it unpacks
-mount --bind "$machine" "$machine"
-mount -t proc proc "$machine/proc"
-mount --rbind /sys "$machine/sys" && mount --make-rslave "$machine/sys"
-mount --rbind /dev "$machine/dev" && mount --make-rslave "$machine/dev"
-mount -t tmpfs tmpfs "$machine/run"
 cp /etc/resolv.conf /etc/hosts "$machine/etc/"
 env=(HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin CI=true)
 if [ -n "${NODE_EXTRA_CA_CERTS:-}" ]; then
@@ -55,7 +43,12 @@ if [ -n "${NODE_EXTRA_CA_CERTS:-}" ]; then
   env+=(NODE_EXTRA_CA_CERTS=/etc/registry-ca.crt)
 fi
 [ -f "$HOME/.npmrc" ] && grep -v '^nodedir=' "$HOME/.npmrc" >"$machine/root/.npmrc"
-inside() { chroot "$machine" /usr/bin/env -i "${env[@]}" bash -c "cd /work/paywire && $1"; }
+# The machine's own mount and PID namespaces, rooted at its directory (enter.sh says why not a chroot). When
+# the command ends, the kernel ends everything it left running there, and the namespace's mounts go with it.
+inside() {
+  unshare --mount --pid --fork --kill-child "$here/enter.sh" "$machine" "${env[@]}" \
+    bash -c "cd /work/paywire && $1"
+}
 
 t=$(date +%s)
 if inside 'npm ci --no-audit --no-fund && npm test'; then say "PASS npm ci && npm test ($(($(date +%s) - t)) s)"; else
@@ -65,6 +58,7 @@ fi
 
 # npm start, and the README's first sale against it from outside the machine (same network)
 inside "PORT=$port CORE_PORT=$((port + 1)) npm start" >"$machine/tmp/start.log" 2>&1 &
+service=$!
 for _ in $(seq 1 240); do
   grep -q 'Base URL' "$machine/tmp/start.log" && break
   sleep 1
