@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The README's two commands on a machine that never had Paywire's tools: the container test's base (Debian
 # bookworm minbase with Node 24 and npm, nothing else: no podman, debootstrap, docker-compose, pgbouncer,
-# Chromium, kubectl, git or curl), entered as the root of its own namespaces (enter.sh), a fresh clone of this repository's HEAD in it, then
-# `npm ci && npm test` and `npm ci && npm start` with the README's first sale sent to it. It shares this
-# machine's kernel, network and the npm registry's CA (NODE_EXTRA_CA_CERTS, ~/.npmrc), as CI's machine would.
+# Chromium, kubectl, git or curl), entered as the root of its own namespaces (enter.sh), a fresh clone of
+# this repository's HEAD in it, then `npm ci && npm test` and `npm ci && npm start` with the README's first
+# sale sent to it. It shares this machine's kernel, network and the npm registry's CA (NODE_EXTRA_CA_CERTS,
+# ~/.npmrc), as CI's machine would.
 # About 30 minutes (the whole suite, plus installing podman, debootstrap and Chromium inside).
 # Usage: test/fresh-machine/run.sh   (as root; needs podman and debootstrap here to build the base once)
 set -euo pipefail
