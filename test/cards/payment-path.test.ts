@@ -175,6 +175,37 @@ describe('with a 250 ms acquirer', () => {
     }
   });
 
+  it('sales racing under one new merchantTransactionId: one sale; the others 400, their approvals undone', async () => {
+    // All pass the check before the acquirer is asked; the claim written with the sale decides, at commit.
+    const merchantTransactionId = `race-${randomUUID()}`;
+    const amount = 31.17; // this test's own: its attempts are told apart by it
+    const replies = await Promise.all(
+      Array.from({ length: 4 }, () => api.post('/transactions', saleBody({ merchantTransactionId, amount }))),
+    );
+    expect(replies.map((reply) => reply.status).sort()).toEqual([200, 400, 400, 400]);
+    for (const refused of replies.filter((reply) => reply.status === 400)) {
+      expect(refused.body.message[0]).toMatchObject({
+        errorName: 'VALIDATION_GENERAL_FAILURE',
+        description: 'merchantTransactionId: is already used by another transaction',
+      });
+    }
+    const { rows: sales } = await stack.db.query(
+      'select 1 from card_transaction where merchant_id = $1 and merchant_transaction_id = $2',
+      [stack.merchant.id, merchantTransactionId],
+    );
+    expect(sales).toHaveLength(1);
+    const { rows: attempts } = await stack.db.query<{ reference: string; state: string }>(
+      'select reference, state from payment_attempt where merchant_id = $1 and amount_minor = 3117',
+      [stack.merchant.id],
+    );
+    expect(attempts.map((attempt) => attempt.state).filter((state) => state === 'DONE')).toHaveLength(1);
+    const undone = attempts.filter((attempt) => attempt.state !== 'DONE');
+    expect(undone).toHaveLength(3);
+    await waitFor('the refused sales’ approvals to be reversed at the acquirer', () =>
+      undone.every((attempt) => acquirer.book.get(attempt.reference)?.reversed === true),
+    );
+  });
+
   it("the acquirer's live authorizations and Paywire's transactions match one to one", async () => {
     await waitFor('every attempt to be resolved', async () => {
       const { rows } = await stack.db.query(

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type ShopperFieldName, shopperFieldNames } from '@paywire/contracts';
-import { executePrepared } from '../db/wire.ts';
+import { sendWithNext } from '../db/wire.ts';
 import { duplicateMerchantTransactionId } from '../errors.ts';
-import { AttemptTakenOver } from '../payments/attempts.ts';
+import { AttemptTakenOver, type SaleReservation } from '../payments/attempts.ts';
 import { Shopper } from '../shoppers/entities.ts';
 import { type VaultableCard, vaultCardParameters } from '../shoppers/service.ts';
 import type { CardTransaction } from './entities.ts';
@@ -36,17 +36,21 @@ export type SaleColumns = Pick<
 >;
 
 /**
- * Writes a sale with its new shopper and newly vaulted card, and settles the attempt (by its reference) it
- * was authorized under, in one statement (cards/queries.ts). Throws AttemptTakenOver when the attempt was no
- * longer pending: the caller's transaction must not commit the sale.
+ * Writes a sale with its new shopper and newly vaulted card, and settles the attempt it was authorized under,
+ * in one statement (cards/queries.ts) sent with the transaction's next one: its ids were reserved with the
+ * attempt, so nothing waits for its answer. The transaction fails with AttemptTakenOver when the attempt was
+ * no longer pending (its sale must not commit), or with the refusal of a merchantTransactionId taken
+ * meanwhile. Answers the sale's id and its shopper's.
  */
 export async function insertSale(
   em: EntityManager,
   merchantId: number,
-  attemptReference: string,
+  reserved: SaleReservation,
   { shopper, card, sale }: { shopper: SaleShopper; card: SaleCard; sale: SaleColumns },
 ): Promise<{ transactionId: number; shopperId: number }> {
   const json = (value: unknown) => (value == null ? null : JSON.stringify(value));
+  const shopperId = 'id' in shopper ? shopper.id : reserved.shopperId;
+  if (shopperId === null) throw new Error('a sale for a new shopper without a reserved shopper id');
   const values: unknown[] = [
     merchantId,
     sale.merchantTransactionId,
@@ -67,13 +71,12 @@ export async function insertSale(
     sale.processorAccountId,
     sale.processorReference,
     json(sale.fraudResultInfo),
-    attemptReference,
+    reserved.reference,
+    reserved.transactionId,
+    shopperId,
   ];
-  let shape: SaleShape['shopper'];
-  if ('id' in shopper) {
-    shape = 'known';
-    values.push(shopper.id);
-  } else {
+  let shape: SaleShape['shopper'] = 'known';
+  if (!('id' in shopper)) {
     const properties = em.getMetadata().get(Shopper).properties as Record<string, { fieldNames: string[] }>;
     // Every column, null where unknown: one statement text, prepared once, whatever the request sent.
     shape = { columns: shopperFieldNames.map((name) => properties[name]?.fieldNames[0] ?? name) };
@@ -87,14 +90,13 @@ export async function insertSale(
     cardShape = 'new';
     values.push(...vaultCardParameters(merchantId, card.vault));
   }
-  const [row] = await executePrepared<{ transaction_id: string; shopper_id: number; settled: number }>(
-    em,
-    saleStatement({ shopper: shape, card: cardShape }),
-    values,
-  ).catch((error: unknown) => {
-    throw duplicateMerchantTransactionId(error, sale.merchantTransactionId);
-  });
-  if (!row) throw new Error('the sale statement returned no row');
-  if (row.settled !== 1) throw new AttemptTakenOver();
-  return { transactionId: Number(row.transaction_id), shopperId: row.shopper_id };
+  await sendWithNext(em, saleStatement({ shopper: shape, card: cardShape }), values, (error) =>
+    (error as { code?: unknown }).code === attemptTakenOverState
+      ? new AttemptTakenOver()
+      : duplicateMerchantTransactionId(error, sale.merchantTransactionId),
+  );
+  return { transactionId: reserved.transactionId, shopperId };
 }
+
+/** The SQLSTATE payment_attempt_settled raises (migration 0043). */
+const attemptTakenOverState = 'PW001';

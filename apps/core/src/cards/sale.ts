@@ -18,7 +18,12 @@ import { FraudDeclined, screenSale, screensInTransaction } from '../fraud/screen
 import { type EventParameters, recordEvent, recordReportedFailure } from '../ipn/events.ts';
 import { presentSplit, recordSplit, resolveSplit } from '../marketplace/splits.ts';
 import { callFacts, type MerchantFacts } from '../merchants/facts.ts';
-import { cancelApproval, openAttempt, settleAttempt } from '../payments/attempts.ts';
+import {
+  cancelApproval,
+  openSaleAttempt,
+  type SaleReservation,
+  settleAttempt,
+} from '../payments/attempts.ts';
 import { type AuthorizationCall, type Authorized, authorizeWithFailover } from '../payments/authorize.ts';
 import { refuseTakenMerchantTransactionId } from '../payments/merchant-transaction-id.ts';
 import { type PaymentOperation, runPayment } from '../payments/pipeline.ts';
@@ -150,6 +155,8 @@ export interface PreparedSale {
   now: Date;
   source: PaymentSource;
   call: AuthorizationCall;
+  /** The ids the sale is written under, reserved with its attempt. */
+  reserved: SaleReservation;
   /** Set when the merchant's fraud rules screened the sale. */
   fraudResultInfo: FraudResultInfo | null;
 }
@@ -233,15 +240,18 @@ export function saleOperation(
     if (!first) {
       throw new DomainError('NO_PROCESSOR_ACCOUNT', `no processor account of the merchant takes ${currency}`);
     }
-    await openAttempt(em, {
-      merchantId: ctx.merchantId,
-      kind: 'AUTHORIZE',
-      amountMinor,
-      currency,
-      accountId: first.id,
-      idempotencyKey: ctx.keyed?.key,
-      reference,
-    });
+    const reserved = await openSaleAttempt(
+      em,
+      {
+        merchantId: ctx.merchantId,
+        amountMinor,
+        currency,
+        accountId: first.id,
+        idempotencyKey: ctx.keyed?.key,
+        reference,
+      },
+      !('id' in source.shopper),
+    );
     const cardHolder = input.cardHolderInfo ?? (source.wallet && walletCardHolder(source.wallet));
     const payment = source.wallet
       ? {
@@ -265,7 +275,7 @@ export function saleOperation(
       ...(input.threeDSecure ? { threeDSecure: input.threeDSecure } : {}),
       now,
     };
-    return { now, source, call: { request, accounts }, fraudResultInfo };
+    return { now, source, call: { request, accounts }, reserved, fraudResultInfo };
   };
   return {
     // Only a token to spend (its row is locked while it is spent) or a sale the fraud rules count (under a
@@ -279,7 +289,7 @@ export function saleOperation(
         : inTransaction(ctx.em, (em) => prepare(em, rules, routing));
     },
     call: (ctx, { call }) => authorizeWithFailover(ctx.em, ctx.processors, call),
-    async record(em, { now, source, call, fraudResultInfo }, { account, answer }) {
+    async record(em, { now, source, call, reserved, fraudResultInfo }, { account, answer }) {
       const { reference, cardHolder } = call.request;
       const payer = payerOf(source, cardHolder);
       const { wallet } = source;
@@ -314,7 +324,7 @@ export function saleOperation(
         processorAccountId: account.id,
         processorReference,
       };
-      const written = await insertSale(em, ctx.merchantId, reference, {
+      const written = await insertSale(em, ctx.merchantId, reserved, {
         shopper: source.shopper,
         card: source.card,
         sale,

@@ -22,6 +22,16 @@ const preparedMarker = '/* prepared */ ';
 /** Marks a statement whose answer nobody waits for: it travels with the next one. */
 const riderMarker = '/* with next */ ';
 
+/** What a rider's failure means to its caller, by the statement that carries it (see sendWithNext). */
+type FailureMeaning = (error: unknown) => unknown;
+const failureMeanings = new WeakMap<CompiledQuery, FailureMeaning>();
+
+/** A statement waiting for the next one, with what its failure means. */
+interface Rider {
+  config: pg.QueryConfig;
+  meaning?: FailureMeaning | undefined;
+}
+
 /** Prepared statements' names, by text: hashed once per text, not on every call. The texts are ours, few. */
 const statementNames = new Map<string, string>();
 function statementName(text: string): string {
@@ -58,7 +68,7 @@ const affectingCommands = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
  */
 class WireConnection implements DatabaseConnection {
   readonly #client: pg.PoolClient;
-  #riders: pg.QueryConfig[] = [];
+  #riders: Rider[] = [];
   #inTransaction = false;
   #released = false;
   readonly #namedStatements: boolean;
@@ -77,7 +87,7 @@ class WireConnection implements DatabaseConnection {
     if (rider) {
       if (!this.#inTransaction)
         throw new Error('a statement can only travel with the next one in a transaction');
-      this.#riders.push(config);
+      this.#riders.push({ config, meaning: failureMeanings.get(query) });
       return { rows: [] };
     }
     const result = await this.#send(config);
@@ -94,7 +104,7 @@ class WireConnection implements DatabaseConnection {
   begin(settings: TransactionSettings): Promise<unknown> | undefined {
     this.#inTransaction = true;
     if (!settings.isolationLevel && !settings.accessMode) {
-      this.#riders.push({ text: 'begin' }); // travels with the transaction's first statement
+      this.#riders.push({ config: { text: 'begin' } }); // travels with the transaction's first statement
       return undefined;
     }
     const mode = [
@@ -135,14 +145,15 @@ class WireConnection implements DatabaseConnection {
 
   /** A transaction that sent nothing has nothing to commit or undo: its pending begin is dropped, unsent. */
   #sentNothing(): boolean {
-    if (this.#riders.length !== 1 || this.#riders[0]?.text !== 'begin') return false;
+    if (this.#riders.length !== 1 || this.#riders[0]?.config.text !== 'begin') return false;
     this.#riders = [];
     return true;
   }
 
   async #send(config: pg.QueryConfig): Promise<pg.QueryResult> {
     if (this.#riders.length === 0) return this.#query(config);
-    const statements = [...this.#riders, config];
+    const riders = this.#riders;
+    const statements = [...riders.map((rider) => rider.config), config];
     this.#riders = [];
     // Pipeline mode sends each statement as it is issued: none waits for the answer of the one before. The
     // socket is corked meanwhile, so that they leave in one write (a system call each costs more than most
@@ -157,11 +168,16 @@ class WireConnection implements DatabaseConnection {
     }
     const settled = await Promise.allSettled(answers);
     const carried = settled.pop() as PromiseSettledResult<pg.QueryResult>;
-    const failed = settled.find((answer) => answer.status === 'rejected');
-    // A rollback undoes a failed rider anyway; any other statement reports it, as a rider's failure, so that
-    // no caller mistakes it for a failure of its own statement (a duplicate key of its own insert, say).
-    if (failed && config.text !== 'rollback') {
-      throw new Error('a statement sent with the next one failed', { cause: failed.reason });
+    const failedAt = settled.findIndex((answer) => answer.status === 'rejected');
+    // A rollback undoes a failed rider anyway; any other statement reports it, as the rider's failure (what
+    // its caller said it means, or a failure of its own kind), so that no caller mistakes it for a failure of
+    // its own statement (a duplicate key of its own insert, say). After the first failure in a transaction,
+    // the rest fail only because it did.
+    if (failedAt >= 0 && config.text !== 'rollback') {
+      const { reason } = settled[failedAt] as PromiseRejectedResult;
+      const meaning = riders[failedAt]?.meaning;
+      if (meaning) throw meaning(reason);
+      throw new Error('a statement sent with the next one failed', { cause: reason });
     }
     if (carried.status === 'rejected') throw carried.reason;
     return carried.value;
@@ -333,12 +349,17 @@ export async function executeParameterized<T>(
 
 /**
  * Queues a prepared statement of the entity manager's transaction without waiting for it: it is sent with
- * the transaction's next statement (at the latest its commit), which fails if this one does.
+ * the transaction's next statement (at the latest its commit), which fails if this one does: with what
+ * `meaning` makes of this one's error when given (a domain error its caller would have thrown), else with
+ * an error whose cause is it.
  */
 export async function sendWithNext(
   em: EntityManager,
   sql: string,
   params: readonly unknown[],
+  meaning?: FailureMeaning,
 ): Promise<void> {
-  await em.getKysely().executeQuery(CompiledQuery.raw(riderMarker + preparedMarker + sql, [...params]));
+  const query = CompiledQuery.raw(riderMarker + preparedMarker + sql, [...params]);
+  if (meaning) failureMeanings.set(query, meaning);
+  await em.getKysely().executeQuery(query);
 }

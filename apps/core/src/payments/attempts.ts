@@ -6,6 +6,7 @@ import type { Processor } from '../processors/processor.ts';
 import {
   freeKeyInFlight,
   insertAttempt,
+  insertSaleAttempt,
   markVoided,
   moveAttempt,
   settlePendingAttempt,
@@ -29,23 +30,56 @@ export interface AttemptRow {
   reference?: string | undefined;
 }
 
+/** What a sale's attempt reserved for it: its reference, the sale's id, and a new shopper's. */
+export interface SaleReservation {
+  reference: string;
+  transactionId: number;
+  /** For a new shopper; a known one keeps its own. */
+  shopperId: number | null;
+}
+
+const attemptParameters = (reference: string, attempt: AttemptRow) => [
+  reference,
+  attempt.merchantId,
+  attempt.kind,
+  attempt.idempotencyKey ?? null,
+  attempt.transactionId ?? null,
+  attempt.amountMinor,
+  attempt.currency,
+  attempt.accountId,
+];
+
 /**
  * Writes a payment attempt, to be committed before the processor is called: its reference is the processor's
  * idempotency key, and an attempt left unresolved is the recovery worker's to settle (payments/recovery.ts).
  */
 export async function openAttempt(em: EntityManager, attempt: AttemptRow): Promise<string> {
   const reference = attempt.reference ?? randomUUID();
-  await executePrepared(em, insertAttempt, [
-    reference,
-    attempt.merchantId,
-    attempt.kind,
-    attempt.idempotencyKey ?? null,
-    attempt.transactionId ?? null,
-    attempt.amountMinor,
-    attempt.currency,
-    attempt.accountId,
-  ]);
+  await executePrepared(em, insertAttempt, attemptParameters(reference, attempt));
   return reference;
+}
+
+/**
+ * A sale's attempt (openAttempt), with the ids its sale is written under: the sale's, and a new shopper's
+ * when it makes one (cards/sale-writer.ts).
+ */
+export async function openSaleAttempt(
+  em: EntityManager,
+  attempt: Omit<AttemptRow, 'kind'>,
+  newShopper: boolean,
+): Promise<SaleReservation> {
+  const reference = attempt.reference ?? randomUUID();
+  const [row] = await executePrepared<{ transaction_id: string; shopper_id: string | null }>(
+    em,
+    insertSaleAttempt,
+    [...attemptParameters(reference, { ...attempt, kind: 'AUTHORIZE' }), newShopper],
+  );
+  if (!row) throw new Error('the sale attempt returned no row');
+  return {
+    reference,
+    transactionId: Number(row.transaction_id),
+    shopperId: row.shopper_id === null ? null : Number(row.shopper_id),
+  };
 }
 
 /**

@@ -53,6 +53,14 @@ export const insertAttempt = `insert into payment_attempt (reference, merchant_i
        amount_minor, currency, processor_account_id)
      values ($1, $2, $3, 'PENDING', $4, $5, $6, $7, $8)`;
 
+/**
+ * As insertAttempt, for a sale: with the ids its sale will be written under (and its new shopper's, when $9),
+ * so that what commits with the sale can name them before the sale's statement is answered.
+ */
+export const insertSaleAttempt = `${insertAttempt.trimEnd()}
+     returning nextval(pg_get_serial_sequence('card_transaction', 'id')) as transaction_id,
+       case when $9::boolean then nextval(pg_get_serial_sequence('shopper', 'id')) end as shopper_id`;
+
 /** A pending authorization ($1) moves to the next account ($2) of its failover, committed before it is asked; no row once it is not pending. */
 export const moveAttempt = `update payment_attempt set processor_account_id = $2, called_at = now()
      where reference = $1 and state = 'PENDING' returning id`;

@@ -40,6 +40,7 @@ import { PendingRefundsAndWalletOnboarding } from './0039-pending-refunds-and-wa
 import { SkuParameters } from './0040-sku-parameters.ts';
 import { AchReturnCodes } from './0041-ach-return-codes.ts';
 import { ExtendedCatalogue } from './0042-extended-catalogue.ts';
+import { AttemptSettledCheck } from './0043-attempt-settled-check.ts';
 
 /** Committed migrations, in order. The schema only ever changes through these, never by sync at boot. */
 export const migrations = [
@@ -85,4 +86,5 @@ export const migrations = [
   { name: '0040-sku-parameters', class: SkuParameters },
   { name: '0041-ach-return-codes', class: AchReturnCodes },
   { name: '0042-extended-catalogue', class: ExtendedCatalogue },
+  { name: '0043-attempt-settled-check', class: AttemptSettledCheck },
 ];
