@@ -86,6 +86,19 @@ describe('statements travelling with the next one', () => {
     expect(await probeIds()).toEqual([]);
   });
 
+  it('a failed queued statement with a meaning fails its carrier with what its caller said it means', async () => {
+    class Taken extends Error {}
+    const transaction = orm.em.fork().transactional(async (em) => {
+      await insertProbe(em, 5);
+      await sendWithNext(em, 'insert into wire_probe (id) values ($1)', [5], (error) =>
+        (error as { code?: string }).code === '23505' ? new Taken('probe 5 is taken') : error,
+      );
+      await insertProbe(em, 6); // fails only because the one before did: the first failure is the one told
+    });
+    await expect(transaction).rejects.toBeInstanceOf(Taken);
+    expect(await probeIds()).toEqual([]);
+  });
+
   it('a commit after a failure someone caught rejects, since PostgreSQL rolled the transaction back', async () => {
     const transaction = orm.em.fork().transactional(async (em) => {
       await executePrepared(em, 'insert into wire_probe (id) values ($1)', [10]);
