@@ -55,11 +55,12 @@ export const insertAttempt = `insert into payment_attempt (reference, merchant_i
 
 /**
  * As insertAttempt, for a sale: with the ids its sale will be written under (and its new shopper's, when $9),
- * so that what commits with the sale can name them before the sale's statement is answered.
+ * so that what commits with the sale can name them before the sale's statement is answered. The identity
+ * sequences by name: resolved once when the statement is prepared, not looked up on every sale.
  */
 export const insertSaleAttempt = `${insertAttempt.trimEnd()}
-     returning nextval(pg_get_serial_sequence('card_transaction', 'id')) as transaction_id,
-       case when $9::boolean then nextval(pg_get_serial_sequence('shopper', 'id')) end as shopper_id`;
+     returning nextval('card_transaction_id_seq') as transaction_id,
+       case when $9::boolean then nextval('shopper_id_seq') end as shopper_id`;
 
 /** A pending authorization ($1) moves to the next account ($2) of its failover, committed before it is asked; no row once it is not pending. */
 export const moveAttempt = `update payment_attempt set processor_account_id = $2, called_at = now()
