@@ -64,14 +64,16 @@ export const renewalsOfDebits = `select sc.sepa_debit_id, ${renewalColumns} from
  * Moves subscription $1's schedule on from period $2, only while it is ACTIVE on the charge date $12, plan
  * $13, anchor $14/$15 and card $16 it was read at: status $3, next period $4 and its date $5, charges made $6, retry
  * $7, failing since $8, canceled at $9 (kept when null); the lease given back when $10, else extended by
- * $11 seconds. Returns the id when it moved.
+ * $11 seconds. Returns the id when it moved. The row as read is compared as one tuple, which no index
+ * serves, so the planner finds the row by its id: with separate equalities and stale statistics it chose
+ * the due-date index and filtered every subscription due that day, once per renewal.
  */
 export const moveScheduleIfUnchanged = `update subscription set status = $3, next_period = $4, next_charge_date = $5::date,
        charges_made = $6, retry_at = $7, failed_since = $8, canceled_at = coalesce($9, canceled_at),
        renewal_lease_until = case when $10::boolean then null else now() + make_interval(secs => $11) end,
        updated_at = now()
-     where id = $1 and next_period = $2 and status = 'ACTIVE' and next_charge_date = $12::date
-       and plan_id = $13 and anchor_date = $14::date and anchor_period = $15 and card_id is not distinct from $16
+     where id = $1 and (next_period, status, next_charge_date, plan_id, anchor_date, anchor_period, card_id)
+       is not distinct from ($2, 'ACTIVE', $12::date, $13, $14::date, $15, $16)
      returning id`;
 
 /**
