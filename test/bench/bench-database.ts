@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { RunningCore } from '@paywire/core';
-import type pg from 'pg';
+import pg from 'pg';
 import { issueCaller } from '../../infra/callers.ts';
 import { migrateDatabase } from '../../infra/database.ts';
 import { saveMerchant } from '../../infra/merchants.ts';
@@ -17,8 +17,48 @@ export interface BenchDatabase {
   merchant: { id: number; username: string; password: string };
   /** A caller credential acting for any merchant, as the facade's. */
   facadeCredential: string;
-  /** Stops PostgreSQL and removes its directory. */
+  /** Stops PostgreSQL (printing its statements first, with BENCH_PG_STATEMENTS) and removes its directory. */
   stop(): Promise<void>;
+}
+
+/**
+ * BENCH_PG_STATEMENTS=1: PostgreSQL loads pg_stat_statements for the run, and stopping the database prints
+ * its statements by total execution time. Its timing costs little (auto_explain's, per plan node, costs
+ * much), so the run's other figures stay comparable; a slow statement's plan is then EXPLAIN's to show.
+ */
+const tracksStatements = Boolean(process.env.BENCH_PG_STATEMENTS);
+const startTrackingStatements = `create extension if not exists pg_stat_statements;
+  select pg_stat_statements_reset()`;
+const topStatements = `select calls, total_exec_time / calls as mean_ms, total_exec_time as total_ms,
+    shared_blks_hit::float8 / calls as buffers, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) as query
+  from pg_stat_statements where calls > 0 order by total_exec_time desc limit 20`;
+
+async function withClient<T>(databaseUrl: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return await use(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function statementsTable(client: pg.Client): Promise<string> {
+  const { rows } = await client.query<{
+    calls: string;
+    mean_ms: number;
+    total_ms: number;
+    buffers: number;
+    query: string;
+  }>(topStatements);
+  return [
+    '| calls | mean ms | total ms | buffers hit per call | statement |',
+    '|---|---|---|---|---|',
+    ...rows.map(
+      (row) =>
+        `| ${row.calls} | ${row.mean_ms.toFixed(3)} | ${row.total_ms.toFixed(0)} | ${row.buffers.toFixed(1)} | \`${row.query.replaceAll('|', '\\|')}\` |`,
+    ),
+  ].join('\n');
 }
 
 /**
@@ -34,18 +74,27 @@ export async function startBenchDatabase(name: string): Promise<BenchDatabase> {
     dataDir,
     port: await freePort(),
     durable: true,
+    settings: tracksStatements ? { shared_preload_libraries: 'pg_stat_statements' } : {},
   }).catch((error: unknown) => {
     removeDir();
     throw error;
   });
+  const databaseUrl = postgres.databaseUrl('bench');
   const stop = async () => {
+    if (tracksStatements) {
+      await withClient(databaseUrl, statementsTable).then(
+        (table) => process.stdout.write(`\nPostgreSQL's statements by total execution time\n\n${table}\n`),
+        (error: unknown) => process.stderr.write(`pg_stat_statements: ${String(error)}\n`),
+      );
+    }
     await postgres.stop();
     removeDir();
   };
   try {
     await postgres.ensureDatabase('bench');
-    const databaseUrl = postgres.databaseUrl('bench');
     await migrateDatabase(databaseUrl);
+    // reset after the migrations, so the table shows the benchmark's statements only
+    if (tracksStatements) await withClient(databaseUrl, (client) => client.query(startTrackingStatements));
     const password = randomBytes(12).toString('base64url');
     const id = await saveMerchant(databaseUrl, 'bench', password);
     const facadeCredential = await issueCaller(databaseUrl, { name: 'bench-facade', scope: 'any-merchant' });
