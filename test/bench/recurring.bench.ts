@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createPaywireClient } from '@paywire/client';
 import { createTransactionInput, validate } from '@paywire/contracts';
@@ -7,6 +6,7 @@ import { createSandboxProcessor, type RunningCore, startCore } from '@paywire/co
 import { createLogger } from '@paywire/observability';
 import pg from 'pg';
 import { type BenchDatabase, startBenchDatabase, stopParts, stopsOnce } from './bench-database.ts';
+import { postgresCpuMs } from './processes.ts';
 
 /**
  * Renewals: N active MONTHLY card subscriptions of one merchant, each its own shopper and vaulted card
@@ -127,25 +127,20 @@ try {
       (await db?.query(`select count(*) as n from payment_attempt where state = 'PENDING'`))?.rows[0]?.n,
     );
 
-  // CPU time spent, read from /proc: this process (core) and the database's backends, so the cost of a
-  // renewal can be told apart from the wait for a CPU the shared machine's other work holds.
-  const backends = (
-    await db.query<{ pid: number }>(`select pid from pg_stat_activity where datname = current_database()`)
-  ).rows.map((row) => row.pid);
-  const backendCpuMs = () =>
-    backends.reduce((sum, pid) => {
-      try {
-        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-        return sum + (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime, in 100 Hz ticks
-      } catch {
-        return sum; // a backend that ended
-      }
-    }, 0);
+  // CPU time spent, read from /proc: this process (core) and every PostgreSQL process, those the pool opens
+  // during the run included, so the cost of a renewal can be told apart from the wait for a CPU the shared
+  // machine's other work holds.
+  const { dataDir } = database;
+  const databaseCpuMsSince = async (before: Map<number, number>) => {
+    let sum = 0;
+    for (const [pid, ms] of await postgresCpuMs(dataDir)) sum += ms - (before.get(pid) ?? 0);
+    return sum;
+  };
   const coreCpuMs = () => {
     const usage = process.cpuUsage();
     return (usage.user + usage.system) / 1000;
   };
-  const cpuBefore = { core: coreCpuMs(), database: backendCpuMs() };
+  const cpuBefore = { core: coreCpuMs(), database: await postgresCpuMs(dataDir) };
   const started = performance.now();
   await client.clock.advance.mutate({ advanceBy: 'P2D' }, asMerchant);
   const deadline = Date.now() + timeoutSeconds * 1000;
@@ -160,7 +155,7 @@ try {
   }
   const seconds = (performance.now() - started) / 1000;
   const coreMs = (coreCpuMs() - cpuBefore.core) / done;
-  const databaseMs = (backendCpuMs() - cpuBefore.database) / done;
+  const databaseMs = (await databaseCpuMsSince(cpuBefore.database)) / done;
   const { rows: charges } = await db.query<{ status: string; n: string }>(
     `select status, count(*) as n from subscription_charge where period = 1 group by status order by status`,
   );
@@ -186,7 +181,7 @@ try {
             `| rate if each renewal held a pool connection across the acquirer | at most ${heldBound.toFixed(0)}/s |`,
           ]
         : []),
-      `| CPU per renewal: core (this process, the bench's polling included) / PostgreSQL backends | ${coreMs.toFixed(2)} ms / ${databaseMs.toFixed(2)} ms |`,
+      `| CPU per renewal: core (this process, the bench's polling included) / PostgreSQL | ${coreMs.toFixed(2)} ms / ${databaseMs.toFixed(2)} ms |`,
       `| renewals/s those CPU costs allow on 2 idle cores | ${(2000 / (coreMs + databaseMs)).toFixed(0)} |`,
       `| period-1 charges | ${charges.map((row) => `${row.status} ${row.n}`).join(', ')}; charged twice: ${twice[0]?.n} |`,
       '',
