@@ -9,12 +9,26 @@ interface RequestInit {
 }
 
 /**
+ * How long a pooled socket may sit idle before the pool closes it itself. A server closing an idle socket
+ * races a request just sent on it (the request fails unread, and the facade answers 503), so the pool
+ * closes first: well inside core's 65 s keep-alive, and the 2 s a drain leaves an idle socket to its
+ * client (contracts' drain.ts). On a socket with a request in flight the timer only emits an event, which
+ * nothing here acts on.
+ */
+const idleSocketMs = 1_000;
+
+/**
  * What the tRPC link needs of fetch (it reads only `json()`), over node:http with pooled keep-alive
  * sockets. Node's global fetch costs several times the CPU per call, and every request of the facade
  * makes one such call to core.
  */
 export function keepAliveFetch(maxSockets: number) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets, keepAliveMsecs: 30_000 });
+  const agent = new http.Agent({
+    keepAlive: true,
+    maxSockets,
+    keepAliveMsecs: 30_000,
+    timeout: idleSocketMs,
+  });
   const send = (url: string | URL, init: RequestInit, headers: Record<string, string> | undefined) =>
     new Promise<{ ok: boolean; status: number; json(): Promise<unknown> }>((resolve, reject) => {
       const request = http.request(
