@@ -86,7 +86,10 @@ afterAll(async () => {
 });
 
 describe('roles and health', () => {
-  it('answers /healthz and /readyz without credentials; a worker-role core serves no procedures', async () => {
+  // Three processes started and drained: on a loaded 2-core machine that alone can take most of a minute.
+  it('answers /healthz and /readyz without credentials; a worker-role core serves no procedures', {
+    timeout: 90_000,
+  }, async () => {
     const api = await launch('core', { ...coreEnv, CORE_ROLE: 'api' });
     const worker = await launch('core', { ...coreEnv, CORE_ROLE: 'worker' });
     const facade = await launch('facade', {
@@ -369,9 +372,9 @@ describe('rolling restart', () => {
               headers: { authorization: rollingMerchant.authorization, 'content-type': 'application/json' },
               body,
             });
-            await response.arrayBuffer();
+            const text = await response.text();
             if (response.status === 200) succeeded++;
-            else failures.push(`status ${response.status}`);
+            else failures.push(`status ${response.status}: ${text}`); // the body names which refusal it was
           } catch (error) {
             failures.push(String((error as Error).cause ?? error));
           }

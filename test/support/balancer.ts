@@ -2,8 +2,10 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 
 /**
  * A TCP load balancer on 127.0.0.1, as a Kubernetes Service behaves: each new connection goes, round robin,
- * to a backend found ready at the last look (every 100 ms; by default its GET /readyz answered 200); open
- * connections stay where they are. Backends are ports on 127.0.0.1 and can be replaced while it runs: with
+ * to a backend found ready (every 100 ms; by default its GET /readyz answered 200 within a second); open
+ * connections stay where they are. As the manifests' readiness probes (failureThreshold: 2), a ready backend
+ * leaves after two failed looks in a row, not one: a single slow answer on a loaded machine would otherwise
+ * leave no backend, and the connection would be refused. Backends are ports on 127.0.0.1 and can be replaced while it runs: with
  * one backend and a probe that trusts whoever re-points it, it is CloudNativePG's `-rw` Service.
  */
 export interface Balancer {
@@ -14,16 +16,19 @@ export interface Balancer {
 }
 
 const answersReadyz = (port: number) =>
-  fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(500) }).then(
+  fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1000) }).then(
     (response) => response.ok,
     () => false,
   );
+
+const failureThreshold = 2;
 
 export async function startBalancer(
   backends: number[],
   isReady: (port: number) => Promise<boolean> = answersReadyz,
 ): Promise<Balancer> {
   const ready = new Set<number>();
+  const failedLooks = new Map<number, number>();
   let next = 0;
   let closed = false;
   const balancer: Balancer = { port: 0, backends, close: async () => {} };
@@ -32,8 +37,14 @@ export async function startBalancer(
     while (!closed) {
       await Promise.all(
         balancer.backends.map(async (port) => {
-          if (await isReady(port)) ready.add(port);
-          else ready.delete(port);
+          if (await isReady(port)) {
+            ready.add(port);
+            failedLooks.set(port, 0);
+            return;
+          }
+          const failed = (failedLooks.get(port) ?? 0) + 1;
+          failedLooks.set(port, failed);
+          if (failed >= failureThreshold) ready.delete(port);
         }),
       );
       await new Promise((resolve) => setTimeout(resolve, 100));
