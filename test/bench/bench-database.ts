@@ -3,11 +3,12 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { RunningCore } from '@paywire/core';
-import pg from 'pg';
+import type pg from 'pg';
 import { issueCaller } from '../../infra/callers.ts';
 import { migrateDatabase } from '../../infra/database.ts';
 import { saveMerchant } from '../../infra/merchants.ts';
 import { startEmbeddedPostgres } from '../../infra/postgres.ts';
+import { onDatabase } from '../support/database-client.ts';
 import { freePort } from '../support/ports.ts';
 
 export interface BenchDatabase {
@@ -32,16 +33,6 @@ const startTrackingStatements = `create extension if not exists pg_stat_statemen
 const topStatements = `select calls, total_exec_time / calls as mean_ms, total_exec_time as total_ms,
     shared_blks_hit::float8 / calls as buffers, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) as query
   from pg_stat_statements where calls > 0 order by total_exec_time desc limit 20`;
-
-async function withClient<T>(databaseUrl: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return await use(client);
-  } finally {
-    await client.end();
-  }
-}
 
 async function statementsTable(client: pg.Client): Promise<string> {
   const { rows } = await client.query<{
@@ -82,7 +73,7 @@ export async function startBenchDatabase(name: string): Promise<BenchDatabase> {
   const databaseUrl = postgres.databaseUrl('bench');
   const stop = async () => {
     if (tracksStatements) {
-      await withClient(databaseUrl, statementsTable).then(
+      await onDatabase(databaseUrl, statementsTable).then(
         (table) => process.stdout.write(`\nPostgreSQL's statements by total execution time\n\n${table}\n`),
         (error: unknown) => process.stderr.write(`pg_stat_statements: ${String(error)}\n`),
       );
@@ -94,7 +85,7 @@ export async function startBenchDatabase(name: string): Promise<BenchDatabase> {
     await postgres.ensureDatabase('bench');
     await migrateDatabase(databaseUrl);
     // reset after the migrations, so the table shows the benchmark's statements only
-    if (tracksStatements) await withClient(databaseUrl, (client) => client.query(startTrackingStatements));
+    if (tracksStatements) await onDatabase(databaseUrl, (client) => client.query(startTrackingStatements));
     const password = randomBytes(12).toString('base64url');
     const id = await saveMerchant(databaseUrl, 'bench', password);
     const facadeCredential = await issueCaller(databaseUrl, { name: 'bench-facade', scope: 'any-merchant' });

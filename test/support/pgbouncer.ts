@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
+import { onDatabase } from './database-client.ts';
 import { freePort } from './ports.ts';
 import { waitFor } from './wait.ts';
 
@@ -133,13 +133,8 @@ export async function startPgBouncer(
   const adminConsole = new URL(throughPgBouncer(adminUrl, port));
   adminConsole.pathname = '/pgbouncer';
   const adminCommand = async (command: 'PAUSE' | 'RESUME') => {
-    const admin = new pg.Client({ connectionString: adminConsole.toString() });
-    await admin.connect();
-    try {
-      await admin.query(command); // the admin console speaks the simple query protocol only
-    } finally {
-      await admin.end();
-    }
+    // the admin console speaks the simple query protocol only
+    await onDatabase(adminConsole.toString(), (admin) => admin.query(command));
   };
   return { port, pause: () => adminCommand('PAUSE'), resume: () => adminCommand('RESUME'), stop };
 }

@@ -10,9 +10,9 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { type PostgresServer, startEmbeddedPostgres } from '../../infra/postgres.ts';
 import { type Balancer, startBalancer } from './balancer.ts';
+import { onDatabase } from './database-client.ts';
 import { freePort } from './ports.ts';
 import { waitFor } from './wait.ts';
 
@@ -92,16 +92,6 @@ function signalAll(pids: number[], signal: NodeJS.Signals): void {
   }
 }
 
-async function onServer<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
 /**
  * A standby of `primary` named `name`: a base backup taken while the primary runs (a slot keeps the WAL from
  * the backup's start until the standby has streamed it; WAL files, slots and the pid file are not part of a
@@ -110,7 +100,7 @@ async function onServer<T>(url: string, work: (client: pg.Client) => Promise<T>)
  */
 async function cloneStandby(primary: Member, name: string, root: string): Promise<Member> {
   const dataDir = path.join(root, name);
-  await onServer(primary.server.adminUrl, async (client) => {
+  await onDatabase(primary.server.adminUrl, async (client) => {
     await client.query('select pg_create_physical_replication_slot($1, true)', [name]);
     await client.query(`select pg_backup_start($1, true)`, [name]);
     execFileSync('cp', ['-a', primary.dataDir, dataDir]);
@@ -142,7 +132,7 @@ async function cloneStandby(primary: Member, name: string, root: string): Promis
   copyFileSync(`${primary.dataDir}.password`, `${dataDir}.password`);
   const port = await freePort();
   const server = await startEmbeddedPostgres({ dataDir, port, durable: false, settings: memberSettings });
-  await onServer(primary.server.adminUrl, async (client) => {
+  await onDatabase(primary.server.adminUrl, async (client) => {
     const streaming = async (state: string) => {
       for (let attempt = 0; attempt < 200; attempt++) {
         const { rows } = await client.query(
@@ -196,7 +186,7 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
   const promote = async () => {
     if (!standby) throw new Error('no standby to promote');
     const promoted = standby;
-    await onServer(promoted.server.adminUrl, (client) => client.query('select pg_promote(true, 60)'));
+    await onDatabase(promoted.server.adminUrl, (client) => client.query('select pg_promote(true, 60)'));
     primary = promoted;
     standby = undefined;
     rw.backends = [promoted.port];
@@ -205,7 +195,7 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
     await waitFor(
       'the -rw endpoint to reach the promoted server',
       () =>
-        onServer(endpoint.toString(), async (client) => {
+        onDatabase(endpoint.toString(), async (client) => {
           const { rows } = await client.query<{ recovering: boolean }>(
             'select pg_is_in_recovery() as recovering',
           );
