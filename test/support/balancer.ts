@@ -3,10 +3,11 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 /**
  * A TCP load balancer on 127.0.0.1, as a Kubernetes Service behaves: each new connection goes, round robin,
  * to a backend found ready (every 100 ms; by default its GET /readyz answered 200 within a second); open
- * connections stay where they are. As the manifests' readiness probes (failureThreshold: 2), a ready backend
- * leaves after two failed looks in a row, not one: a single slow answer on a loaded machine would otherwise
- * leave no backend, and the connection would be refused. Backends are ports on 127.0.0.1 and can be replaced while it runs: with
- * one backend and a probe that trusts whoever re-points it, it is CloudNativePG's `-rw` Service.
+ * connections stay where they are. As with the manifests' readiness probes (failureThreshold: 2), a ready
+ * backend leaves after two failed looks in a row, not one: a single slow answer on a loaded machine would
+ * otherwise leave no backend, and the connection would be refused. Backends are ports on 127.0.0.1 and can
+ * be replaced while it runs: with one backend and a probe that trusts whoever re-points it, it is
+ * CloudNativePG's `-rw` Service.
  */
 export interface Balancer {
   port: number;

@@ -26,7 +26,6 @@ const idleGraceMs = 2_000;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function drainable(server: Server): DrainableServer {
-  let inFlight = 0;
   let draining = false;
   /** Each open connection: its requests in flight, and since when it has had none. */
   const connections = new Map<Socket, { busy: number; idleSince: number }>();
@@ -36,11 +35,9 @@ export function drainable(server: Server): DrainableServer {
   });
   // First of the request listeners: the count and the header must precede any handler's answer.
   server.prependListener('request', (request, response) => {
-    inFlight++;
     const connection = connections.get(request.socket);
     if (connection) connection.busy++;
     response.once('close', () => {
-      inFlight--;
       if (connection) {
         connection.busy--;
         connection.idleSince = Date.now();
@@ -48,6 +45,7 @@ export function drainable(server: Server): DrainableServer {
     });
     if (draining) response.setHeader('connection', 'close');
   });
+  const inFlight = () => [...connections.values()].some(({ busy }) => busy > 0);
   /** Closes the connections idle for idleGraceMs; whether any idle one is left to its client still. */
   const closeLongIdle = () => {
     const now = Date.now();
@@ -69,7 +67,7 @@ export function drainable(server: Server): DrainableServer {
       await pause(Math.min(delayMs, graceMs));
       while (closeLongIdle() && Date.now() < deadline) await pause(20);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      while (inFlight > 0 && Date.now() < deadline) await pause(20);
+      while (inFlight() && Date.now() < deadline) await pause(20);
       server.closeAllConnections();
       await closed;
     },
