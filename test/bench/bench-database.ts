@@ -24,32 +24,46 @@ export interface BenchDatabase {
 
 /**
  * BENCH_PG_STATEMENTS=1: PostgreSQL loads pg_stat_statements for the run, and stopping the database prints
- * its statements by total execution time. Its timing costs little (auto_explain's, per plan node, costs
- * much), so the run's other figures stay comparable; a slow statement's plan is then EXPLAIN's to show.
+ * its statements by total execution time, then the rows each table had written (HOT: updates that wrote no
+ * index entry). Buffers and WAL per call do not depend on what else the machine runs, so they compare runs
+ * that CPU time cannot. Its timing costs little (auto_explain's, per plan node, costs much), so the run's
+ * other figures stay comparable; a slow statement's plan is then EXPLAIN's to show.
  */
 const tracksStatements = Boolean(process.env.BENCH_PG_STATEMENTS);
 const startTrackingStatements = `create extension if not exists pg_stat_statements;
-  select pg_stat_statements_reset()`;
-const topStatements = `select calls, total_exec_time / calls as mean_ms, total_exec_time as total_ms,
-    shared_blks_hit::float8 / calls as buffers, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) as query
-  from pg_stat_statements where calls > 0 order by total_exec_time desc limit 20`;
+  select pg_stat_statements_reset(), pg_stat_reset()`;
+const reports = [
+  {
+    title: "PostgreSQL's statements by total execution time",
+    query: `select calls, round((total_exec_time / calls)::numeric, 3) as "mean ms",
+        round(total_exec_time::numeric) as "total ms", round(shared_blks_hit::numeric / calls, 1) as "buffers hit per call",
+        round(wal_bytes / calls) as "WAL bytes per call",
+        '\`' || replace(left(regexp_replace(query, '\\s+', ' ', 'g'), 160), '|', '\\|') || '\`' as statement
+      from pg_stat_statements where calls > 0 order by total_exec_time desc limit 20`,
+  },
+  {
+    title: 'Rows written, by table',
+    query: `select relname as "table", n_tup_ins as inserted, n_tup_upd as updated, n_tup_hot_upd as "HOT updated",
+        n_tup_del as deleted
+      from pg_stat_user_tables where n_tup_ins + n_tup_upd + n_tup_del > 0 order by n_tup_ins + n_tup_upd desc limit 15`,
+  },
+];
 
-async function statementsTable(client: pg.Client): Promise<string> {
-  const { rows } = await client.query<{
-    calls: string;
-    mean_ms: number;
-    total_ms: number;
-    buffers: number;
-    query: string;
-  }>(topStatements);
+/** A query's answer as a Markdown table, its columns named as the query names them. */
+async function markdownTable(client: pg.Client, query: string): Promise<string> {
+  const { rows, fields } = await client.query<Record<string, unknown>>(query);
+  const names = fields.map((field) => field.name);
   return [
-    '| calls | mean ms | total ms | buffers hit per call | statement |',
-    '|---|---|---|---|---|',
-    ...rows.map(
-      (row) =>
-        `| ${row.calls} | ${row.mean_ms.toFixed(3)} | ${row.total_ms.toFixed(0)} | ${row.buffers.toFixed(1)} | \`${row.query.replaceAll('|', '\\|')}\` |`,
-    ),
+    `| ${names.join(' | ')} |`,
+    `|${names.map(() => '---|').join('')}`,
+    ...rows.map((row) => `| ${names.map((name) => String(row[name])).join(' | ')} |`),
   ].join('\n');
+}
+
+async function printReports(client: pg.Client): Promise<void> {
+  for (const { title, query } of reports) {
+    process.stdout.write(`\n${title}\n\n${await markdownTable(client, query)}\n`);
+  }
 }
 
 /**
@@ -73,9 +87,8 @@ export async function startBenchDatabase(name: string): Promise<BenchDatabase> {
   const databaseUrl = postgres.databaseUrl('bench');
   const stop = async () => {
     if (tracksStatements) {
-      await onDatabase(databaseUrl, statementsTable).then(
-        (table) => process.stdout.write(`\nPostgreSQL's statements by total execution time\n\n${table}\n`),
-        (error: unknown) => process.stderr.write(`pg_stat_statements: ${String(error)}\n`),
+      await onDatabase(databaseUrl, printReports).catch((error: unknown) =>
+        process.stderr.write(`pg_stat_statements: ${String(error)}\n`),
       );
     }
     await postgres.stop();
