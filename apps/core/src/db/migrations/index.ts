@@ -41,6 +41,7 @@ import { SkuParameters } from './0040-sku-parameters.ts';
 import { AchReturnCodes } from './0041-ach-return-codes.ts';
 import { ExtendedCatalogue } from './0042-extended-catalogue.ts';
 import { AttemptSettledCheck } from './0043-attempt-settled-check.ts';
+import { DropUnusedDueIndex } from './0044-drop-unused-due-index.ts';
 
 /** Committed migrations, in order. The schema only ever changes through these, never by sync at boot. */
 export const migrations = [
@@ -87,4 +88,5 @@ export const migrations = [
   { name: '0041-ach-return-codes', class: AchReturnCodes },
   { name: '0042-extended-catalogue', class: ExtendedCatalogue },
   { name: '0043-attempt-settled-check', class: AttemptSettledCheck },
+  { name: '0044-drop-unused-due-index', class: DropUnusedDueIndex },
 ];
