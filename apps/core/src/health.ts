@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { poolOf } from './db/orm.ts';
+import { answersOf } from './db/wire.ts';
 
 /** What readiness reads of the process: set by startCore as it starts and drains. */
 export interface Lifecycle {
@@ -12,8 +14,15 @@ export interface Lifecycle {
 export const isHealthPath = (url: string | undefined) => url === '/healthz' || url === '/readyz';
 
 const databaseTimeoutMs = 2000;
+/**
+ * A statement of the pool's callers answered this recently, with no outage seen since, is proof enough: a
+ * probe of its own would wait behind them for a connection, and a busy pool could fail its readiness (and
+ * leave its Service) for being busy, not broken.
+ */
+const recentAnswerMs = 1000;
 
 async function databaseReachable(orm: MikroORM): Promise<boolean> {
+  if (answersOf(poolOf(orm)).answeredWithin(recentAnswerMs)) return true;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<boolean>((resolve) => {
     timer = setTimeout(() => resolve(false), databaseTimeoutMs);
@@ -41,8 +50,8 @@ async function notReadyBecause(lifecycle: Lifecycle): Promise<string | undefined
 }
 
 /**
- * GET /healthz: the process answers. GET /readyz: it can serve (database reachable, migrations current, jobs
- * started, not draining). Unauthenticated on purpose: they carry no data, only a status.
+ * GET /healthz: the process answers. GET /readyz: it can serve (database reachable: a statement answered in
+ * the last second, or a probe's `select 1` within 2 s; migrations current, jobs started, not draining). Unauthenticated on purpose: they carry no data, only a status.
  */
 export function answerHealth(request: IncomingMessage, response: ServerResponse, lifecycle: Lifecycle): void {
   const reply = (status: number, body: Record<string, string>): void => {

@@ -56,6 +56,37 @@ function typeParsers(): pg.CustomTypesConfig {
 const affectingCommands = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
 /**
+ * When the database last answered a statement, and last could not be reached: readiness (health.ts) asks the
+ * pool's own traffic before it queues a probe of its own behind a busy pool's callers.
+ */
+export class DatabaseAnswers {
+  #answeredAt = 0;
+  #lostAt = 0;
+
+  answered(): void {
+    this.#answeredAt = performance.now();
+  }
+
+  lost(): void {
+    this.#lostAt = performance.now();
+  }
+
+  /** A statement was answered within the last `ms`, and no statement or connection failed for an outage since. */
+  answeredWithin(ms: number): boolean {
+    return this.#answeredAt > this.#lostAt && performance.now() - this.#answeredAt < ms;
+  }
+}
+
+const answersOfPools = new WeakMap<pg.Pool, DatabaseAnswers>();
+
+/** What a pool opened by wireDialect has heard from its database. */
+export function answersOf(pool: pg.Pool): DatabaseAnswers {
+  const answers = answersOfPools.get(pool);
+  if (!answers) throw new Error('not a pool opened by wireDialect');
+  return answers;
+}
+
+/**
  * One pooled connection as Kysely (and so MikroORM) sees it. A round trip costs more than most statements (a
  * write and a wakeup on both sides, on a machine whose cores PostgreSQL shares), so:
  * - a marked statement is a named prepared statement of its connection: parsed and planned once per
@@ -72,10 +103,12 @@ class WireConnection implements DatabaseConnection {
   #inTransaction = false;
   #released = false;
   readonly #namedStatements: boolean;
+  readonly #answers: DatabaseAnswers;
 
-  constructor(client: pg.PoolClient, namedStatements: boolean) {
+  constructor(client: pg.PoolClient, namedStatements: boolean, answers: DatabaseAnswers) {
     this.#client = client;
     this.#namedStatements = namedStatements;
+    this.#answers = answers;
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
@@ -185,12 +218,27 @@ class WireConnection implements DatabaseConnection {
 
   /** With tracing on: a client span per statement, named by its command, with its text (values are parameters). */
   #query(config: pg.QueryConfig): Promise<pg.QueryResult> {
-    if (!tracingEnabled()) return this.#client.query(config);
+    if (!tracingEnabled()) return this.#heard(this.#client.query(config));
     const statement = config.text.replace(/^\/\*[^*]*\*\/ /g, '');
     const command = /^\w+/.exec(statement)?.[0]?.toLowerCase() ?? 'statement';
     const attributes = { 'db.system.name': 'postgresql', 'db.query.text': statement.slice(0, 2000) };
     return inSpan('paywire-core', `pg ${command}`, { kind: SpanKind.CLIENT, attributes }, () =>
-      this.#client.query(config),
+      this.#heard(this.#client.query(config)),
+    );
+  }
+
+  /** Tells the pool's answers how a statement ended (a refusal is an answer too). */
+  #heard(answer: Promise<pg.QueryResult>): Promise<pg.QueryResult> {
+    return answer.then(
+      (result) => {
+        this.#answers.answered();
+        return result;
+      },
+      (error: unknown) => {
+        if (isDatabaseUnavailable(error)) this.#answers.lost();
+        else this.#answers.answered();
+        throw error;
+      },
     );
   }
 }
@@ -203,9 +251,15 @@ class WireDriver implements Driver {
   readonly pool: pg.Pool;
   readonly #outageWaitMs: number;
   readonly #namedStatements: boolean;
+  readonly #answers: DatabaseAnswers;
 
-  constructor(pool: pg.Pool, { outageWaitMs = 0, namedStatements = true }: WireOptions) {
+  constructor(
+    pool: pg.Pool,
+    answers: DatabaseAnswers,
+    { outageWaitMs = 0, namedStatements = true }: WireOptions,
+  ) {
     this.pool = pool;
+    this.#answers = answers;
     this.#outageWaitMs = outageWaitMs;
     this.#namedStatements = namedStatements;
   }
@@ -213,7 +267,7 @@ class WireDriver implements Driver {
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new WireConnection(await this.#connect(), this.#namedStatements);
+    return new WireConnection(await this.#connect(), this.#namedStatements, this.#answers);
   }
 
   /**
@@ -227,7 +281,9 @@ class WireDriver implements Driver {
       try {
         return await this.pool.connect();
       } catch (error) {
-        if (!isDatabaseUnavailable(error) || Date.now() + pauseMs > giveUpAt) throw error;
+        if (!isDatabaseUnavailable(error)) throw error;
+        this.#answers.lost();
+        if (Date.now() + pauseMs > giveUpAt) throw error;
         await delay(pauseMs);
       }
     }
@@ -309,7 +365,9 @@ export function wireDialect(
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
   observePool(pool);
-  const driver = new WireDriver(pool, options);
+  const answers = new DatabaseAnswers();
+  answersOfPools.set(pool, answers);
+  const driver = new WireDriver(pool, answers, options);
   const dialect: Dialect = {
     createAdapter: () => new PostgresAdapter(),
     createDriver: () => driver,
