@@ -6,7 +6,7 @@ import { openSubscription } from './opening.ts';
 import { requireDebitTerms, sourceScheme } from './payment-source.ts';
 import { findPlan, requireActivePlan } from './plans.ts';
 import { presentCharge, presentSubscription } from './present.ts';
-import { periodAmountMinor } from './terms.ts';
+import { recurringAmountOf } from './terms.ts';
 
 type CreateSubscription = z.output<typeof createSubscriptionInput>;
 
@@ -31,11 +31,7 @@ export async function createSubscription(
   const quantity = input.quantity ?? 1;
   const trialDays = overrideTrialPeriodDays ?? plan.trialPeriodDays ?? 0;
   const initialMinor = overrideInitialChargeMinor ?? plan.initialChargeMinor;
-  const period = periodAmountMinor({
-    planRecurringMinor: plan.recurringChargeMinor,
-    overrideRecurringMinor: overrideRecurringChargeMinor,
-    quantity,
-  });
+  const period = recurringAmountOf({ plan, overrideRecurringChargeMinor, quantity });
   const firstChargeMinor = trialDays > 0 ? 0 : (initialMinor ?? period);
   // Checked against the first charge and the renewals' amount: every charge then splits as asked.
   const split = await resolveSplitTerms(ctx.em, ctx.merchantId, input, {

@@ -2,8 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { minorToDecimal } from '@paywire/contracts';
 import type { MerchantContext } from '../context.ts';
 import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
-import type { Subscription } from './entities.ts';
-import { periodAmountMinor } from './terms.ts';
+import { recurringAmountOf, type SubscriptionTerms } from './terms.ts';
 
 /**
  * The IPN parameters of subscription events (see docs/conformance.md, IPN delivery). Each event
@@ -30,8 +29,21 @@ export interface SubscriptionFacts {
   autoRenew: boolean;
 }
 
-/** The facts of a subscription entity (plan and shopper loaded): what the API's events are built from. */
-export function subscriptionFactsOf(subscription: Subscription): SubscriptionFacts {
+/**
+ * What the facts read of a subscription: the entity with its plan and shopper loaded (the API's events), or
+ * the renewal worker's read of its row (renewing.ts), which has the entity's fields.
+ */
+export interface SubscriptionView extends SubscriptionTerms {
+  id: number;
+  currency: string;
+  autoRenew: boolean;
+  nextChargeDate?: string | null | undefined;
+  plan?: (NonNullable<SubscriptionTerms['plan']> & { id: number; name: string }) | null | undefined;
+  shopper: { id: number; firstName?: string | null | undefined; lastName?: string | null | undefined };
+}
+
+/** The facts of a subscription: what its events are built from. */
+export function subscriptionFactsOf(subscription: SubscriptionView): SubscriptionFacts {
   const { plan, shopper } = subscription;
   return {
     id: subscription.id,
@@ -41,11 +53,7 @@ export function subscriptionFactsOf(subscription: Subscription): SubscriptionFac
     firstName: shopper.firstName ?? '',
     lastName: shopper.lastName ?? '',
     currency: subscription.currency,
-    recurringAmountMinor: periodAmountMinor({
-      planRecurringMinor: plan?.recurringChargeMinor,
-      overrideRecurringMinor: subscription.overrideRecurringChargeMinor,
-      quantity: subscription.quantity,
-    }),
+    recurringAmountMinor: recurringAmountOf(subscription),
     chargeFrequency: plan?.chargeFrequency ?? '',
     nextChargeDate: subscription.nextChargeDate ?? null,
     autoRenew: subscription.autoRenew,

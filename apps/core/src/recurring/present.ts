@@ -9,19 +9,14 @@ import { presentSplit } from '../marketplace/splits.ts';
 import { SepaDebit } from '../sepa/entities.ts';
 import type { Subscription, SubscriptionCharge } from './entities.ts';
 import { presentPaymentSource } from './payment-source.ts';
-import { periodAmountMinor, unitAmountMinor } from './terms.ts';
+import { recurringAmountOf, unitAmountOf } from './terms.ts';
 
 /** What one period of a subscription costs and how it starts: the plan's terms under the subscription's overrides. */
 export function termsOf(subscription: Subscription) {
   const plan = subscription.plan;
-  const terms = {
-    planRecurringMinor: plan?.recurringChargeMinor,
-    overrideRecurringMinor: subscription.overrideRecurringChargeMinor,
-    quantity: subscription.quantity,
-  };
   return {
-    recurringMinor: unitAmountMinor(terms),
-    periodMinor: periodAmountMinor(terms),
+    recurringMinor: unitAmountOf(subscription),
+    periodMinor: recurringAmountOf(subscription),
     initialMinor: subscription.overrideInitialChargeMinor ?? plan?.initialChargeMinor ?? null,
     trialDays: subscription.overrideTrialPeriodDays || plan?.trialPeriodDays || 0,
   };

@@ -6,13 +6,13 @@
 
 import { factsColumns } from '../merchants/queries.ts';
 
-/** A subscription as its renewal reads it (renewals.ts, RenewalRow), with its merchant's clock offset. */
+/** A subscription as its renewal reads it (renewing.ts), with its merchant's facts (clock offset included). */
 const renewalColumns = `s.id, s.merchant_id, s.status, s.auto_renew, s.next_period, s.next_charge_date::text,
   s.anchor_date::text, s.anchor_period, s.charges_made, s.currency, s.quantity, s.override_recurring_charge_minor,
   s.sepa_mandate_id, s.retry_at, s.failed_since, s.reminded_charge_date::text, s.shopper_id,
   sh.first_name, sh.last_name, p.id as plan_id, p.name as plan_name, p.charge_frequency,
   p.recurring_charge_minor, p.max_number_of_charges, p.grace_period_days,
-  ma.reference as mandate_reference, ma.iban_last_four, ma.scheme as mandate_scheme, m.clock_offset_seconds, s.card_id, s.soft_descriptor,
+  ma.reference as mandate_reference, ma.iban_last_four, ma.scheme as mandate_scheme, s.card_id, s.soft_descriptor,
   s.vendor_split, ${factsColumns}`;
 
 /** The tables a renewal row joins to its subscription `s`. */
@@ -114,13 +114,6 @@ export const reclaimStaleCharge = `update subscription_charge c set attempt = at
 /** Claims the reminder of merchant $2's subscription $1 for the debit on $3: a row only the first time. */
 export const claimReminder = `update subscription set reminded_charge_date = $3::date
      where id = $1 and merchant_id = $2 and reminded_charge_date is distinct from $3::date returning id`;
-
-/** What the pre-notification of merchant $2's subscription $1's next debit tells, with its status and terms. */
-export const nextDebitOf = `select s.status, s.next_charge_date::text, s.currency, ma.reference, ma.iban_last_four,
-       p.recurring_charge_minor, s.override_recurring_charge_minor, s.quantity
-     from subscription s left join recurring_plan p on p.id = s.plan_id
-       left join sepa_mandate ma on ma.id = s.sepa_mandate_id and ma.scheme = 'SEPA'
-     where s.id = $1 and s.merchant_id = $2`;
 
 /** A new subscription's id, taken before its row is written (its first sale carries it). */
 export const nextSubscriptionId = `select nextval(pg_get_serial_sequence('subscription', 'id')) as id`;

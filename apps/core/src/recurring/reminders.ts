@@ -13,9 +13,10 @@ import { addBusinessDays } from '../sepa/business-days.ts';
 import { nextStepAt } from '../sepa/debits.ts';
 import { type PreNotification, preNotificationText } from '../sepa/texts.ts';
 import { preNotificationTranslations } from '../sepa/translations.ts';
+import { Subscription } from './entities.ts';
 import { recordSubscriptionEvent, type SubscriptionFacts, subscriptionReminderParameters } from './events.ts';
-import { claimReminder, nextDebitOf } from './queries.ts';
-import { periodAmountMinor, termsOfRow } from './terms.ts';
+import { claimReminder } from './queries.ts';
+import { recurringAmountOf } from './terms.ts';
 
 /**
  * SEPA subscriptions: the shopper is told of each debit before it is submitted (docs/conformance.md, Recurring billing: at
@@ -101,28 +102,19 @@ export async function subscriptionPreNotification(
 
 /** The next debit of the merchant's subscription, ACTIVE, paying by mandate, with a charge coming. */
 async function nextSubscriptionDebit(ctx: MerchantContext, subscriptionId: number): Promise<PreNotification> {
-  const [row] = await executeParameterized<{
-    status: string;
-    next_charge_date: string | null;
-    recurring_charge_minor: string | null;
-    override_recurring_charge_minor: string | null;
-    quantity: number;
-    currency: string;
-    reference: string | null;
-    iban_last_four: string | null;
-  }>(ctx.em, nextDebitOf, [subscriptionId, ctx.merchantId]);
-  if (!row) {
+  const subscription = await ctx.em.findOne(
+    Subscription,
+    { id: subscriptionId, merchantId: ctx.merchantId },
+    { populate: ['plan', 'sepaMandate'] },
+  );
+  if (!subscription) {
     throw new DomainError('SUBSCRIPTION_NOT_FOUND', `subscription ${subscriptionId} was not found`, {
       name: 'subscriptionId',
       messageValue: String(subscriptionId),
     });
   }
-  if (
-    row.reference === null ||
-    row.iban_last_four === null ||
-    row.next_charge_date === null ||
-    row.status !== 'ACTIVE'
-  ) {
+  const { sepaMandate: mandate, nextChargeDate } = subscription;
+  if (mandate?.scheme !== 'SEPA' || !nextChargeDate || subscription.status !== 'ACTIVE') {
     throw new DomainError(
       'VALIDATION_GENERAL_FAILURE',
       `subscriptionId: subscription ${subscriptionId} has no SEPA debit coming`,
@@ -130,10 +122,10 @@ async function nextSubscriptionDebit(ctx: MerchantContext, subscriptionId: numbe
     );
   }
   return nextDebitNotification(ctx, {
-    amountMinor: periodAmountMinor(termsOfRow(row)),
-    currency: row.currency,
-    chargeDate: row.next_charge_date,
-    mandateId: row.reference,
-    ibanLastFour: row.iban_last_four,
+    amountMinor: recurringAmountOf(subscription),
+    currency: subscription.currency,
+    chargeDate: nextChargeDate,
+    mandateId: mandate.reference,
+    ibanLastFour: mandate.ibanLastFour,
   });
 }

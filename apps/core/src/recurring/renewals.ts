@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { ChargeFrequency } from '@paywire/contracts';
 import { nowWithOffset } from '../clock/clock.ts';
 import type { CoreServices, MerchantContext } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
@@ -8,10 +7,7 @@ import { type EventParameters, ReportedFailure } from '../ipn/events.ts';
 import { workerContext } from '../jobs/context.ts';
 import { inLanes } from '../jobs/lanes.ts';
 import { renewalQueue, renewalRun, startRuns } from '../jobs/queues.ts';
-import type { SplitTerms } from '../marketplace/splits.ts';
-import { type FactsRow, factsOf } from '../merchants/facts.ts';
 import { renewalSteps } from '../metrics.ts';
-import type { DebitScheme } from '../sepa/entities.ts';
 import { StoredCard } from '../shoppers/entities.ts';
 import { type CardPayer, chargeSubscription } from './charge.ts';
 import { afterDecline } from './dunning.ts';
@@ -20,19 +16,13 @@ import {
   recurringParameters,
   type SubscriptionFacts,
   subCcFailureParameters,
+  subscriptionFactsOf,
 } from './events.ts';
-import {
-  claimRenewalCharges,
-  extendLeaseAndRead,
-  leaseDueRenewals,
-  moveScheduleIfUnchanged,
-  moveScheduleOrFail,
-  releaseLease,
-  renewalsOfDebits,
-} from './queries.ts';
+import { claimRenewalCharges, moveScheduleIfUnchanged, moveScheduleOrFail, releaseLease } from './queries.ts';
 import { chargeDateStart, reminderAt, sendReminder } from './reminders.ts';
+import { leaseDue, type RenewingSubscription, readLeased, renewedByDebits } from './renewing.ts';
 import { periodDueDate } from './schedule.ts';
-import { isLastCharge, periodAmountMinor, termsOfRow } from './terms.ts';
+import { isLastCharge, recurringAmountOf } from './terms.ts';
 
 /**
  * Renewals: every due period of every active plan-based subscription is charged by its merchant's clock,
@@ -57,80 +47,12 @@ export interface RenewalOptions {
   concurrency?: number;
 }
 
-/** A subscription's state as its renewal reads it, with its merchant's facts (clock offset, IPN settings). */
-interface RenewalRow extends FactsRow {
-  id: string;
-  merchant_id: number;
-  status: string;
-  auto_renew: boolean;
-  next_period: number;
-  next_charge_date: string | null;
-  anchor_date: string;
-  anchor_period: number;
-  charges_made: number;
-  currency: string;
-  quantity: number;
-  override_recurring_charge_minor: string | null;
-  sepa_mandate_id: string | null;
-  retry_at: Date | null;
-  failed_since: Date | null;
-  reminded_charge_date: string | null;
-  shopper_id: number;
-  first_name: string | null;
-  last_name: string | null;
-  plan_id: string;
-  plan_name: string;
-  charge_frequency: ChargeFrequency;
-  recurring_charge_minor: string;
-  max_number_of_charges: number | null;
-  grace_period_days: number | null;
-  mandate_reference: string | null;
-  mandate_scheme: DebitScheme | null;
-  iban_last_four: string | null;
-  clock_offset_seconds: number;
-  card_id: string | null;
-  soft_descriptor: string | null;
-  /** Its split's terms, read with the lease: a batch's charges record their splits without reading them. */
-  vendor_split: SplitTerms | null;
-}
-
-/** A leased subscription: its row, and its vaulted shopper and card when it pays by card (read per batch). */
+/** A leased subscription, and its vaulted shopper and card when it pays by card (read per batch). */
 interface Leased {
-  row: RenewalRow;
+  subscription: RenewingSubscription;
   payer: CardPayer | null;
   /** The charge of its first due period, claimed with its batch; taken by the walk's first charge. */
   claim: { period: number; id: number; attempt: number } | null;
-}
-
-/** The driver answers timestamps as text: the row with its instants as Dates. */
-function withDates(row: RenewalRow): RenewalRow {
-  const instant = (value: Date | null) => (value === null ? null : new Date(value));
-  return { ...row, retry_at: instant(row.retry_at), failed_since: instant(row.failed_since) };
-}
-
-/** Reads the subscription and extends the worker's lease on it (the read sees the row as it was). */
-async function readRow(em: EntityManager, id: string, leaseSeconds: number): Promise<RenewalRow | undefined> {
-  const [row] = await executeParameterized<RenewalRow>(em, extendLeaseAndRead, [id, leaseSeconds]);
-  return row && withDates(row);
-}
-
-/** What one renewal of the row charges (terms.ts). */
-const renewalAmountMinor = (row: RenewalRow) => periodAmountMinor(termsOfRow(row));
-
-function subscriptionFacts(row: RenewalRow): SubscriptionFacts {
-  return {
-    id: Number(row.id),
-    planId: Number(row.plan_id),
-    planName: row.plan_name,
-    shopperId: row.shopper_id,
-    firstName: row.first_name ?? '',
-    lastName: row.last_name ?? '',
-    currency: row.currency,
-    recurringAmountMinor: renewalAmountMinor(row),
-    chargeFrequency: row.charge_frequency,
-    nextChargeDate: row.next_charge_date,
-    autoRenew: row.auto_renew,
-  };
 }
 
 /**
@@ -143,14 +65,15 @@ export async function renewalDebitParameters(
 ): Promise<Map<string, EventParameters>> {
   if (debits.length === 0) return new Map();
   const settledAt = new Map(debits.map((debit) => [debit.id, debit.settledAt]));
-  const rows = await executeParameterized<RenewalRow & { sepa_debit_id: string }>(em, renewalsOfDebits, [
-    JSON.stringify(debits.map((debit) => debit.id)),
-  ]);
+  const renewed = await renewedByDebits(
+    em,
+    debits.map((debit) => debit.id),
+  );
   return new Map(
-    rows.map((row) => {
-      const id = String(row.sepa_debit_id);
-      return [id, recurringParameters(subscriptionFacts(row), settledAt.get(id) as Date)];
-    }),
+    [...renewed].map(([id, subscription]) => [
+      id,
+      recurringParameters(subscriptionFactsOf(subscription), settledAt.get(id) as Date),
+    ]),
   );
 }
 
@@ -160,23 +83,31 @@ type Step =
   | { kind: 'end'; at: Date }
   | { kind: 'charge'; at: Date };
 
-function nextStep(row: RenewalRow, now: Date): Step | null {
-  if (row.status !== 'ACTIVE' || row.next_charge_date === null) return null;
-  const chargeDate = row.next_charge_date;
+function nextStep(subscription: RenewingSubscription, now: Date): Step | null {
+  const { status, nextChargeDate: chargeDate, autoRenew } = subscription;
+  if (status !== 'ACTIVE' || chargeDate === null) return null;
   // SEPA debits are pre-notified; ACH ones are not (docs/ach.md, Subscriptions)
-  if (row.mandate_scheme === 'SEPA' && row.auto_renew && row.reminded_charge_date !== chargeDate) {
+  if (
+    subscription.sepaMandate?.scheme === 'SEPA' &&
+    autoRenew &&
+    subscription.remindedChargeDate !== chargeDate
+  ) {
     const at = reminderAt(chargeDate);
     if (at <= now) return { kind: 'remind', at, chargeDate };
   }
   const dueAt = chargeDateStart(chargeDate);
-  if (!row.auto_renew) return dueAt <= now ? { kind: 'end', at: dueAt } : null;
-  const at = row.retry_at ?? dueAt;
+  if (!autoRenew) return dueAt <= now ? { kind: 'end', at: dueAt } : null;
+  const at = subscription.retryAt ?? dueAt;
   return at <= now ? { kind: 'charge', at } : null;
 }
 
-/** A renewal's call context: its merchant's facts are the ones its row was read with. */
-const renewalContext = (services: CoreServices, row: RenewalRow): MerchantContext =>
-  workerContext(services, row.merchant_id, services.orm.em.fork(), factsOf(row));
+/** Its merchant's now, by the clock offset it was read with. */
+const merchantNow = (services: CoreServices, subscription: RenewingSubscription): Date =>
+  nowWithOffset(services.mode, subscription.merchantFacts.offsetSeconds);
+
+/** A renewal's call context: its merchant's facts are the ones the subscription was read with. */
+const renewalContext = (services: CoreServices, subscription: RenewingSubscription): MerchantContext =>
+  workerContext(services, subscription.merchantId, services.orm.em.fork(), subscription.merchantFacts);
 
 /** Where a walk is: its merchant's now, and how long its lease is extended by each write. */
 interface Walk {
@@ -186,21 +117,27 @@ interface Walk {
 
 /** What a step left: the subscription as it is now, and whether its lease was given back with it. */
 interface Moved {
-  row: RenewalRow;
+  subscription: RenewingSubscription;
   released: boolean;
 }
 
+const scheduleOf = (subscription: RenewingSubscription) => ({
+  anchorDate: subscription.anchorDate,
+  anchorPeriod: subscription.anchorPeriod,
+  frequency: subscription.plan.chargeFrequency,
+});
+
 /**
- * Moves the schedule on from `row.next_period`, only if the schedule is still the one read (same period,
- * date, plan and anchor: not canceled, moved to another date or switched to another plan through the API
- * meanwhile): the period paid (or skipped, or the subscription ended or suspended). The same write gives the
- * lease back when nothing else is due, or extends it. Null when the subscription changed meanwhile; with
+ * Moves the schedule on from `subscription.nextPeriod`, only if the schedule is still the one read (same
+ * period, date, plan and anchor: not canceled, moved to another date or switched to another plan through the
+ * API meanwhile): the period paid (or skipped, or the subscription ended or suspended). The same write gives
+ * the lease back when nothing else is due, or extends it. Null when the subscription changed meanwhile; with
  * `mustMove` (a charge's transaction) the write is not waited for: it travels with the transaction's next
  * statement and fails it, and so the transaction, when the subscription changed meanwhile.
  */
 async function moveSchedule(
   em: EntityManager,
-  row: RenewalRow,
+  before: RenewingSubscription,
   walk: Walk,
   change: {
     mustMove?: boolean;
@@ -212,63 +149,58 @@ async function moveSchedule(
     canceledAt?: Date;
   },
 ): Promise<Moved | null> {
-  const nextPeriod = change.nextPeriod ?? row.next_period;
+  const nextPeriod = change.nextPeriod ?? before.nextPeriod;
   const status = change.status ?? 'ACTIVE';
-  const after: RenewalRow = {
-    ...row,
+  const after: RenewingSubscription = {
+    ...before,
     status,
-    next_period: nextPeriod,
-    next_charge_date:
-      status === 'ACTIVE' || status === 'SUSPENDED' ? periodDueDate(scheduleOf(row), nextPeriod) : null,
-    charges_made: row.charges_made + (change.charged ? 1 : 0),
-    retry_at: change.retryAt ?? null,
-    failed_since: change.failedSince ?? null,
+    nextPeriod,
+    nextChargeDate:
+      status === 'ACTIVE' || status === 'SUSPENDED' ? periodDueDate(scheduleOf(before), nextPeriod) : null,
+    chargesMade: before.chargesMade + (change.charged ? 1 : 0),
+    retryAt: change.retryAt ?? null,
+    failedSince: change.failedSince ?? null,
   };
   const released = nextStep(after, walk.now) === null;
   const parameters = [
-    row.id,
-    row.next_period,
+    before.id,
+    before.nextPeriod,
     status,
     nextPeriod,
-    after.next_charge_date,
-    after.charges_made,
-    after.retry_at,
-    after.failed_since,
+    after.nextChargeDate,
+    after.chargesMade,
+    after.retryAt,
+    after.failedSince,
     change.canceledAt ?? null,
     released,
     walk.leaseSeconds,
-    row.next_charge_date,
-    row.plan_id,
-    row.anchor_date,
-    row.anchor_period,
-    row.card_id,
+    before.nextChargeDate,
+    before.plan.id,
+    before.anchorDate,
+    before.anchorPeriod,
+    before.cardId,
   ];
   if (change.mustMove) {
     await sendWithNext(em, moveScheduleOrFail, parameters);
-    return { row: after, released };
+    return { subscription: after, released };
   }
   const moved = await executePrepared(em, moveScheduleIfUnchanged, parameters);
-  return moved.length === 1 ? { row: after, released } : null;
+  return moved.length === 1 ? { subscription: after, released } : null;
 }
 
-const scheduleOf = (row: RenewalRow) => ({
-  anchorDate: row.anchor_date,
-  anchorPeriod: row.anchor_period,
-  frequency: row.charge_frequency,
-});
-
 /** Whether the period being charged is the plan's last (terms.ts). */
-const lastCharge = (row: RenewalRow): boolean =>
-  isLastCharge(
-    { chargeFrequency: row.charge_frequency, maxNumberOfCharges: row.max_number_of_charges },
-    row.charges_made + 1,
-  );
+const lastCharge = (subscription: RenewingSubscription): boolean =>
+  isLastCharge(subscription.plan, subscription.chargesMade + 1);
 
 /** The subscription as it will be once the period is charged: what the Recurring event tells. */
-function afterCharge(row: RenewalRow, nextPeriod: number, finished: boolean): SubscriptionFacts {
+function afterCharge(
+  subscription: RenewingSubscription,
+  nextPeriod: number,
+  finished: boolean,
+): SubscriptionFacts {
   return {
-    ...subscriptionFacts(row),
-    nextChargeDate: finished ? null : periodDueDate(scheduleOf(row), nextPeriod),
+    ...subscriptionFactsOf(subscription),
+    nextChargeDate: finished ? null : periodDueDate(scheduleOf(subscription), nextPeriod),
   };
 }
 
@@ -279,35 +211,35 @@ function afterCharge(row: RenewalRow, nextPeriod: number, finished: boolean): Su
  */
 async function chargeStep(
   services: CoreServices,
-  { row, payer, claim }: Leased,
+  { subscription, payer, claim }: Leased,
   at: Date,
   walk: Walk,
 ): Promise<Moved | 'busy' | null> {
-  const finished = lastCharge(row);
-  const nextPeriod = row.next_period + 1;
-  const ctx = renewalContext(services, row);
+  const finished = lastCharge(subscription);
+  const nextPeriod = subscription.nextPeriod + 1;
+  const ctx = renewalContext(services, subscription);
   let moved: Moved | null = null;
   // The batch's claim and payer, when they are this period's and the card still the subscription's (read with
   // the lease; moveSchedule checks it again): the pipeline's batch entry takes the charge in prepared.
   const claimed =
-    payer && claim?.period === row.next_period && String(payer.card?.id) === String(row.card_id)
+    payer && claim?.period === subscription.nextPeriod && payer.card?.id === subscription.cardId
       ? { payer, claim }
       : undefined;
   const result = await chargeSubscription(
     ctx,
     {
-      subscriptionId: Number(row.id),
-      period: row.next_period,
+      subscriptionId: subscription.id,
+      period: subscription.nextPeriod,
       kind: 'RECURRING',
-      amountMinor: renewalAmountMinor(row),
-      dueDate: row.next_charge_date as string,
+      amountMinor: recurringAmountOf(subscription),
+      dueDate: subscription.nextChargeDate as string,
       // The first payment (after a trial, or a free first period) is a Charge; Recurring the later ones.
-      event: row.charges_made === 0 ? 'Charge' : 'Recurring',
-      eventParameters: recurringParameters(afterCharge(row, nextPeriod, finished), at),
+      event: subscription.chargesMade === 0 ? 'Charge' : 'Recurring',
+      eventParameters: recurringParameters(afterCharge(subscription, nextPeriod, finished), at),
       onCharged: async (em) => {
         // Canceled, moved or switched meanwhile: the commit fails, the sale rolls back (its authorization is
         // voided) and the next run charges the subscription as it is now, if anything is due.
-        moved = await moveSchedule(em, row, walk, {
+        moved = await moveSchedule(em, subscription, walk, {
           mustMove: true,
           nextPeriod,
           charged: true,
@@ -326,29 +258,29 @@ async function chargeStep(
   }
   const reason = result.error.errorName;
   const declined = await inTransaction(ctx.em, async (em) => {
-    const failedSince = row.failed_since ?? at;
-    const next = afterDecline(row.grace_period_days, failedSince, at);
+    const failedSince = subscription.failedSince ?? at;
+    const next = afterDecline(subscription.plan.gracePeriodDays, failedSince, at);
     const change =
       next.kind === 'skip-period'
-        ? { nextPeriod: row.next_period + 1 }
+        ? { nextPeriod: subscription.nextPeriod + 1 }
         : next.kind === 'retry'
           ? { retryAt: next.at, failedSince }
           : { status: 'SUSPENDED' as const };
-    const declined = await moveSchedule(em, row, walk, change);
+    const declined = await moveSchedule(em, subscription, walk, change);
     await recordSubscriptionEvent(
       ctx,
       em,
       'SubCcFailure',
       subCcFailureParameters(
         result.error instanceof ReportedFailure ? result.error.parameters : {},
-        subscriptionFacts(row),
+        subscriptionFactsOf(subscription),
         at,
         reason,
       ),
     );
     return declined;
   });
-  renewalSteps.inc({ outcome: declined?.row.status === 'SUSPENDED' ? 'suspended' : 'declined' });
+  renewalSteps.inc({ outcome: declined?.subscription.status === 'SUSPENDED' ? 'suspended' : 'declined' });
   return declined;
 }
 
@@ -369,21 +301,21 @@ const maxSteps = 400;
 async function renewSubscription(services: CoreServices, leased: Leased): Promise<WalkEnd> {
   const em = services.orm.em.fork();
   const leaseSeconds = services.payments.recoveryAfterSeconds;
-  const { id } = leased.row;
-  let row: RenewalRow | undefined = leased.row;
-  for (let steps = 0; row && steps < maxSteps; steps++) {
-    const walk: Walk = { now: nowWithOffset(services.mode, row.clock_offset_seconds), leaseSeconds };
-    const step = nextStep(row, walk.now);
+  const { id } = leased.subscription;
+  let subscription: RenewingSubscription | undefined = leased.subscription;
+  for (let steps = 0; subscription && steps < maxSteps; steps++) {
+    const walk: Walk = { now: merchantNow(services, subscription), leaseSeconds };
+    const step = nextStep(subscription, walk.now);
     if (step === null) {
       await giveBack(em, id);
       return steps === 0 ? 'waiting' : 'done';
     }
     let next: Moved | 'busy' | null;
     if (step.kind === 'charge') {
-      next = await chargeStep(services, { ...leased, row }, step.at, walk);
+      next = await chargeStep(services, { ...leased, subscription }, step.at, walk);
       leased.claim = null; // used, or not this period's
     } else if (step.kind === 'end') {
-      const current: RenewalRow = row;
+      const current: RenewingSubscription = subscription;
       next = await inTransaction(
         em,
         (tx): Promise<Moved | null> =>
@@ -391,82 +323,76 @@ async function renewSubscription(services: CoreServices, leased: Leased): Promis
       );
       if (next) renewalSteps.inc({ outcome: 'ended' });
     } else {
-      next = { row: await remind(services, row, step.chargeDate, step.at), released: false };
+      next = {
+        subscription: await remind(services, subscription, step.chargeDate, step.at),
+        released: false,
+      };
     }
     if (next === 'busy') return 'busy';
     if (next?.released) return 'done';
-    row = next ? next.row : await readRow(em, id, leaseSeconds);
+    subscription = next ? next.subscription : await readLeased(em, id, leaseSeconds);
   }
-  if (row) await giveBack(em, id);
+  if (subscription) await giveBack(em, id);
   return 'done';
 }
 
-function giveBack(em: EntityManager, id: string): Promise<unknown> {
+function giveBack(em: EntityManager, id: number): Promise<unknown> {
   return executeParameterized(em, releaseLease, [id]);
 }
 
 /** Sends the SEPA reminder of the debit on `chargeDate`; the subscription as it is after. */
 async function remind(
   services: CoreServices,
-  row: RenewalRow,
+  subscription: RenewingSubscription,
   chargeDate: string,
   at: Date,
-): Promise<RenewalRow> {
-  const ctx = renewalContext(services, row);
+): Promise<RenewingSubscription> {
+  const ctx = renewalContext(services, subscription);
   const debit = {
-    amountMinor: renewalAmountMinor(row),
-    currency: row.currency,
+    amountMinor: recurringAmountOf(subscription),
+    currency: subscription.currency,
     chargeDate,
-    mandateId: row.mandate_reference ?? '',
-    ibanLastFour: row.iban_last_four ?? '',
+    mandateId: subscription.sepaMandate?.reference ?? '',
+    ibanLastFour: subscription.sepaMandate?.ibanLastFour ?? '',
   };
-  await inTransaction(ctx.em, (em) => sendReminder(ctx, em, subscriptionFacts(row), debit, at));
+  await inTransaction(ctx.em, (em) => sendReminder(ctx, em, subscriptionFactsOf(subscription), debit, at));
   renewalSteps.inc({ outcome: 'reminded' });
-  return { ...row, reminded_charge_date: chargeDate };
+  return { ...subscription, remindedChargeDate: chargeDate };
 }
 
 /**
- * Leases up to `limit` subscriptions with something due by their merchant's clock, and reads them (a walk
- * starts from them): a charge or retry, an end at period end, or (SEPA) a reminder, whose window opens at
- * most 14 days before the charge date (6 business days never span more; nextStep decides exactly).
- * Merchants are visited in turn, each one's subscriptions read through the partial index on
- * (merchant_id, next_charge_date).
+ * Leases a batch of subscriptions with something due (renewing.ts) and reads, in one query, the vaulted
+ * cards of those paying by card, with their shoppers: their charges do not read them one by one. Merchants
+ * are visited in turn, each one's subscriptions read through the partial index on (merchant_id,
+ * next_charge_date).
  */
-async function leaseDue(
+async function leaseBatch(
   services: CoreServices,
   limit: number,
   leaseSeconds: number,
-  passed: string[],
+  passed: number[],
 ): Promise<Leased[]> {
   const em = services.orm.em.fork();
-  const rows = await em.transactional((tx) =>
-    executeParameterized<RenewalRow>(
-      tx,
-      leaseDueRenewals,
-      // Core's clock, as everywhere in the domain, not the database's.
-      [new Date(), services.mode === 'live', limit, leaseSeconds, JSON.stringify(passed)],
-    ),
+  const subscriptions = await leaseDue(em, new Date(), services.mode === 'live', limit, leaseSeconds, passed);
+  const cardIds = subscriptions.flatMap(({ sepaMandate, cardId }) =>
+    sepaMandate === null && cardId !== null ? [cardId] : [],
   );
-  // The batch's vaulted cards with their shoppers, in one query: their charges do not read them one by one.
-  const cardIds = rows
-    .filter((row) => row.sepa_mandate_id === null && row.card_id !== null)
-    .map((row) => Number(row.card_id));
   const cards =
     cardIds.length === 0
       ? []
       : await em.find(StoredCard, { id: { $in: cardIds } }, { populate: ['shopper'] });
-  const byId = new Map(cards.map((card) => [String(card.id), card]));
-  const leased = rows.map((row): Leased => {
-    const card = row.card_id === null ? undefined : byId.get(String(row.card_id));
+  const byId = new Map(cards.map((card) => [card.id, card]));
+  const leased = subscriptions.map((subscription): Leased => {
+    const card = subscription.cardId === null ? undefined : byId.get(subscription.cardId);
     return {
-      row: withDates(row),
+      subscription,
       payer: card
         ? {
-            currency: row.currency,
-            softDescriptor: row.soft_descriptor,
+            currency: subscription.currency,
+            softDescriptor: subscription.softDescriptor,
             shopper: card.shopper,
             card,
-            split: row.vendor_split,
+            split: subscription.vendorSplit,
           }
         : null,
       claim: null,
@@ -483,9 +409,8 @@ async function leaseDue(
  */
 async function claimFirstCharges(em: EntityManager, services: CoreServices, leased: Leased[]): Promise<void> {
   const charging = leased.filter(
-    ({ row, payer }) =>
-      payer !== null &&
-      nextStep(row, nowWithOffset(services.mode, row.clock_offset_seconds))?.kind === 'charge',
+    ({ subscription, payer }) =>
+      payer !== null && nextStep(subscription, merchantNow(services, subscription))?.kind === 'charge',
   );
   if (charging.length === 0) return;
   const claims = await executeParameterized<{
@@ -495,19 +420,19 @@ async function claimFirstCharges(em: EntityManager, services: CoreServices, leas
     attempt: number;
   }>(em, claimRenewalCharges, [
     JSON.stringify(
-      charging.map(({ row }) => ({
-        merchant_id: row.merchant_id,
-        subscription_id: row.id,
-        period: row.next_period,
-        amount_minor: renewalAmountMinor(row),
-        currency: row.currency,
-        due_date: row.next_charge_date,
+      charging.map(({ subscription }) => ({
+        merchant_id: subscription.merchantId,
+        subscription_id: subscription.id,
+        period: subscription.nextPeriod,
+        amount_minor: recurringAmountOf(subscription),
+        currency: subscription.currency,
+        due_date: subscription.nextChargeDate,
       })),
     ),
   ]);
-  const bySubscription = new Map(claims.map((claim) => [String(claim.subscription_id), claim]));
+  const bySubscription = new Map(claims.map((claim) => [Number(claim.subscription_id), claim]));
   for (const item of charging) {
-    const claim = bySubscription.get(String(item.row.id));
+    const claim = bySubscription.get(item.subscription.id);
     if (claim) item.claim = { period: claim.period, id: Number(claim.id), attempt: claim.attempt };
   }
 }
@@ -525,12 +450,12 @@ export async function renewDue(
   options: RenewalOptions = {},
 ): Promise<number> {
   const leaseSeconds = services.payments.recoveryAfterSeconds;
-  const waiting: string[] = []; // not taken again by this run
+  const waiting: number[] = []; // not taken again by this run
   return inLanes(
-    () => leaseDue(services, options.batchSize ?? 200, leaseSeconds, waiting),
+    () => leaseBatch(services, options.batchSize ?? 200, leaseSeconds, waiting),
     async (leased) => {
       const end = await renewSubscription(services, leased).catch((error: unknown) => onError(error));
-      if (end === 'waiting') waiting.push(leased.row.id);
+      if (end === 'waiting') waiting.push(leased.subscription.id);
     },
     options.concurrency ?? 256,
   );

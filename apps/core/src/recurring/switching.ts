@@ -14,7 +14,7 @@ import { findPlan, requireActivePlan } from './plans.ts';
 import { termsOf } from './present.ts';
 import { calendarDate, daysBetween, periodDueDate } from './schedule.ts';
 import { findSubscription } from './subscriptions.ts';
-import { periodAmountMinor } from './terms.ts';
+import { recurringAmountOf } from './terms.ts';
 
 /**
  * What switching to `newPlan` now charges (README, Recurring billing): the new plan's period for the
@@ -29,9 +29,9 @@ export function switchChargeMinor(
 ): number {
   if (!newPlan.chargeOnPlanSwitch) return 0;
   const plan = subscription.plan as RecurringPlan;
-  const newPeriod = periodAmountMinor({
-    planRecurringMinor: newPlan.recurringChargeMinor,
-    overrideRecurringMinor: subscription.overrideRecurringChargeMinor,
+  const newPeriod = recurringAmountOf({
+    plan: newPlan,
+    overrideRecurringChargeMinor: subscription.overrideRecurringChargeMinor,
     quantity,
   });
   const nextDate = subscription.nextChargeDate;

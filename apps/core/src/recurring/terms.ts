@@ -1,21 +1,8 @@
 /**
- * A subscription's terms, as pure rules every path applies alike: the API's entities, the renewal worker's
- * rows and the reminders all ask these, so a period costs the same and ends the same wherever it is read.
+ * A subscription's terms, as pure rules every path applies alike: the API's entities and the renewal
+ * worker's reads (renewing.ts) have the same fields and ask these, so a period costs the same and ends the
+ * same wherever it is read.
  */
-
-/** What the terms are made of: the plan's amounts under the subscription's own overrides. */
-export interface TermsInput {
-  planRecurringMinor: number | null | undefined;
-  overrideRecurringMinor: number | null | undefined;
-  quantity: number;
-}
-
-/** What one period charges per unit: the subscription's override, else the plan's amount. */
-export const unitAmountMinor = (terms: Omit<TermsInput, 'quantity'>): number =>
-  terms.overrideRecurringMinor ?? terms.planRecurringMinor ?? 0;
-
-/** What one period (a renewal) charges: the unit amount times the quantity. */
-export const periodAmountMinor = (terms: TermsInput): number => unitAmountMinor(terms) * terms.quantity;
 
 /**
  * How many charges a plan makes at most: ONCE one; otherwise the initial charge (the first payment, after a
@@ -36,18 +23,27 @@ export function isLastCharge(
   return limit !== null && chargesMadeAfter >= limit;
 }
 
-/** A subscription row's terms as SQL reads them (bigints arrive as text). */
-export interface TermsColumns {
-  recurring_charge_minor: string | null;
-  override_recurring_charge_minor: string | null;
+/**
+ * What the terms read of a subscription: the entity has these fields, and so has the renewal worker's read
+ * of its row (renewing.ts). A merchant-managed subscription has no plan.
+ */
+export interface SubscriptionTerms {
   quantity: number;
+  overrideRecurringChargeMinor?: number | null | undefined;
+  plan?:
+    | {
+        recurringChargeMinor: number;
+        chargeFrequency: string;
+        maxNumberOfCharges?: number | null | undefined;
+      }
+    | null
+    | undefined;
 }
 
-const minorOrNull = (value: string | null) => (value === null ? null : Number(value));
+/** What one period charges per unit: the subscription's override, else the plan's amount (none: 0). */
+export const unitAmountOf = (subscription: Omit<SubscriptionTerms, 'quantity'>): number =>
+  subscription.overrideRecurringChargeMinor ?? subscription.plan?.recurringChargeMinor ?? 0;
 
-/** The terms of a row read with SQL, for the same rules as the entity's. */
-export const termsOfRow = (row: TermsColumns): TermsInput => ({
-  planRecurringMinor: minorOrNull(row.recurring_charge_minor),
-  overrideRecurringMinor: minorOrNull(row.override_recurring_charge_minor),
-  quantity: row.quantity,
-});
+/** What one period (a renewal) of the subscription charges: the unit amount times the quantity. */
+export const recurringAmountOf = (subscription: SubscriptionTerms): number =>
+  unitAmountOf(subscription) * subscription.quantity;
