@@ -199,8 +199,12 @@ describe('with a 250 ms acquirer', () => {
       [stack.merchant.id],
     );
     expect(attempts.map((attempt) => attempt.state).filter((state) => state === 'DONE')).toHaveLength(1);
+    // A sale that reached core after the winner committed is refused by the check, before any attempt: on a
+    // loaded machine the four can arrive that far apart. At least one more raced to the acquirer, and each
+    // of those lost at commit.
     const undone = attempts.filter((attempt) => attempt.state !== 'DONE');
-    expect(undone).toHaveLength(3);
+    expect(undone.length).toBeGreaterThanOrEqual(1);
+    expect(undone.length).toBeLessThanOrEqual(3);
     await waitFor('the refused sales’ approvals to be reversed at the acquirer', () =>
       undone.every((attempt) => acquirer.book.get(attempt.reference)?.reversed === true),
     );

@@ -301,7 +301,7 @@ describe('scopes', () => {
           PORT: '0',
           HOST: '127.0.0.1',
         },
-        timeout: 15_000,
+        timeout: 60_000, // a Node process's start on a loaded machine
       }).then(
         () => ({ code: 0, stdout: '' }),
         (error: { code: number; stdout: string }) => error,
@@ -313,7 +313,7 @@ describe('scopes', () => {
     const boundStart = await start(oneMerchant);
     expect(boundStart.code).toBe(1);
     expect(boundStart.stdout).toContain('CORE_CREDENTIAL must have the any-merchant scope');
-  });
+  }, 150_000); // two facade processes started, each bounded at 60 s
 
   it('the facade credential without a merchant is 401 on a merchant procedure, as before', async () => {
     const reply = await raw('clock.get', 'query', {});
@@ -515,7 +515,7 @@ describe('credential lifecycle', () => {
     await expect(cli('issue', '--name', 'cli-service', '--scope', 'read-only')).rejects.toMatchObject({
       code: 2,
     });
-  }, 60_000); // the CLI runs as processes of its own
+  }, 180_000); // the CLI runs as processes of its own, each slow to start on a loaded machine
 
   it('the operator CLI refuses without an admin credential: database access alone, none, or another scope', async () => {
     const count = async () =>
@@ -543,7 +543,7 @@ describe('credential lifecycle', () => {
       callerCli({ CORE_URL: stack.core.url, PAYWIRE_ADMIN_CREDENTIAL: `${admin}x` }, ...args),
     ).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('refused PAYWIRE_ADMIN_CREDENTIAL') });
     expect(await count()).toBe(before);
-  }, 60_000); // the CLI runs as processes of its own
+  }, 180_000); // the CLI runs as processes of its own, each slow to start on a loaded machine
 
   it('bootstraps the first admin credential from the database (owner), audited, and only the first', async () => {
     const databaseUrl = await newDatabase();
@@ -574,5 +574,5 @@ describe('credential lifecycle', () => {
     } finally {
       await db.end();
     }
-  }, 60_000); // the CLI runs as processes of its own
+  }, 180_000); // the CLI runs as processes of its own, each slow to start on a loaded machine
 });
