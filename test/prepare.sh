@@ -2,6 +2,10 @@
 # What the suite needs of the machine beyond Node and npm, installed from Debian when missing, before vitest:
 # - the pkcs11js binding (the pkcs11 key provider's native add-on): an optional dependency, so `npm ci` goes
 #   on where no compiler is; here its build tools (python3, make, g++) are installed and it is built;
+# - the tools tests run: Chromium (the console's browser tests), SoftHSM2 (the HSM's), PgBouncer (the payment
+#   path runs through it), xmllint (answers checked against the original's XSDs). Their helpers install one
+#   when missing, for a test file run alone; here they are installed at once, before vitest, whose workers
+#   would otherwise race for apt's lock (a fresh machine's run lost the browser tests to it);
 # - the container tools and images (containers/prepare.sh): podman, the base and PostgreSQL images.
 # Whatever cannot be had is said in a banner; the tests that need it then say they are skipped.
 # Usage: test/prepare.sh   (as root; npm test runs it as npm run test:prepare)
@@ -32,5 +36,15 @@ if ! binding; then
     echo '## the pkcs11js binding cannot be built here: the PKCS#11 tests will be SKIPPED ##'
     echo '#################################################################################'
   fi
+fi
+tools=()
+[ -x /usr/bin/chromium ] || tools+=(chromium)
+command -v softhsm2-util >/dev/null || tools+=(softhsm2)
+command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || tools+=(pgbouncer)
+command -v xmllint >/dev/null || tools+=(libxml2-utils)
+if [ "${#tools[@]}" -gt 0 ]; then
+  echo "[prepare] installing ${tools[*]} from Debian"
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    "${tools[@]}") >/dev/null 2>&1 || echo "[prepare] could not install ${tools[*]}: their tests will say so"
 fi
 "$root/test/containers/prepare.sh"

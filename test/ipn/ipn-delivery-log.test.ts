@@ -80,7 +80,7 @@ beforeAll(async () => {
     );
     return heldBack.size === 4 && Number(rows[0]?.count) === 4;
   });
-}, 30_000);
+});
 
 afterAll(async () => {
   await stack?.close();

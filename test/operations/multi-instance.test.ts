@@ -131,7 +131,7 @@ describe('two cores on one database', () => {
     );
   });
 
-  it('runs a keyed sale sent through both facades at once exactly once', { timeout: 20_000 }, async () => {
+  it('runs a keyed sale sent through both facades at once exactly once', async () => {
     const merchant = await stack.newMerchant();
     const keys = Array.from({ length: 40 }, () => randomUUID());
     let inProgress = 0;
@@ -177,7 +177,7 @@ describe('two cores on one database', () => {
     console.info(`multi-instance idempotency: ${keys.length} keys, ${inProgress} answers of 409 retried`);
   });
 
-  it('settles SEPA debits made through both facades once each', { timeout: 25_000 }, async () => {
+  it('settles SEPA debits made through both facades once each', async () => {
     const path = '/ipn/sepa';
     const merchant = await merchantWithIpn(path, ['ChargePending', 'Charge', 'Decline', 'Refund']);
     const planned = Array.from({ length: 30 }, (_, index) => ({
@@ -264,7 +264,7 @@ describe('two cores on one database', () => {
     expectEachDeliveredOnce(receiver.at(`${receiver.origin}${path}`), rows);
   });
 
-  it('delivers each IPN once when both cores work the delivery queue', { timeout: 20_000 }, async () => {
+  it('delivers each IPN once when both cores work the delivery queue', async () => {
     const path = '/ipn/charges';
     const merchant = await merchantWithIpn(path, ['Charge']);
     const sales = await Promise.all(

@@ -19,7 +19,7 @@ let day: string;
 function report(credential: string, ...args: string[]) {
   return run(process.execPath, ['apps/settlement-report/src/main.ts', ...args], {
     env: { ...process.env, CORE_URL: stack.core.url, CORE_CREDENTIAL: credential },
-    timeout: 15_000,
+    timeout: 60_000, // a Node process's start on a loaded machine
   });
 }
 
