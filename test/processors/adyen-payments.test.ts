@@ -406,7 +406,7 @@ describe('failover between accounts', () => {
     expect((await transactionRow(authorization.transactionId))?.processor_account_id).toBe(second.accountId);
   });
 
-  it('a sale the first captured whose answers are both lost: Adyen refuses the technical cancel, so no failover; 503 while its outcome is resolved', async () => {
+  it('a sale the first captured whose answers are both lost: Adyen refuses the technical cancel, so no failover; 503 while its outcome is resolved, then recovery refunds it by its pspReference', async () => {
     const { merchant, first, second } = await twoAccounts();
     first.fake.fault({ path: 'payments', kind: 'approve-then-drop', times: 2 });
     const reply = await api.post('/transactions', adyenSale(), as(merchant));
@@ -422,6 +422,17 @@ describe('failover between accounts', () => {
     await waitFor("the refusal in core's log", () =>
       stack.logs.some((line) => line.includes('Adyen refused a technical cancel')),
     );
+    // Recovery then reverses the sale by the pspReference of Adyen's AUTHORISATION notification (refunded: it
+    // was captured), where a technical cancel would be refused again on every run and the attempt stay open.
+    await waitFor('recovery to void the attempt', async () => {
+      const { rows: after } = await stack.db.query<{ state: string }>(
+        'select state from payment_attempt where merchant_id = $1',
+        [merchant.id],
+      );
+      return after[0]?.state === 'VOIDED';
+    });
+    expect(standingCharges(first.fake)).toHaveLength(0);
+    expect(second.fake.requests).toHaveLength(0);
   });
 
   it('Adyen refusing a technical cancel is logged for an operator, with its pspReference', async () => {

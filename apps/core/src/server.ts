@@ -29,7 +29,7 @@ import type { PayoutDebtor } from './marketplace/pain001.ts';
 import { type PayoutBank, sandboxPayoutBank, sandboxPayoutDebtor } from './marketplace/payout-bank.ts';
 import { sampleQueues } from './metrics.ts';
 import { liveRefusal } from './processors/accounts/routing.ts';
-import { technicalCancelLookup } from './processors/adyen/confirmations.ts';
+import { authorisationLookup, technicalCancelLookup } from './processors/adyen/confirmations.ts';
 import { createProcessorDirectory } from './processors/directory.ts';
 import type { Processor } from './processors/processor.ts';
 import { createSandboxProcessor, sandboxCardProfile } from './processors/sandbox/processor.ts';
@@ -276,6 +276,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
       adyenTimeoutMs,
       adyenEndpoint: options.adyenEndpoint,
       technicalCancels: technicalCancelLookup(orm.em),
+      authorisations: authorisationLookup(orm.em),
       // a technical cancel's confirmation is one more step of the call: the same budget as each request
       technicalCancelWaitMs: adyenTimeoutMs,
     }),

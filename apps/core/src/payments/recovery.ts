@@ -73,7 +73,12 @@ async function resolve(
   const currency = attempt.currency ?? '';
   if (kind === 'AUTHORIZE') {
     await voidAttempt(em, processor, { reference, amountMinor, currency }, async () => {
-      const found = await processor.inquire(reference);
+      // Adyen cannot be asked, but its AUTHORISATION notification has come by now, and an approved payment
+      // is reversed by its pspReference: a technical cancel, all that is left without it, is refused once a
+      // sale is captured, and would leave the attempt unresolved and its key in flight for good.
+      let found = await processor.inquire(reference);
+      if (found === 'unknown' && processor.notifiedOutcome)
+        found = await processor.notifiedOutcome(reference);
       if (found === 'unseen' || found === 'unknown') return found;
       return found.approved ? found.processorReference : 'unseen';
     });

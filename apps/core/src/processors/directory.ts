@@ -13,7 +13,7 @@ import {
   routeAccounts,
 } from './accounts/routing.ts';
 import { adyenEndpoint, createAdyenProcessor } from './adyen/client.ts';
-import type { TechnicalCancelLookup } from './adyen/confirmations.ts';
+import type { AuthorisationLookup, TechnicalCancelLookup } from './adyen/confirmations.ts';
 import { notificationSigningKey } from './adyen/hmac.ts';
 import { notificationAccount } from './adyen/queries.ts';
 import type { Processor } from './processor.ts';
@@ -52,6 +52,8 @@ export interface DirectoryOptions {
   technicalCancels: TechnicalCancelLookup;
   /** How long a technical cancel waits for its confirmation (default: adyenTimeoutMs). */
   technicalCancelWaitMs?: number | undefined;
+  /** Adyen's AUTHORISATION notifications, as stored: what an inquiry about an attempt answers. */
+  authorisations: AuthorisationLookup;
 }
 
 interface NotificationAccountRow {
@@ -86,6 +88,7 @@ export function createProcessorDirectory(options: DirectoryOptions): ProcessorDi
       timeoutMs: options.adyenTimeoutMs,
       technicalCancelConfirmation: (reference) => options.technicalCancels(account.id, reference),
       confirmationWaitMs: options.technicalCancelWaitMs ?? options.adyenTimeoutMs,
+      authorisationNotice: (reference) => options.authorisations(account.id, reference),
     });
   };
   return {

@@ -171,6 +171,12 @@ export interface Processor {
   /** What became of the authorization with this reference. */
   inquire(reference: string): Promise<Inquiry>;
   /**
+   * What the processor's notifications have told of the authorization with this reference (Adyen's
+   * AUTHORISATION item), 'unknown' before one comes. Asked by recovery, which runs once they have had time
+   * to come; absent where a processor sends none.
+   */
+  notifiedOutcome?(reference: string): Promise<Inquiry>;
+  /**
    * Cancels whatever the processor did under this attempt reference, known or not (Adyen's technical cancel
    * by merchantReference). It resolves only once the processor has confirmed that nothing of the attempt
    * stands, so a failover after it cannot charge the shopper twice; when that cannot be known it throws

@@ -42,6 +42,7 @@ import { AchReturnCodes } from './0041-ach-return-codes.ts';
 import { ExtendedCatalogue } from './0042-extended-catalogue.ts';
 import { AttemptSettledCheck } from './0043-attempt-settled-check.ts';
 import { DropUnusedDueIndex } from './0044-drop-unused-due-index.ts';
+import { AuthorisationLookup } from './0045-authorisation-lookup.ts';
 
 /** Committed migrations, in order. The schema only ever changes through these, never by sync at boot. */
 export const migrations = [
@@ -89,4 +90,5 @@ export const migrations = [
   { name: '0042-extended-catalogue', class: ExtendedCatalogue },
   { name: '0043-attempt-settled-check', class: AttemptSettledCheck },
   { name: '0044-drop-unused-due-index', class: DropUnusedDueIndex },
+  { name: '0045-authorisation-lookup', class: AuthorisationLookup },
 ];

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AuthorizationRequest, ProcessorRejected, ProcessorUnavailable } from '../processor.ts';
 import { adyenEndpoint, createAdyenProcessor } from './client.ts';
 import type { CancelConfirmation } from './confirmations.ts';
+import type { NotificationRequestItem } from './hmac.ts';
 import { paymentRequest } from './requests.ts';
 
 interface Received {
@@ -51,9 +52,12 @@ const json = (response: ServerResponse, status: number, body: unknown) => {
 const apiKey = 'AQE-secret-api-key';
 /** Adyen's TECHNICAL_CANCEL notifications as the inbox would hold them, by attempt reference. */
 const cancellations = new Map<string, CancelConfirmation>();
+/** Its AUTHORISATION notifications, by attempt reference. */
+const authorisations = new Map<string, NotificationRequestItem>();
 const confirmations = {
   technicalCancelConfirmation: async (reference: string) => cancellations.get(reference),
   confirmationWaitMs: 300,
+  authorisationNotice: async (reference: string) => authorisations.get(reference),
 };
 const processor = (timeoutMs = 2_000) =>
   createAdyenProcessor({ endpoint, apiKey, merchantAccount: 'PaywireECOM', timeoutMs, ...confirmations });
@@ -155,6 +159,37 @@ describe('Adyen connector over HTTP', () => {
 
   it('inquiries cannot tell', async () => {
     expect(await processor().inquire(sale.reference)).toBe('unknown');
+  });
+
+  it("the notified outcome is what the attempt's AUTHORISATION notification says, unknown before it comes", async () => {
+    const adyen = processor();
+    expect(await adyen.notifiedOutcome?.(sale.reference)).toBe('unknown');
+    authorisations.set(sale.reference, {
+      pspReference: 'PSP0000000000042',
+      merchantReference: sale.reference,
+      eventCode: 'AUTHORISATION',
+      success: 'true',
+      additionalData: { authCode: '123456', cvcResult: '1 Matches' },
+    });
+    expect(await adyen.notifiedOutcome?.(sale.reference)).toMatchObject({
+      approved: true,
+      processorReference: 'PSP0000000000042',
+      authorizationCode: '123456',
+      cvvResponseCode: 'MA',
+    });
+    const refused = '9f4a2d85-3e61-4a01-9c5d-4d5e6f708192';
+    authorisations.set(refused, {
+      pspReference: 'PSP0000000000043',
+      merchantReference: refused,
+      eventCode: 'AUTHORISATION',
+      success: 'false',
+      additionalData: { refusalReasonCode: '12' },
+    });
+    expect(await adyen.notifiedOutcome?.(refused)).toEqual({
+      approved: false,
+      reason: 'INSUFFICIENT_FUNDS',
+      processorReference: 'PSP0000000000043',
+    });
   });
 
   it('a 422 is the request refused, with Adyen’s errorCode', async () => {

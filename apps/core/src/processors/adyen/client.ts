@@ -3,6 +3,7 @@ import { ProcessorUnavailable } from '../processor.ts';
 import type { ModificationResponse, PaymentResponse } from './checkout.ts';
 import { awaitCancelConfirmation, type CancelConfirmation } from './confirmations.ts';
 import { failedAnswer, noAnswer } from './errors.ts';
+import type { NotificationRequestItem } from './hmac.ts';
 import {
   captureRequest,
   paymentRequest,
@@ -11,7 +12,7 @@ import {
   technicalCancelReference,
   technicalCancelRequest,
 } from './requests.ts';
-import { authorizationOutcome } from './results.ts';
+import { authorizationOutcome, notifiedAuthorisation } from './results.ts';
 
 export interface AdyenOptions {
   /** Checkout API v72's base URL, adyenEndpoint's. */
@@ -25,6 +26,8 @@ export interface AdyenOptions {
   technicalCancelConfirmation: (reference: string) => Promise<CancelConfirmation>;
   /** How long a technical cancel waits for that confirmation before its outcome counts as unknown. */
   confirmationWaitMs: number;
+  /** Adyen's AUTHORISATION notification of an attempt, if it has come (the notification inbox), by reference. */
+  authorisationNotice: (reference: string) => Promise<NotificationRequestItem | undefined>;
   /**
    * /payments requires a returnUrl, which Adyen only follows for redirect payment methods; Paywire refuses every
    * redirect (results.ts), so the default is a reserved name that cannot resolve.
@@ -129,6 +132,10 @@ export function createAdyenProcessor(options: AdyenOptions): Processor {
     // Checkout v72 has no lookup by merchant reference (outcomes arrive as notifications), so an unknown
     // outcome stays unknown here and the pipeline technical-cancels the attempt instead.
     inquire: async (): Promise<Inquiry> => 'unknown',
+    async notifiedOutcome(reference): Promise<Inquiry> {
+      const item = await options.authorisationNotice(reference);
+      return item ? notifiedAuthorisation(item) : 'unknown';
+    },
     // Adyen only receives the cancel here; it is done once its TECHNICAL_CANCEL notification says so. Until
     // then (or if Adyen refuses it: a payment already captured) whatever the attempt did may stand, so the
     // outcome stays unknown and no failover may follow.

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeParameterized } from '../../db/wire.ts';
-import { technicalCancelOutcome } from './queries.ts';
+import type { NotificationRequestItem } from './hmac.ts';
+import { authorisationOfAttempt, technicalCancelOutcome } from './queries.ts';
 import { technicalCancelReference } from './requests.ts';
 
 /** Adyen's word on a technical cancel so far: confirmed, refused, or nothing yet. */
@@ -19,6 +20,24 @@ export function technicalCancelLookup(em: EntityManager): TechnicalCancelLookup 
     ]);
     if (!row) return undefined;
     return row.confirmed ? 'confirmed' : 'refused';
+  };
+}
+
+/** Reads the AUTHORISATION item stored for one attempt of one account, if Adyen has sent it. */
+export type AuthorisationLookup = (
+  accountId: number,
+  reference: string,
+) => Promise<NotificationRequestItem | undefined>;
+
+/** The lookup over a database, as technicalCancelLookup's. */
+export function authorisationLookup(em: EntityManager): AuthorisationLookup {
+  return async (accountId, reference) => {
+    const [row] = await executeParameterized<{ body: NotificationRequestItem }>(
+      em.fork(),
+      authorisationOfAttempt,
+      [accountId, reference],
+    );
+    return row?.body;
   };
 }
 

@@ -64,6 +64,14 @@ export const transactionByPspReference = `select id from card_transaction
      where merchant_id = $1 and processor_account_id = $2 and processor_reference = $3`;
 
 /**
+ * Adyen's AUTHORISATION item for attempt $2 on account $1, an approval first (Adyen repeats an item until it
+ * is acknowledged; an approval and a refusal of one attempt cannot both be true): what an inquiry answers.
+ */
+export const authorisationOfAttempt = `select body from processor_notification
+     where account_id = $1 and event_code = 'AUTHORISATION' and merchant_reference = $2
+     order by success desc, received_at desc limit 1`;
+
+/**
  * What Adyen said of the technical cancel of attempt $2 on account $1: a success if any item says so, else a
  * refusal, else no row (not confirmed yet). The item names the payment's merchantReference (the attempt's)
  * or the cancel's own reference, which is the attempt's with a suffix ($3).

@@ -7,6 +7,7 @@ import {
   ProcessorUnavailable,
 } from '../processor.ts';
 import type { PaymentResponse, ResponseAdditionalData } from './checkout.ts';
+import type { NotificationRequestItem } from './hmac.ts';
 
 /**
  * Adyen's refusalReasonCodes that have a Paywire counterpart (docs/adyen-mapping.md lists them all); every other
@@ -155,4 +156,27 @@ export function authorizationOutcome(
       );
   }
   throw new ProcessorUnavailable(`adyen: payment answered with resultCode ${resultCode ?? 'none'}`, true);
+}
+
+/**
+ * What an AUTHORISATION notification says the attempt did: its approval, with what the item carries (the
+ * authorization code and, where Adyen sends them, the network reference and the card checks), or its refusal.
+ */
+export function notifiedAuthorisation(item: NotificationRequestItem): Approval | Decline {
+  const data = item.additionalData ?? {};
+  const pspReference = item.pspReference ?? '';
+  if (item.success !== 'true')
+    return {
+      approved: false,
+      reason: declineReason(data.refusalReasonCode),
+      processorReference: pspReference,
+    };
+  return {
+    approved: true,
+    processorReference: pspReference,
+    authorizationCode: data.authCode ?? '',
+    networkTransactionId: data.networkTxReference ?? pspReference,
+    cvvResponseCode: cvvResponseCode(data.cvcResult),
+    ...avsResponseCodes(data.avsResult),
+  };
 }
