@@ -108,9 +108,8 @@ function tokenizedCard(data: ResponseAdditionalData): Approval['tokenizedCard'] 
   };
 }
 
-function approval(response: PaymentResponse, pspReference: string, request: AuthorizationRequest): Approval {
-  const data = response.additionalData ?? {};
-  const card = request.wallet ? tokenizedCard(data) : undefined;
+/** An approval's codes from additionalData, whether an answer's or a notification's. */
+function approvalCodes(pspReference: string, data: ResponseAdditionalData): Approval {
   return {
     approved: true,
     processorReference: pspReference,
@@ -118,6 +117,14 @@ function approval(response: PaymentResponse, pspReference: string, request: Auth
     networkTransactionId: data.networkTxReference ?? pspReference,
     cvvResponseCode: cvvResponseCode(data.cvcResult),
     ...avsResponseCodes(data.avsResult),
+  };
+}
+
+function approval(response: PaymentResponse, pspReference: string, request: AuthorizationRequest): Approval {
+  const data = response.additionalData ?? {};
+  const card = request.wallet ? tokenizedCard(data) : undefined;
+  return {
+    ...approvalCodes(pspReference, data),
     ...(request.threeDSecure ? { threeDSecure: { authenticationResult: authenticationResult(data) } } : {}),
     ...(card ? { tokenizedCard: card } : {}),
   };
@@ -171,12 +178,6 @@ export function notifiedAuthorisation(item: NotificationRequestItem): Approval |
       reason: declineReason(data.refusalReasonCode),
       processorReference: pspReference,
     };
-  return {
-    approved: true,
-    processorReference: pspReference,
-    authorizationCode: data.authCode ?? '',
-    networkTransactionId: data.networkTxReference ?? pspReference,
-    cvvResponseCode: cvvResponseCode(data.cvcResult),
-    ...avsResponseCodes(data.avsResult),
-  };
+  // a notification's additionalData carries the same keys as an answer's, as strings
+  return approvalCodes(pspReference, data as ResponseAdditionalData);
 }
