@@ -661,7 +661,9 @@ describe('IPN delivery across a core crash', () => {
     await db?.end();
   });
 
-  it('delivers every event at least once when core is killed mid-delivery', async () => {
+  it('delivers every event at least once when core is killed mid-delivery', {
+    timeout: 180_000,
+  }, async () => {
     const sales = 20;
     const merchant = await newMerchant(databaseUrl);
     const timers = new Set<NodeJS.Timeout>();
