@@ -28,7 +28,9 @@ const fakes: FakeAdyenAccount[] = [];
 
 beforeAll(async () => {
   adyenSpec(); // the fake's validators compile once (seconds): not inside a call Paywire times
-  stack = await startStack({ paymentRecoveryAfterSeconds: 5, adyenTimeoutMs: 3000 });
+  // Each Adyen call gets a quarter of the recovery delay (server.ts): 3 s, which a loaded machine's fake keeps
+  // within (at 5 s, 1.25 s calls timed out beside another suite and a sale was voided).
+  stack = await startStack({ paymentRecoveryAfterSeconds: 12, adyenTimeoutMs: 3000 });
   api = client(stack);
   operator = await operatorOf(stack);
 });
@@ -424,13 +426,17 @@ describe('failover between accounts', () => {
     );
     // Recovery then reverses the sale by the pspReference of Adyen's AUTHORISATION notification (refunded: it
     // was captured), where a technical cancel would be refused again on every run and the attempt stay open.
-    await waitFor('recovery to void the attempt', async () => {
-      const { rows: after } = await stack.db.query<{ state: string }>(
-        'select state from payment_attempt where merchant_id = $1',
-        [merchant.id],
-      );
-      return after[0]?.state === 'VOIDED';
-    });
+    await waitFor(
+      'recovery to void the attempt',
+      async () => {
+        const { rows: after } = await stack.db.query<{ state: string }>(
+          'select state from payment_attempt where merchant_id = $1',
+          [merchant.id],
+        );
+        return after[0]?.state === 'VOIDED';
+      },
+      50_000, // recovery runs every 12 s and takes attempts 12 s after their call
+    );
     expect(standingCharges(first.fake)).toHaveLength(0);
     expect(second.fake.requests).toHaveLength(0);
   });
