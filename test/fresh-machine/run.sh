@@ -3,21 +3,23 @@
 # bookworm minbase with Node 24 and npm, nothing else: no podman, debootstrap, docker-compose, pgbouncer,
 # Chromium, kubectl, git or curl), entered as the root of its own namespaces (enter.sh), a fresh clone of
 # this repository's HEAD in it, then `npm ci && npm test` and `npm ci && npm start` with the README's first
-# sale sent to it. It shares this machine's kernel, network and the npm registry's CA (NODE_EXTRA_CA_CERTS,
-# ~/.npmrc), as CI's machine would.
+# sale sent to it. It shares this machine's kernel, its way out to the network (through slirp4netns) and the
+# npm registry's CA (NODE_EXTRA_CA_CERTS, ~/.npmrc), as CI's machine would; a suite may run beside it.
 # About 30 minutes (the whole suite, plus installing podman, debootstrap and Chromium inside).
-# Usage: test/fresh-machine/run.sh   (as root; needs podman and debootstrap here to build the base once)
+# Usage: test/fresh-machine/run.sh   (as root; needs podman, debootstrap and slirp4netns here)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 here=$root/test/fresh-machine
 export CONTAINERS_CONF=$root/test/containers/containers.conf
 say() { echo "[fresh machine $(date -u +%T)] $*"; }
 machine=${PAYWIRE_FRESH_MACHINE:-/var/tmp/paywire-fresh-machine}
+slirp_socket=$machine.slirp
 port=18180
 
 cleanup() {
   # the service started last: its unshare's death ends the namespace, everything in it and its mounts
   [ -n "${service:-}" ] && pkill -KILL -P "$service" 2>/dev/null || true
+  rm -f "$slirp_socket"
   [ -n "${KEEP_MACHINE:-}" ] || rm -rf "$machine"
 }
 trap cleanup EXIT
@@ -44,11 +46,39 @@ if [ -n "${NODE_EXTRA_CA_CERTS:-}" ]; then
   env+=(NODE_EXTRA_CA_CERTS=/etc/registry-ca.crt)
 fi
 [ -f "$HOME/.npmrc" ] && grep -v '^nodedir=' "$HOME/.npmrc" >"$machine/root/.npmrc"
-# The machine's own mount and PID namespaces, rooted at its directory (enter.sh says why not a chroot). When
-# the command ends, the kernel ends everything it left running there, and the namespace's mounts go with it.
+# The machine's own mount, PID and network namespaces, rooted at its directory (enter.sh says why not a
+# chroot). Its network is its own, reaching out through slirp4netns as a separate machine would: sharing this
+# machine's, the podman inside handed its containers the same 10.88.0.x addresses as the podman here and
+# tore down port forwards with its own, failing a suite that ran beside it. When the command ends, the
+# kernel ends everything it left running there, and the namespace's mounts go with it.
+# inside COMMAND [PORT]: runs COMMAND in the machine; PORT, if given, is forwarded from 127.0.0.1 here.
 inside() {
-  unshare --mount --pid --fork --kill-child "$here/enter.sh" "$machine" "${env[@]}" \
-    bash -c "cd /work/paywire && $1"
+  unshare --net --mount --pid --fork --kill-child "$here/enter.sh" "$machine" "${env[@]}" \
+    bash -c "for _ in \$(seq 1 150); do grep -q tap0 /proc/net/route && break; sleep 0.2; done
+      grep -q tap0 /proc/net/route || { echo 'the machine has no network' >&2; exit 1; }
+      cd /work/paywire && $1" &
+  local machine_pid=$! namespace_pid='' status=0
+  for _ in $(seq 1 100); do namespace_pid=$(pgrep -P "$machine_pid") && break; sleep 0.1; done
+  rm -f "$slirp_socket"
+  slirp4netns --configure --mtu=65520 --disable-host-loopback --api-socket "$slirp_socket" \
+    "$namespace_pid" tap0 >/dev/null &
+  local slirp=$!
+  [ -z "${2:-}" ] || forward "$2"
+  wait "$machine_pid" || status=$?
+  kill "$slirp" 2>/dev/null || true
+  return "$status"
+}
+forward() { # slirp4netns's API: add a forward from 127.0.0.1:PORT here to the machine's PORT
+  for _ in $(seq 1 100); do [ -S "$slirp_socket" ] && break; sleep 0.1; done
+  "$root/node_modules/node/bin/node" -e '
+    const [socket, port] = process.argv.slice(1);
+    const request = { execute: "add_hostfwd",
+      arguments: { proto: "tcp", host_addr: "127.0.0.1", host_port: +port, guest_port: +port } };
+    let answer = "";
+    const api = require("node:net").connect(socket, () => api.end(JSON.stringify(request)));
+    api.on("data", (chunk) => { answer += chunk; });
+    api.on("close", () => { if (!answer.includes("return")) { console.error(answer); process.exit(1); } });
+  ' "$slirp_socket" "$1"
 }
 
 t=$(date +%s)
@@ -57,8 +87,8 @@ if inside 'npm ci --no-audit --no-fund && npm test'; then say "PASS npm ci && np
   exit 1
 fi
 
-# npm start, and the README's first sale against it from outside the machine (same network)
-inside "PORT=$port CORE_PORT=$((port + 1)) npm start" >"$machine/tmp/start.log" 2>&1 &
+# npm start, and the README's first sale against it from outside the machine, through the forwarded port
+inside "PORT=$port CORE_PORT=$((port + 1)) npm start" "$port" >"$machine/tmp/start.log" 2>&1 &
 service=$!
 for _ in $(seq 1 240); do
   grep -q 'Base URL' "$machine/tmp/start.log" && break
