@@ -9,17 +9,28 @@ import { loadLauncherEnv } from './launcher-env.ts';
  * operator's (`password.set`).
  */
 const usage = `usage (PAYWIRE_ADMIN_CREDENTIAL and CORE_URL set):
-  npm run merchant -- create --username <name> --password <password (${minimumPasswordLength}+ characters)>`;
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: { username: { type: 'string' }, password: { type: 'string' } },
-});
-
-const input = saveMerchantInput.safeParse({ username: values.username, password: values.password });
-if (positionals[0] !== 'create' || !input.success) {
-  process.stderr.write(`${usage}\n`);
+  npm run merchant -- create --username <name> --password <password (${minimumPasswordLength}+ characters)>
+  (a password that begins with "-" is given as --password=<password>)`;
+function refuse(problem?: string): never {
+  process.stderr.write(`${problem ? `${problem}\n` : ''}${usage}\n`);
   process.exit(2);
 }
+
+const parsed = (() => {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: { username: { type: 'string' }, password: { type: 'string' } },
+    });
+  } catch (error) {
+    return refuse((error as Error).message); // an unknown option, or a value that reads as an option
+  }
+})();
+const input = saveMerchantInput.safeParse({
+  username: parsed.values.username,
+  password: parsed.values.password,
+});
+if (parsed.positionals[0] !== 'create' || !input.success) refuse();
 
 await withAdminClient(loadLauncherEnv(), async (core) => {
   const { id } = await core.merchants.save.mutate(input.data);
