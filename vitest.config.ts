@@ -24,6 +24,7 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/**/*.test.ts', '**/*.integration.test.ts'],
+          setupFiles: ['./test/failure-logs.setup.ts'],
           exclude: ['**/node_modules/**', 'test/bench/**'],
         },
       },

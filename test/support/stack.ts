@@ -18,6 +18,7 @@ import { issueCaller } from '../../infra/callers.ts';
 import { migrateDatabase } from '../../infra/database.ts';
 import { saveMerchant } from '../../infra/merchants.ts';
 import { serverAt } from '../../infra/postgres.ts';
+import { keepForFailures } from './failure-logs.ts';
 import { throughPgBouncer } from './pgbouncer.ts';
 import { testWalletTrustFiles } from './wallet-tokens.ts';
 
@@ -240,6 +241,7 @@ export async function startStack(
   const facadeCredential = await newFacadeCredential(databaseUrl);
   const facade = await startFacade(core.url, facadeCredential, (line) => logs.push(line));
   const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  const forget = keepForFailures(logs);
   return {
     baseUrl: facade.baseUrl,
     databaseUrl,
@@ -255,6 +257,7 @@ export async function startStack(
       await facade.close();
       await core.close();
       await db.end();
+      forget();
     },
   };
 }
