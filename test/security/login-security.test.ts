@@ -472,21 +472,21 @@ describe('a password change', () => {
     expect((await stack.db.query("select 1 from merchant where username = 'short_password'")).rowCount).toBe(
       0,
     );
-    // the operator CLI refuses it before calling core
-    const cli = await merchantCli(
-      await operatorCliEnv(stack),
-      ...['create', '--username', 'short_password', '--password', 'elevenchars'],
-    ).catch((error: { code: number; stderr: string }) => error);
-    expect('code' in cli && cli.code).toBe(2);
-    expect(cli.stderr).toContain('12+ characters');
+    // the operator CLI refuses it before calling core, with its usage (exit 2)
+    const refusal = async (...args: string[]) => {
+      const cli = await merchantCli(await operatorCliEnv(stack), 'create', ...args).catch(
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect('code' in cli && cli.code).toBe(2);
+      return cli.stderr;
+    };
+    expect(await refusal('--username', 'short_password', '--password', 'elevenchars')).toContain(
+      '12+ characters',
+    );
     // a password that begins with "-" reads as an option: a usage error that says how to give it, no trace
-    const dashed = await merchantCli(
-      await operatorCliEnv(stack),
-      ...['create', '--username', 'dashed_password', '--password', '-long-enough-password'],
-    ).catch((error: { code: number; stderr: string }) => error);
-    expect('code' in dashed && dashed.code).toBe(2);
-    expect(dashed.stderr).toContain('--password=<password>');
-    expect(dashed.stderr).not.toContain('    at ');
+    const dashed = await refusal('--username', 'dashed_password', '--password', '-long-enough-password');
+    expect(dashed).toContain('--password=<password>');
+    expect(dashed).not.toContain('    at ');
   });
 
   it('is set by the operator CLI through core with an admin credential (npm run merchant), audited as the operator', async () => {
