@@ -5,6 +5,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { type AppRouter, callOptions, createPaywireClient } from '@paywire/client';
+import { coreRegistry } from '@paywire/core';
 import type { TRPCClientError } from '@trpc/client';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -167,6 +168,38 @@ describe('a call without a valid credential', () => {
       10_000,
     );
     expect(lastAccepted).toBeLessThan(1000);
+  });
+});
+
+describe('a credential under load', () => {
+  const verifications = async (source: 'read' | 'joined'): Promise<number> => {
+    const metric = await coreRegistry.getSingleMetric('paywire_caller_verifications_total')?.get();
+    return metric?.values.find((value) => value.labels.source === source)?.value ?? 0;
+  };
+
+  it('is read once for every call that arrives while its read is in flight', async () => {
+    const operator = createPaywireClient({ url: stack.core.url, credential: admin });
+    const issued = await operator.callers.issue.mutate({ name: 'busy-service', scope: 'any-merchant' });
+    const call = { credential: issued.credential, merchant: stack.merchant };
+    const reads = await verifications('read');
+    const joined = await verifications('joined');
+    // The read waits behind a lock the test holds, so every call arrives while it is in flight.
+    const locker = await stack.db.connect();
+    try {
+      await locker.query('begin');
+      await locker.query('lock table caller_credential in access exclusive mode');
+      const calls = Array.from({ length: 40 }, () => raw('clock.get', 'query', call));
+      await waitFor(
+        'every call to have found the credential unverified',
+        async () => (await verifications('read')) - reads + (await verifications('joined')) - joined >= 40,
+      );
+      expect((await verifications('read')) - reads).toBe(1);
+      await locker.query('commit');
+      expect((await Promise.all(calls)).map((reply) => reply.status)).toEqual(Array(40).fill(200));
+    } finally {
+      await locker.query('rollback').catch(() => {}); // a failed assertion leaves the lock held
+      locker.release();
+    }
   });
 });
 

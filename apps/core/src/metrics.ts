@@ -72,6 +72,13 @@ export const payoutRunFailures = new Counter({
   registers,
 });
 
+export const callerVerifications = new Counter({
+  name: 'paywire_caller_verifications_total',
+  help: 'Caller credentials checked, by source: cache (verified within the last second), read (from the database), joined (waited for a read in flight)',
+  labelNames: ['source'] as const,
+  registers,
+});
+
 export const renewalSteps = new Counter({
   name: 'paywire_renewals_total',
   help: 'Subscription renewal steps written by renewal runs, by outcome',

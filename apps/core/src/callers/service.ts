@@ -14,6 +14,7 @@ import type { z } from 'zod';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized, executePrepared } from '../db/wire.ts';
 import { Merchant } from '../merchants/entities.ts';
+import { callerVerifications } from '../metrics.ts';
 import { type AuditEntry, type AuditOrigin, recordAudit } from '../security/audit/trail.ts';
 import { CallerCredential } from './entities.ts';
 import { activeAdmins, liveCredential, lockBootstrap } from './queries.ts';
@@ -220,19 +221,19 @@ interface CredentialRow {
 /**
  * Checks the `Authorization: Bearer pwc_...` header of a call. A verified credential is trusted for at most
  * `cacheMs` (and never past its expiry), so a revocation or expiry takes effect within that time on every
- * core; everything else costs one primary-key read. Refusals are not cached.
+ * core; everything else costs one primary-key read, shared by the calls that arrive while it is in flight
+ * (when the cache expires under load, every call in flight found it expired: hundreds of reads a second
+ * where one does). Refusals are not cached.
  */
 export function createCallerVerifier(orm: MikroORM, cacheMs = 1000) {
   const verified = new Map<string, { caller: Caller; until: number }>();
-  return async function verifyCaller(authorization: string | undefined): Promise<Caller | null> {
-    const credential = bearerPattern.exec(authorization ?? '')?.[1];
-    if (!credential) return null;
-    const now = Date.now();
-    const cached = verified.get(credential);
-    if (cached && cached.until > now) return cached.caller;
+  const reading = new Map<string, Promise<Caller | null>>();
+
+  async function read(credential: string, now: number): Promise<Caller | null> {
     const match = credentialPattern.exec(credential);
     if (!match) return null;
     const [, id, secret] = match as unknown as [string, string, string];
+    callerVerifications.inc({ source: 'read' });
     const [row] = await executePrepared<CredentialRow>(orm.em.fork(), liveCredential, [Number(id)]);
     if (!row || !timingSafeEqual(Buffer.from(hashSecret(secret), 'hex'), Buffer.from(row.secret_hash, 'hex')))
       return null;
@@ -248,6 +249,25 @@ export function createCallerVerifier(orm: MikroORM, cacheMs = 1000) {
       until: Math.min(now + cacheMs, row.expires_ms ?? Number.POSITIVE_INFINITY),
     });
     return caller;
+  }
+
+  return async function verifyCaller(authorization: string | undefined): Promise<Caller | null> {
+    const credential = bearerPattern.exec(authorization ?? '')?.[1];
+    if (!credential) return null;
+    const now = Date.now();
+    const cached = verified.get(credential);
+    if (cached && cached.until > now) {
+      callerVerifications.inc({ source: 'cache' });
+      return cached.caller;
+    }
+    const inFlight = reading.get(credential);
+    if (inFlight) {
+      callerVerifications.inc({ source: 'joined' });
+      return inFlight;
+    }
+    const answer = read(credential, now).finally(() => reading.delete(credential));
+    reading.set(credential, answer);
+    return answer;
   };
 }
 
