@@ -74,7 +74,7 @@ export const payoutRunFailures = new Counter({
 
 export const callerVerifications = new Counter({
   name: 'paywire_caller_verifications_total',
-  help: 'Caller credentials checked, by source: cache (verified within the last second), read (from the database), joined (waited for a read in flight)',
+  help: 'Caller credential checks the cache could not answer, by source: read (from the database) or joined (waited for a read in flight)',
   labelNames: ['source'] as const,
   registers,
 });

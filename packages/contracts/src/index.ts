@@ -29,6 +29,7 @@ export * from './recurring.ts';
 export * from './reports.ts';
 export * from './responses.ts';
 export * from './sepa.ts';
+export * from './shared-while-running.ts';
 export * from './shoppers.ts';
 export * from './tokens.ts';
 export * from './transaction-details.ts';

@@ -9,6 +9,7 @@ import {
   type issueCallerInput,
   type RevokeCallerInput,
   type rotateCallerInput,
+  sharedWhileRunning,
 } from '@paywire/contracts';
 import type { z } from 'zod';
 import { inTransaction } from '../db/transaction.ts';
@@ -227,7 +228,7 @@ interface CredentialRow {
  */
 export function createCallerVerifier(orm: MikroORM, cacheMs = 1000) {
   const verified = new Map<string, { caller: Caller; until: number }>();
-  const reading = new Map<string, Promise<Caller | null>>();
+  const shared = sharedWhileRunning<Caller | null>();
 
   async function read(credential: string, now: number): Promise<Caller | null> {
     const match = credentialPattern.exec(credential);
@@ -256,17 +257,9 @@ export function createCallerVerifier(orm: MikroORM, cacheMs = 1000) {
     if (!credential) return null;
     const now = Date.now();
     const cached = verified.get(credential);
-    if (cached && cached.until > now) {
-      callerVerifications.inc({ source: 'cache' });
-      return cached.caller;
-    }
-    const inFlight = reading.get(credential);
-    if (inFlight) {
-      callerVerifications.inc({ source: 'joined' });
-      return inFlight;
-    }
-    const answer = read(credential, now).finally(() => reading.delete(credential));
-    reading.set(credential, answer);
+    if (cached && cached.until > now) return cached.caller;
+    const { answer, joined } = shared(credential, () => read(credential, now));
+    if (joined) callerVerifications.inc({ source: 'joined' });
     return answer;
   };
 }

@@ -1,5 +1,5 @@
 import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
-import { DomainError, type LoginVerdict, usableCredentials } from '@paywire/contracts';
+import { DomainError, type LoginVerdict, sharedWhileRunning, usableCredentials } from '@paywire/contracts';
 import type { Context, Middleware } from 'koa';
 
 /** What the facade asks core about credentials. */
@@ -64,7 +64,7 @@ export function basicAuth(checks: CredentialChecks, options: BasicAuthOptions): 
   // key is imported again by every HMAC, which showed in the facade's profile under load.
   const passwordKey = createSecretKey(randomBytes(32));
   const accepted = new Map<string, Accepted>();
-  const inFlight = new Map<string, Promise<LoginVerdict>>();
+  const shared = sharedWhileRunning<LoginVerdict>();
   let confirming: Promise<void> | undefined;
 
   const confirm = (): Promise<void> => {
@@ -113,14 +113,8 @@ export function basicAuth(checks: CredentialChecks, options: BasicAuthOptions): 
   };
 
   /** One check in core per credential at a time: concurrent first requests share it. */
-  const verdictFor = (key: string, attempt: Parameters<CredentialChecks['authenticate']>[0]) => {
-    let verdict = inFlight.get(key);
-    if (!verdict) {
-      verdict = checks.authenticate(attempt).finally(() => inFlight.delete(key));
-      inFlight.set(key, verdict);
-    }
-    return verdict;
-  };
+  const verdictFor = (key: string, attempt: Parameters<CredentialChecks['authenticate']>[0]) =>
+    shared(key, () => checks.authenticate(attempt)).answer;
 
   return async (ctx, next) => {
     const address = clientAddress(ctx, options.trustedProxyHops);
