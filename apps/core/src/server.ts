@@ -27,6 +27,7 @@ import { keyServices } from './keys/reencrypt.ts';
 import { openKeyRing } from './keys/ring.ts';
 import type { PayoutDebtor } from './marketplace/pain001.ts';
 import { type PayoutBank, sandboxPayoutBank, sandboxPayoutDebtor } from './marketplace/payout-bank.ts';
+import { LastKnownFacts } from './merchants/facts.ts';
 import { sampleQueues } from './metrics.ts';
 import { liveRefusal } from './processors/accounts/routing.ts';
 import { authorisationLookup, technicalCancelLookup } from './processors/adyen/confirmations.ts';
@@ -289,6 +290,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     passwords: createPasswordGate(),
     passwordCost: options.passwordCost ?? productionCost,
     mode: options.mode,
+    lastKnownFacts: new LastKnownFacts(),
     afterCardSale: disputeTestCardSale,
     afterRefundDone: cancelChargedSubscription,
     ipn: {

@@ -150,6 +150,13 @@ async function paymentSource(
   return { ...payer, material: vaultedMaterial, card: { id: stored.id }, shown: stored };
 }
 
+/** The merchant's facts changed after the sale was routed with them: its attempt was not written. */
+class FactsMovedOn extends Error {
+  constructor() {
+    super("the merchant's facts changed while the sale was prepared");
+  }
+}
+
 /** A sale prepared: what pays, and the authorization call its attempt was written for. */
 export interface PreparedSale {
   now: Date;
@@ -223,6 +230,7 @@ export function saleOperation(
     em: EntityManager,
     rules: FraudRules | null,
     routing: MerchantFacts['routing'],
+    factsVersion: string | null,
   ): Promise<PreparedSale> => {
     await refuseTakenMerchantTransactionId(em, ctx.merchantId, input.merchantTransactionId);
     const now = await callNow(ctx, em);
@@ -251,7 +259,9 @@ export function saleOperation(
         reference,
       },
       !('id' in source.shopper),
+      factsVersion,
     );
+    if (!reserved) throw new FactsMovedOn();
     const cardHolder = input.cardHolderInfo ?? (source.wallet && walletCardHolder(source.wallet));
     const payment = source.wallet
       ? {
@@ -277,16 +287,35 @@ export function saleOperation(
     };
     return { now, source, call: { request, accounts }, reserved, fraudResultInfo };
   };
+  /**
+   * Prepares on the merchant's facts: read in this call (no version to check), or last known to this core
+   * (their version checked by the attempt's statement, which writes nothing once they have moved on). A sale
+   * the merchant's fraud rules screen starts from facts read in the call, so that no rule since removed
+   * refuses it.
+   */
+  const prepareOn = ({ fraudRules, routing }: MerchantFacts, factsVersion: string | null) => {
+    const rules = options.screen === false ? null : fraudRules;
+    return input.pfToken === undefined && !screensInTransaction(rules, ipAddress)
+      ? prepare(ctx.em, rules, routing, factsVersion)
+      : inTransaction(ctx.em, (em) => prepare(em, rules, routing, factsVersion));
+  };
   return {
     // Only a token to spend (its row is locked while it is spent) or a sale the fraud rules count (under a
     // lock, recorded with its attempt) needs a transaction around the attempt; otherwise each statement is
     // atomic on its own.
     async prepare() {
-      const { fraudRules, routing } = await callFacts(ctx, ctx.em);
-      const rules = options.screen === false ? null : fraudRules;
-      return input.pfToken === undefined && !screensInTransaction(rules, ipAddress)
-        ? prepare(ctx.em, rules, routing)
-        : inTransaction(ctx.em, (em) => prepare(em, rules, routing));
+      const known = ctx.memo.facts ? undefined : ctx.lastKnownFacts.of(ctx.merchantId);
+      if (known && (options.screen === false || known.facts.fraudRules === null)) {
+        ctx.memo.facts = Promise.resolve(known.facts);
+        try {
+          return await prepareOn(known.facts, known.version);
+        } catch {
+          // The attempt is prepare's last statement and the only write outside a transaction: what failed
+          // wrote nothing, and may have failed on facts that have moved on. It is asked of them afresh.
+          delete ctx.memo.facts;
+        }
+      }
+      return prepareOn(await callFacts(ctx, ctx.em), null);
     },
     call: (ctx, { call }) => authorizeWithFailover(ctx.em, ctx.processors, call),
     async record(em, { now, source, call, reserved, fraudResultInfo }, { account, answer }) {

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Mode } from '../context.ts';
-import { type CallMemo, callFacts, loadFacts } from '../merchants/facts.ts';
+import { type CallMemo, callFacts, type LastKnownFacts, loadFacts } from '../merchants/facts.ts';
 
 /**
  * The one source of time for the domain: real time plus the merchant's sandbox offset. In live mode the
@@ -18,7 +18,7 @@ export async function merchantNow(em: EntityManager, merchantId: number, mode: M
 
 /** Now for the call's merchant, from the facts the call reads once. */
 export async function callNow(
-  call: { merchantId: number; mode: Mode; memo: CallMemo },
+  call: { merchantId: number; mode: Mode; memo: CallMemo; lastKnownFacts: LastKnownFacts },
   em: EntityManager,
 ): Promise<Date> {
   if (call.mode === 'live') return new Date();

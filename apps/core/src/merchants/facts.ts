@@ -45,9 +45,50 @@ export function factsOf(row: FactsRow | undefined): MerchantFacts {
   };
 }
 
-export async function loadFacts(em: EntityManager, merchantId: number): Promise<MerchantFacts> {
-  const [row] = await executePrepared<FactsRow>(em, merchantFacts, [merchantId]);
-  return factsOf(row);
+/** A merchant's facts as read at a version of them (migration 0046: every change to them moves it). */
+export interface VersionedFacts {
+  version: string;
+  facts: MerchantFacts;
+}
+
+/**
+ * The facts this core last read of each merchant, kept across calls (the most recently read merchants, up to
+ * a limit). Nothing is read from here as current: a sale may start from them because its attempt's statement
+ * writes only while their version is still the merchant's (cards/sale.ts), and what it refused on them is
+ * asked again of the facts read afresh.
+ */
+export class LastKnownFacts {
+  readonly #byMerchant = new Map<number, VersionedFacts>();
+  readonly #limit: number;
+
+  constructor(limit = 10_000) {
+    this.#limit = limit;
+  }
+
+  of(merchantId: number): VersionedFacts | undefined {
+    return this.#byMerchant.get(merchantId);
+  }
+
+  remember(merchantId: number, known: VersionedFacts): void {
+    this.#byMerchant.delete(merchantId);
+    this.#byMerchant.set(merchantId, known);
+    if (this.#byMerchant.size > this.#limit) {
+      const [oldest] = this.#byMerchant.keys();
+      if (oldest !== undefined) this.#byMerchant.delete(oldest);
+    }
+  }
+}
+
+/** Reads a merchant's facts, and remembers them with their version when given where. */
+export async function loadFacts(
+  em: EntityManager,
+  merchantId: number,
+  lastKnown?: LastKnownFacts,
+): Promise<MerchantFacts> {
+  const [row] = await executePrepared<FactsRow & { facts_version: string }>(em, merchantFacts, [merchantId]);
+  const facts = factsOf(row);
+  if (row && lastKnown) lastKnown.remember(merchantId, { version: row.facts_version, facts });
+  return facts;
 }
 
 /**
@@ -55,14 +96,17 @@ export async function loadFacts(em: EntityManager, merchantId: number): Promise<
  * pool connection per call could starve the pool) and kept for the rest of the call.
  */
 export function callFacts(
-  call: { merchantId: number; memo: CallMemo },
+  call: { merchantId: number; memo: CallMemo; lastKnownFacts: LastKnownFacts },
   em: EntityManager,
 ): Promise<MerchantFacts> {
-  call.memo.facts ??= loadFacts(em, call.merchantId);
+  call.memo.facts ??= loadFacts(em, call.merchantId, call.lastKnownFacts);
   return call.memo.facts;
 }
 
 declare module '../context.ts' {
+  interface CoreServices {
+    lastKnownFacts: LastKnownFacts;
+  }
   interface CallContext {
     /** What the call read about its merchant, kept for the rest of the call. */
     memo: CallMemo;

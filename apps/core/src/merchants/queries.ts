@@ -16,8 +16,8 @@ export const factsColumns = `m.clock_offset_seconds as "offset", c.destinations,
   ${routingColumns}`;
 export const factsSource = 'merchant m left join ipn_config c on c.merchant_id = m.id';
 
-/** A merchant's facts (merchants/facts.ts). */
-export const merchantFacts = `select ${factsColumns} from ${factsSource} where m.id = $1`;
+/** A merchant's facts (merchants/facts.ts), with their version (0046). */
+export const merchantFacts = `select m.facts_version::text as facts_version, ${factsColumns} from ${factsSource} where m.id = $1`;
 
 // The blocking rule of merchants/logins.ts: 1 s, 2 s, 4 s ... up to 15 minutes; an hour without failures forgets.
 const maxBlockSeconds = 900;

@@ -61,20 +61,22 @@ export async function openAttempt(em: EntityManager, attempt: AttemptRow): Promi
 
 /**
  * A sale's attempt (openAttempt), with the ids its sale is written under: the sale's, and a new shopper's
- * when it makes one (cards/sale-writer.ts).
+ * when it makes one (cards/sale-writer.ts). Routed with facts of a known version (`factsVersion`), it is written
+ * only while they are still the merchant's: null when they have moved on, and nothing was written.
  */
 export async function openSaleAttempt(
   em: EntityManager,
   attempt: Omit<AttemptRow, 'kind'>,
   newShopper: boolean,
-): Promise<SaleReservation> {
+  factsVersion: string | null,
+): Promise<SaleReservation | null> {
   const reference = attempt.reference ?? randomUUID();
   const [row] = await executePrepared<{ transaction_id: string; shopper_id: string | null }>(
     em,
     insertSaleAttempt,
-    [...attemptParameters(reference, { ...attempt, kind: 'AUTHORIZE' }), newShopper],
+    [...attemptParameters(reference, { ...attempt, kind: 'AUTHORIZE' }), newShopper, factsVersion],
   );
-  if (!row) throw new Error('the sale attempt returned no row');
+  if (!row) return null;
   return {
     reference,
     transactionId: Number(row.transaction_id),

@@ -56,9 +56,14 @@ export const insertAttempt = `insert into payment_attempt (reference, merchant_i
 /**
  * As insertAttempt, for a sale: with the ids its sale will be written under (and its new shopper's, when $9),
  * so that what commits with the sale can name them before the sale's statement is answered. The identity
- * sequences by name: resolved once when the statement is prepared, not looked up on every sale.
+ * sequences by name: resolved once when the statement is prepared, not looked up on every sale. Given the
+ * version ($10) of the merchant's facts the sale was routed with, it writes nothing once they have moved on
+ * (0046).
  */
-export const insertSaleAttempt = `${insertAttempt.trimEnd()}
+export const insertSaleAttempt = `insert into payment_attempt (reference, merchant_id, kind, state, idempotency_key, transaction_id,
+       amount_minor, currency, processor_account_id)
+     select $1::uuid, $2::int, $3, 'PENDING', $4, $5::bigint, $6::bigint, $7, $8::int
+     where $10::bigint is null or exists (select 1 from merchant where id = $2 and facts_version = $10)
      returning nextval('card_transaction_id_seq') as transaction_id,
        case when $9::boolean then nextval('shopper_id_seq') end as shopper_id`;
 

@@ -43,6 +43,7 @@ import { ExtendedCatalogue } from './0042-extended-catalogue.ts';
 import { AttemptSettledCheck } from './0043-attempt-settled-check.ts';
 import { DropUnusedDueIndex } from './0044-drop-unused-due-index.ts';
 import { AuthorisationLookup } from './0045-authorisation-lookup.ts';
+import { MerchantFactsVersion } from './0046-merchant-facts-version.ts';
 
 /** Committed migrations, in order. The schema only ever changes through these, never by sync at boot. */
 export const migrations = [
@@ -91,4 +92,5 @@ export const migrations = [
   { name: '0043-attempt-settled-check', class: AttemptSettledCheck },
   { name: '0044-drop-unused-due-index', class: DropUnusedDueIndex },
   { name: '0045-authorisation-lookup', class: AuthorisationLookup },
+  { name: '0046-merchant-facts-version', class: MerchantFactsVersion },
 ];
