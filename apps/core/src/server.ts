@@ -8,7 +8,13 @@ import {
 import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { DomainError, drainable, type IdempotentRequest, internalHeaders } from '@paywire/contracts';
-import { createLogger, extractTraceContext, type Logger, validRequestId } from '@paywire/observability';
+import {
+  childOnFirstLine,
+  createLogger,
+  extractTraceContext,
+  type Logger,
+  validRequestId,
+} from '@paywire/observability';
 import { TRPCError } from '@trpc/server';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { type AchBank, type AchOriginator, sandboxAchBank, sandboxOriginator } from './ach/bank.ts';
@@ -398,7 +404,7 @@ function procedures(services: CoreServices, orm: MikroORM, log: Logger) {
       idempotency: idempotencyOf(headers),
       memo: {},
       requestId,
-      log: log.child({ requestId }),
+      log: childOnFirstLine(log, { requestId }),
       traceParent: extractTraceContext(headers),
     };
   };

@@ -113,7 +113,8 @@ const actingForMerchant = observed.use(({ ctx, next, type }) => {
     throw forbidden('a read-only credential may only query');
   if (ctx.merchantId === null)
     throw new TRPCError({ code: 'UNAUTHORIZED', message: 'no authenticated merchant' });
-  return next({ ctx: { ...ctx, merchantId: ctx.merchantId } });
+  // tRPC merges what is given into the context: only the narrowed field, not a copy of the whole
+  return next({ ctx: { merchantId: ctx.merchantId } });
 });
 
 /** What the keyed middleware hands down: the call's unit of work, and a replay's recorded answer. */

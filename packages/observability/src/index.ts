@@ -1,5 +1,5 @@
 export { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-export { createLogger, type Logger } from './log.ts';
+export { childOnFirstLine, createLogger, type Logger } from './log.ts';
 export { createRegistry, type MetricsServer, serveMetrics } from './metrics.ts';
 export { redactText } from './redact.ts';
 export { newRequestId, requestIdHeader, validRequestId } from './request-id.ts';

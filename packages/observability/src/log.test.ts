@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { createLogger } from './log.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { childOnFirstLine, createLogger } from './log.ts';
 import { redactText } from './redact.ts';
 
 function logged(write: (log: ReturnType<typeof createLogger>) => void): string {
@@ -54,5 +54,35 @@ describe('redaction by pattern', () => {
       'order 4263982640269298 at 2026-11-24T21:00:00.000Z took 1234567 ms',
     );
     expect(redactText('DE00370400440532013000 is no IBAN')).toBe('DE00370400440532013000 is no IBAN');
+  });
+});
+
+describe('a child made on its first line', () => {
+  it('writes as the child would, bindings and redaction included, and is made once', () => {
+    const lines: string[] = [];
+    const parent = createLogger('test', (line) => lines.push(line), 'info');
+    const made = vi.spyOn(parent, 'child');
+    const log = childOnFirstLine(parent, { requestId: 'req-1' });
+    log.debug({ password: 'hunter2' }, 'not written');
+    expect(log.isLevelEnabled('debug')).toBe(false);
+    expect(made).toHaveBeenCalledTimes(1); // asking the child anything but a level's method makes it
+    log.info({ password: 'hunter2' }, 'first');
+    log.warn('second');
+    expect(made).toHaveBeenCalledTimes(1);
+    expect(lines.map((line) => JSON.parse(line))).toMatchObject([
+      { requestId: 'req-1', password: '[redacted]', message: 'first', level: 'info' },
+      { requestId: 'req-1', message: 'second', level: 'warn' },
+    ]);
+  });
+
+  it('makes no child while it writes nothing', () => {
+    const lines: string[] = [];
+    const parent = createLogger('test', (line) => lines.push(line), 'info');
+    const made = vi.spyOn(parent, 'child');
+    const log = childOnFirstLine(parent, { requestId: 'req-2' });
+    log.debug('not written');
+    log.trace('nor this');
+    expect(made).not.toHaveBeenCalled();
+    expect(lines).toEqual([]);
   });
 });

@@ -46,3 +46,32 @@ export function createLogger(
     { write: (line: string) => write(redactText(line)) },
   );
 }
+
+const writesNothing = () => {};
+
+/**
+ * `parent.child(bindings)`, made when it first writes a line: making a child runs its bindings through the
+ * redaction of every sensitive path, which costs more than most requests ever log. A level the parent
+ * does not write is answered without making the child.
+ */
+export function childOnFirstLine(parent: Logger, bindings: pino.Bindings): Logger {
+  let child: Logger | undefined;
+  const made = () => {
+    child ??= parent.child(bindings);
+    return child;
+  };
+  return new Proxy(parent, {
+    get(_, property) {
+      if (
+        child === undefined &&
+        typeof property === 'string' &&
+        Object.hasOwn(parent.levels.values, property)
+      ) {
+        if (!parent.isLevelEnabled(property)) return writesNothing;
+      }
+      const value: unknown = Reflect.get(made(), property);
+      return typeof value === 'function' ? value.bind(child) : value;
+    },
+    set: (_, property, value) => Reflect.set(made(), property, value),
+  });
+}

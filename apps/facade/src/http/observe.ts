@@ -1,4 +1,5 @@
 import {
+  childOnFirstLine,
   extractTraceContext,
   inSpan,
   type Logger,
@@ -40,7 +41,7 @@ export function observeRequests(log: Logger, logRequests: boolean): Middleware<R
     const started = performance.now();
     const requestId = validRequestId(ctx.get(requestIdHeader)) ?? newRequestId();
     ctx.state.requestId = requestId;
-    ctx.state.log = log.child({ requestId });
+    ctx.state.log = childOnFirstLine(log, { requestId });
     ctx.set('X-Request-Id', requestId);
     const span = { kind: SpanKind.SERVER, parent: extractTraceContext(ctx.headers) };
     try {
