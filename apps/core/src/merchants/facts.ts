@@ -45,7 +45,7 @@ export function factsOf(row: FactsRow | undefined): MerchantFacts {
   };
 }
 
-/** A merchant's facts as read at a version of them (migration 0046: every change to them moves it). */
+/** A merchant's facts as read at a version of them (migration 0046: every change to them replaces it). */
 export interface VersionedFacts {
   version: string;
   facts: MerchantFacts;

@@ -63,7 +63,7 @@ export const insertAttempt = `insert into payment_attempt (reference, merchant_i
 export const insertSaleAttempt = `insert into payment_attempt (reference, merchant_id, kind, state, idempotency_key, transaction_id,
        amount_minor, currency, processor_account_id)
      select $1::uuid, $2::int, $3, 'PENDING', $4, $5::bigint, $6::bigint, $7, $8::int
-     where $10::bigint is null or exists (select 1 from merchant where id = $2 and facts_version = $10)
+     where $10::uuid is null or exists (select 1 from merchant where id = $2 and facts_version = $10)
      returning nextval('card_transaction_id_seq') as transaction_id,
        case when $9::boolean then nextval('shopper_id_seq') end as shopper_id`;
 
