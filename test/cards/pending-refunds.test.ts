@@ -8,7 +8,7 @@ import { ProcessorUnavailable } from '../../apps/core/src/processors/processor.t
 import { adyenTestCard, type FakeAdyenAccount, fakeAdyenAccount, operatorOf } from '../support/adyen.ts';
 import { sepaDebitBody } from '../support/debits.ts';
 import { as, client, expectStatus, saleBody, xmlDocument } from '../support/http.ts';
-import { type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
+import { hookConfig, type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
 import { completeVendor } from '../support/marketplace.ts';
 import { createPlan, subscribe } from '../support/recurring.ts';
 import { fetchReport } from '../support/reports.ts';
@@ -38,11 +38,7 @@ afterAll(async () => {
 async function merchantWithHook(): Promise<{ merchant: TestMerchant; hook: string }> {
   const merchant = await stack.newMerchant();
   const hook = receiver.newHook();
-  const config = {
-    ipnDestinations: [{ ipnUrl: hook, sendRefund: true, sendCancellationRefund: true }],
-    ensureNotificationReceipt: false,
-    receiveAffiliateNotifications: false,
-  };
+  const config = hookConfig(hook, ['sendRefund', 'sendCancellationRefund']);
   expectStatus(await api.post('/notification-config', config, as(merchant)), 200);
   return { merchant, hook };
 }

@@ -6,7 +6,7 @@
 import { createPaywireClient, type PaywireClient } from '@paywire/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, client, expectStatus, saleBody } from '../support/http.ts';
-import { type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
+import { hookConfig, type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
 import { type Stack, startStack, type TestMerchant } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -116,11 +116,7 @@ describe("a sale on the merchant's last known facts", () => {
   it('notifies an IPN destination added since', async () => {
     const merchant = await knownMerchant();
     const hook = receiver.newHook();
-    const config = {
-      ipnDestinations: [{ ipnUrl: hook, sendCharge: true }],
-      ensureNotificationReceipt: false,
-      receiveAffiliateNotifications: false,
-    };
+    const config = hookConfig(hook, ['sendCharge']);
     expectStatus(await api.post('/notification-config', config, as(merchant)), 200);
     const charged = expectStatus(await sale(merchant), 200);
     const [delivered] = await waitFor('the Charge IPN', () => {

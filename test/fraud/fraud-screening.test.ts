@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, client, expectStatus, type Reply, saleBody } from '../support/http.ts';
-import { type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
+import { hookConfig, type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
 import { type Stack, startStack, type TestMerchant } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -40,11 +40,7 @@ async function merchantWith(
 ): Promise<{ merchant: TestMerchant; hook: string }> {
   const merchant = await stack.newMerchant();
   const hook = receiver.newHook();
-  const config = {
-    ipnDestinations: [{ ipnUrl: hook, sendFraudDecline: true, sendCharge: true }],
-    ensureNotificationReceipt: false,
-    receiveAffiliateNotifications: false,
-  };
+  const config = hookConfig(hook, ['sendFraudDecline', 'sendCharge']);
   expectStatus(await api.post('/notification-config', config, as(merchant)), 200);
   expectStatus(await api.put('/fraud-settings', rules, as(merchant)), 200);
   return { merchant, hook };

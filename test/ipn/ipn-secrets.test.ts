@@ -3,7 +3,7 @@ import { createPaywireClient } from '@paywire/client';
 import { referencesPerKey, sweepRetention } from '@paywire/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, client, expectStatus, saleBody } from '../support/http.ts';
-import { type IpnReceiver, type ReceivedIpn, startIpnReceiver } from '../support/ipn-receiver.ts';
+import { hookConfig, type IpnReceiver, type ReceivedIpn, startIpnReceiver } from '../support/ipn-receiver.ts';
 import { type Stack, startStack, type TestMerchant } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -36,11 +36,7 @@ async function coreFor(merchant: TestMerchant, scope: 'one-merchant' | 'read-onl
 
 async function chargesTo(merchant: TestMerchant): Promise<string> {
   const hook = receiver.newHook();
-  const config = {
-    ipnDestinations: [{ ipnUrl: hook, sendCharge: true }],
-    ensureNotificationReceipt: false,
-    receiveAffiliateNotifications: false,
-  };
+  const config = hookConfig(hook, ['sendCharge']);
   expectStatus(await api.post('/notification-config', config, as(merchant)), 200);
   return hook;
 }

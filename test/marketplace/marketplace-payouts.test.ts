@@ -4,7 +4,7 @@ import path from 'node:path';
 import { refusedIban, sandboxPayoutBank } from '@paywire/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, client, expectStatus, saleBody, xmlDocument } from '../support/http.ts';
-import { type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
+import { hookConfig, type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
 import { completeVendor, IBAN } from '../support/marketplace.ts';
 import { expectPainValid, payoutFiles } from '../support/payouts.ts';
 import { fetchReport } from '../support/reports.ts';
@@ -42,11 +42,7 @@ afterAll(async () => {
 async function marketplace(): Promise<{ merchant: TestMerchant; hook: string }> {
   const merchant = await stack.newMerchant();
   const hook = receiver.newHook();
-  const config = {
-    ipnDestinations: [{ ipnUrl: hook, sendPayout: true, sendFailedPayoutTransfer: true }],
-    ensureNotificationReceipt: false,
-    receiveAffiliateNotifications: false,
-  };
+  const config = hookConfig(hook, ['sendPayout', 'sendFailedPayoutTransfer']);
   expectStatus(await api.post('/notification-config', config, as(merchant)), 200);
   return { merchant, hook };
 }

@@ -4,7 +4,7 @@ import { createSandboxProcessor, type Processor } from '@paywire/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processUnprocessed } from '../../apps/core/src/processors/adyen/notifications.ts';
 import { as, client, expectStatus, saleBody } from '../support/http.ts';
-import { type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
+import { hookConfig, type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -69,11 +69,7 @@ beforeAll(async () => {
   });
   hook = receiver.newHook();
   const flags = ['sendCharge', 'sendCancellation', 'sendRefund', 'sendChargeback'];
-  const config = {
-    ipnDestinations: [{ ipnUrl: hook, ...Object.fromEntries(flags.map((flag) => [flag, true])) }],
-    ensureNotificationReceipt: false,
-    receiveAffiliateNotifications: false,
-  };
+  const config = hookConfig(hook, flags);
   expectStatus(await api.post('/notification-config', config, as(stack.merchant)), 200);
 });
 

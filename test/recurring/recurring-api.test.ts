@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MerchantContext } from '../../apps/core/src/context.ts';
 import { chargeReference, chargeSubscription } from '../../apps/core/src/recurring/charge.ts';
 import { as, type CallOptions, client, expectStatus, type Reply, xmlDocument } from '../support/http.ts';
-import { type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
+import { hookConfig, type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
 import { type Stack, startStack, type TestMerchant } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -680,11 +680,7 @@ async function merchantWithHook() {
   const merchant = await stack.newMerchant();
   const hook = receiver.newHook();
   const flags = ['sendCharge', 'sendCancellation', 'sendCancelOnRenewal', 'sendContractChange'];
-  const config = {
-    ipnDestinations: [{ ipnUrl: hook, ...Object.fromEntries(flags.map((flag) => [flag, true])) }],
-    ensureNotificationReceipt: false,
-    receiveAffiliateNotifications: false,
-  };
+  const config = hookConfig(hook, flags);
   expectStatus(await api.post('/notification-config', config, as(merchant)), 200);
   const arrival = (transactionType: string, subscriptionId: number) =>
     waitFor(`${transactionType} of ${subscriptionId}`, () =>

@@ -26,6 +26,18 @@ export interface IpnReceiver {
   close(): Promise<void>;
 }
 
+/**
+ * A merchant's IPN configuration (the body of POST /notification-config) sending the events its flags name
+ * (`sendCharge` ...) to one hook, with no receipt required.
+ */
+export function hookConfig(hook: string, flags: readonly string[]) {
+  return {
+    ipnDestinations: [{ ipnUrl: hook, ...Object.fromEntries(flags.map((flag) => [flag, true])) }],
+    ensureNotificationReceipt: false,
+    receiveAffiliateNotifications: false,
+  };
+}
+
 export async function startIpnReceiver(): Promise<IpnReceiver> {
   const requests: ReceivedIpn[] = [];
   const server: Server = createServer((request, response) => {
