@@ -131,6 +131,17 @@ describe('two cores on one database', () => {
     );
   });
 
+  it("obeys, in one core, a merchant's change made through the other, at its next sale", async () => {
+    const merchant = await stack.newMerchant();
+    // Core B knows the merchant's facts (merchants/facts.ts): its next sale starts from them.
+    expectStatus(await viaB.post('/transactions', saleBody(), as(merchant)), 200);
+    const rules = { amountLimits: [{ currency: 'USD', maxAmount: 10 }] };
+    expectStatus(await viaA.put('/fraud-settings', rules, as(merchant)), 200);
+    const refused = expectStatus(await viaB.post('/transactions', saleBody(), as(merchant)), 400);
+    expect(refused.body.message[0]).toMatchObject({ errorName: 'FRAUD_DETECTED', code: 15011 });
+    expect(await count('select count(*) from payment_attempt where merchant_id = $1', [merchant.id])).toBe(1);
+  });
+
   it('runs a keyed sale sent through both facades at once exactly once', async () => {
     const merchant = await stack.newMerchant();
     const keys = Array.from({ length: 40 }, () => randomUUID());
