@@ -135,12 +135,12 @@ describe('drain', () => {
     const body = JSON.stringify(saleBody({ amount: 10 }));
     const statuses: number[] = [];
     const unavailable: { retryAfter: string | null; body: unknown }[] = [];
-    let sent = 0;
+    // Bounded by time (a count of sales could all be sold before core is gone on a fast machine), and each
+    // client stops at its second 503 (core gone for good).
+    const sellUntil = Date.now() + 90_000;
     const sell = async () => {
-      // Bounded: 1,500 sales at most, and each client stops at its second 503 (core gone for good).
       let refused = 0;
-      while (sent < 1500 && refused < 2) {
-        sent++;
+      while (Date.now() < sellUntil && refused < 2) {
         const response = await fetch(`${facade.baseUrl}/transactions`, {
           method: 'POST',
           headers: { authorization: merchant.authorization, 'content-type': 'application/json' },
@@ -363,9 +363,11 @@ describe('rolling restart', () => {
       const failures: string[] = [];
       let succeeded = 0;
       const body = JSON.stringify(saleBody({ amount: 3 }));
+      // Bounded by time, not by a count of sales: a fast machine would sell any count before the restarts
+      // were over, and the wait for sales after them would find the sellers gone.
+      const sellUntil = Date.now() + 200_000;
       const sell = async () => {
-        // Bounded: until the restart is over, 3,000 sales at most in all.
-        while (rolling && succeeded + failures.length < 3000) {
+        while (rolling && Date.now() < sellUntil) {
           try {
             const response = await fetch(`http://127.0.0.1:${facadeBalancer.port}/services/2/transactions`, {
               method: 'POST',
