@@ -48,9 +48,11 @@ export const freeStaleKeys = `delete from idempotency_record r where r.outcome i
        and not exists (select 1 from payment_attempt a where a.merchant_id = r.merchant_id
          and a.idempotency_key = r.key and a.state in ('PENDING', 'VOIDING'))`;
 
+const attemptInsertInto = `insert into payment_attempt (reference, merchant_id, kind, state, idempotency_key, transaction_id,
+       amount_minor, currency, processor_account_id)`;
+
 /** A pending attempt: its reference, merchant, kind, idempotency key, transaction, amount, currency, account. */
-export const insertAttempt = `insert into payment_attempt (reference, merchant_id, kind, state, idempotency_key, transaction_id,
-       amount_minor, currency, processor_account_id)
+export const insertAttempt = `${attemptInsertInto}
      values ($1, $2, $3, 'PENDING', $4, $5, $6, $7, $8)`;
 
 /**
@@ -60,8 +62,7 @@ export const insertAttempt = `insert into payment_attempt (reference, merchant_i
  * version ($10) of the merchant's facts the sale was routed with, it writes nothing once they have moved on
  * (0046).
  */
-export const insertSaleAttempt = `insert into payment_attempt (reference, merchant_id, kind, state, idempotency_key, transaction_id,
-       amount_minor, currency, processor_account_id)
+export const insertSaleAttempt = `${attemptInsertInto}
      select $1::uuid, $2::int, $3, 'PENDING', $4, $5::bigint, $6::bigint, $7, $8::int
      where $10::uuid is null or exists (select 1 from merchant where id = $2 and facts_version = $10)
      returning nextval('card_transaction_id_seq') as transaction_id,
