@@ -1,5 +1,6 @@
 import { fromXml, type XmlShape } from '@paywire/xml';
 import { expect } from 'vitest';
+import { notableLogLines } from './failure-logs.ts';
 import type { Stack, TestMerchant } from './stack.ts';
 import { expectSchemaValid } from './xsd.ts';
 
@@ -30,9 +31,16 @@ export function as(merchant: TestMerchant, options: CallOptions = {}): CallOptio
   return { ...options, merchant };
 }
 
-/** Asserts the reply's status (showing its body when it differs) and hands the reply on. */
+/**
+ * Asserts the reply's status and hands the reply on. When it differs, the message shows the body and the
+ * last warnings and errors the services logged: CI's output keeps only its tail, the failures' summary,
+ * where a facade that could not reach core (say) would otherwise leave no trace of why.
+ */
 export function expectStatus(reply: Reply, status: number): Reply {
-  expect(reply.status, reply.text).toBe(status);
+  if (reply.status !== status) {
+    const logged = notableLogLines(5).map((line) => line.trim().slice(0, 400));
+    expect(reply.status, [reply.text, ...logged].join('\n')).toBe(status);
+  }
   return reply;
 }
 
