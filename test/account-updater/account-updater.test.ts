@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, type CallOptions, client, expectStatus, type Reply } from '../support/http.ts';
-import { type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
+import { hookConfig, type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
 import { createPlan, subscribe } from '../support/recurring.ts';
 import { type Stack, startStack, type TestMerchant } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
@@ -48,11 +48,7 @@ afterAll(async () => {
 async function merchantWithIpn(): Promise<{ merchant: TestMerchant; hook: string }> {
   const merchant = await stack.newMerchant();
   const hook = receiver.newHook();
-  const config = {
-    ipnDestinations: [{ ipnUrl: hook, sendAccountUpdater: true, sendCcStatusChanged: true }],
-    ensureNotificationReceipt: false,
-    receiveAffiliateNotifications: false,
-  };
+  const config = hookConfig(hook, ['sendAccountUpdater', 'sendCcStatusChanged']);
   expectStatus(await api.post('/notification-config', config, as(merchant)), 200);
   return { merchant, hook };
 }

@@ -12,6 +12,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operatorOf, startLiveStack } from '../support/adyen.ts';
 import { as, type CallOptions, client, type Reply, saleBody, xmlDocument } from '../support/http.ts';
+import { hookConfig } from '../support/ipn-receiver.ts';
 import {
   operatorCliEnv,
   paymentRowCounts,
@@ -212,20 +213,13 @@ function expectError(reply: Reply, status: number, errorName: string, code: numb
 const rowCounts = (merchant: TestMerchant) => paymentRowCounts(db, merchant);
 
 async function configureIpn(merchant: TestMerchant) {
-  const body = {
-    ipnDestinations: [
-      {
-        ipnUrl: hookUrl,
-        sendAuthOnly: true,
-        sendCharge: true,
-        sendDecline: true,
-        sendRefund: true,
-        sendCancellation: true,
-      },
-    ],
-    ensureNotificationReceipt: false,
-    receiveAffiliateNotifications: false,
-  };
+  const body = hookConfig(hookUrl, [
+    'sendAuthOnly',
+    'sendCharge',
+    'sendDecline',
+    'sendRefund',
+    'sendCancellation',
+  ]);
   expectOk(await api.post('/notification-config', body, as(merchant)));
 }
 

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adyenTestCard, fakeAdyenAccount, operatorOf, startLiveStack } from '../support/adyen.ts';
 import { as, client, expectStatus, type Reply, saleBody, xmlDocument } from '../support/http.ts';
-import { type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
+import { hookConfig, type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
 import { customPeriodAround, fetchReport } from '../support/reports.ts';
 import { type Stack, startStack, type TestMerchant } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
@@ -23,11 +23,7 @@ beforeAll(async () => {
   api = client(stack);
   receiver = await startIpnReceiver();
   hook = receiver.newHook();
-  const config = {
-    ipnDestinations: [{ ipnUrl: hook, sendChargeback: true, sendChargebackStatusChanged: true }],
-    ensureNotificationReceipt: false,
-    receiveAffiliateNotifications: false,
-  };
+  const config = hookConfig(hook, ['sendChargeback', 'sendChargebackStatusChanged']);
   expectStatus(await api.post('/notification-config', config), 200);
 });
 
@@ -478,11 +474,7 @@ describe("Adyen's dispute stages", () => {
       default: true,
     });
     const merchantHook = receiver.newHook();
-    const config = {
-      ipnDestinations: [{ ipnUrl: merchantHook, sendChargeback: true, sendChargebackStatusChanged: true }],
-      ensureNotificationReceipt: false,
-      receiveAffiliateNotifications: false,
-    };
+    const config = hookConfig(merchantHook, ['sendChargeback', 'sendChargebackStatusChanged']);
     expectStatus(await api.post('/notification-config', config, as(merchant)), 200);
     const transactionId = await sale(merchant, {
       creditCard: {

@@ -12,6 +12,7 @@ import {
   saleBody,
   xmlDocument,
 } from '../support/http.ts';
+import { hookConfig } from '../support/ipn-receiver.ts';
 import { type Stack, startStack, type TestMerchant } from '../support/stack.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -379,11 +380,7 @@ describe('declines are stored', () => {
   it('many concurrent keyed declines, more than core has connections, each report one Decline', async () => {
     // Core runs with 8 connections here; a decline's event is written in its key's own transaction.
     const merchant = await stack.newMerchant();
-    const config = {
-      ipnDestinations: [{ ipnUrl: 'http://127.0.0.1:9/ipn', sendDecline: true }],
-      ensureNotificationReceipt: false,
-      receiveAffiliateNotifications: false,
-    };
+    const config = hookConfig('http://127.0.0.1:9/ipn', ['sendDecline']);
     expectStatus(await api.post('/notification-config', config, as(merchant)), 200);
     const body = saleBody({ amount: 10.51 }); // INSUFFICIENT_FUNDS
     const keys = Array.from({ length: 20 }, newKey);

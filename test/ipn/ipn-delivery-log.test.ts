@@ -1,7 +1,7 @@
 import type { NotificationDeliveryPage } from '@paywire/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, type CallOptions, client, expectStatus, type Reply, saleBody } from '../support/http.ts';
-import { type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
+import { hookConfig, type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
 import { freePort } from '../support/ports.ts';
 import { type Stack, startStack, type TestMerchant } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
@@ -46,14 +46,7 @@ beforeAll(async () => {
   expectStatus(
     await api.post(
       '/notification-config',
-      {
-        ipnDestinations: [
-          { ipnUrl: hook, sendCharge: true, sendRefund: true },
-          { ipnUrl: refusing, sendCharge: true, sendRefund: true },
-        ],
-        ensureNotificationReceipt: false,
-        receiveAffiliateNotifications: false,
-      },
+      hookConfig([hook, refusing], ['sendCharge', 'sendRefund']),
       as(merchant),
     ),
     200,

@@ -7,6 +7,7 @@ import { createLogger } from '@paywire/observability';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saleBody } from '../support/http.ts';
+import { hookConfig } from '../support/ipn-receiver.ts';
 import { type CoreProcess, coreProcess } from '../support/node-process.ts';
 import { freePort } from '../support/ports.ts';
 import {
@@ -116,11 +117,7 @@ async function configureCharge(baseUrl: string, merchant: TestMerchant, ipnUrl: 
   const reply = await fetch(`${baseUrl}/notification-config`, {
     method: 'POST',
     headers: { authorization: merchant.authorization, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      ipnDestinations: [{ ipnUrl, sendCharge: true }],
-      ensureNotificationReceipt: false,
-      receiveAffiliateNotifications: false,
-    }),
+    body: JSON.stringify(hookConfig(ipnUrl, ['sendCharge'])),
   });
   expect(reply.status, await reply.text()).toBe(200);
 }
@@ -474,11 +471,7 @@ describe('IPN delivery at scale: batches, isolation, circuit breaker', () => {
     const reply = await fetch(`${facade.baseUrl}/notification-config`, {
       method: 'POST',
       headers: { authorization: merchant.authorization, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        ipnDestinations: ipnUrls.map((ipnUrl) => ({ ipnUrl, sendCharge: true })),
-        ensureNotificationReceipt: false,
-        receiveAffiliateNotifications: false,
-      }),
+      body: JSON.stringify(hookConfig(ipnUrls, ['sendCharge'])),
     });
     expect(reply.status, await reply.text()).toBe(200);
   }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, type CallOptions, client, expectStatus, type Reply } from '../support/http.ts';
-import { type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
+import { hookConfig, type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
 import { completeVendor, failure, IBAN } from '../support/marketplace.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
@@ -39,15 +39,13 @@ function created(reply: Reply): number {
 
 async function configureIpn(events: string[], merchant = stack.merchant): Promise<string> {
   const hook = receiver.newHook();
-  const destination = Object.fromEntries(events.map((event) => [`send${event}`, true]));
   expectStatus(
     await api.post(
       '/notification-config',
-      {
-        ipnDestinations: [{ ipnUrl: hook, ...destination }],
-        ensureNotificationReceipt: false,
-        receiveAffiliateNotifications: false,
-      },
+      hookConfig(
+        hook,
+        events.map((event) => `send${event}`),
+      ),
       { merchant },
     ),
     200,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { managePartners } from '../../infra/partners.ts';
 import { type CallOptions, client, expectStatus, saleBody } from '../support/http.ts';
+import { hookConfig } from '../support/ipn-receiver.ts';
 import { type Stack, startStack, type TestMerchant } from '../support/stack.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -256,11 +257,7 @@ describe("a console user signs in to its merchant's console, bounded by its perm
       expectStatus(await api.post(`/cp/user?onbehalfofmid=${merchant.id}`, user), 200);
     const adminSession = await signIn(admin.username);
     expect((await consoleCall('GET', '/transactions', adminSession)).status).toBe(200);
-    const config = {
-      ipnDestinations: [{ ipnUrl: 'https://example.com/ipn' }],
-      ensureNotificationReceipt: false,
-      receiveAffiliateNotifications: false,
-    };
+    const config = hookConfig('https://example.com/ipn', []);
     expect((await consoleCall('POST', '/services/2/notification-config', adminSession, config)).status).toBe(
       200,
     );

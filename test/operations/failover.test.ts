@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type SepaBank, sandboxSepaBank } from '../../apps/core/src/sepa/bank.ts';
 import { startBalancer } from '../support/balancer.ts';
 import { saleBody } from '../support/http.ts';
-import { type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
+import { hookConfig, type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
 import { type PgBouncer, startPgBouncer } from '../support/pgbouncer.ts';
 import { type ReplicatedPostgres, startReplicatedPostgres } from '../support/replicated-postgres.ts';
 import { type Stack, startStack, type TestMerchant } from '../support/stack.ts';
@@ -105,11 +105,7 @@ async function merchantWithIpns(): Promise<TestMerchant> {
   const configured = await fetch(`${stack.baseUrl}/notification-config`, {
     method: 'POST',
     headers: { authorization: merchant.authorization, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      ipnDestinations: [{ ipnUrl: receiver.newHook(), sendCharge: true }],
-      ensureNotificationReceipt: false,
-      receiveAffiliateNotifications: false,
-    }),
+    body: JSON.stringify(hookConfig(receiver.newHook(), ['sendCharge'])),
   });
   expect(configured.status, await configured.text()).toBe(200);
   return merchant;

@@ -5,7 +5,7 @@ import { createLogger } from '@paywire/observability';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, client, expectStatus, type Reply, saleBody } from '../support/http.ts';
-import { type IpnReceiver, type ReceivedIpn, startIpnReceiver } from '../support/ipn-receiver.ts';
+import { hookConfig, type IpnReceiver, type ReceivedIpn, startIpnReceiver } from '../support/ipn-receiver.ts';
 import { type Stack, startFacade, startStack, type TestFacade, type TestMerchant } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -62,12 +62,10 @@ async function count(sql: string, params: unknown[]): Promise<number> {
 /** A new merchant whose every event of `events` goes to the receiver at `path`. */
 async function merchantWithIpn(path: string, events: string[]): Promise<TestMerchant> {
   const merchant = await stack.newMerchant();
-  const destination = Object.fromEntries(events.map((event) => [`send${event}`, true]));
-  const config = {
-    ipnDestinations: [{ ipnUrl: `${receiver.origin}${path}`, ...destination }],
-    ensureNotificationReceipt: false,
-    receiveAffiliateNotifications: false,
-  };
+  const config = hookConfig(
+    `${receiver.origin}${path}`,
+    events.map((event) => `send${event}`),
+  );
   expectStatus(await viaA.post('/notification-config', config, as(merchant)), 200);
   return merchant;
 }

@@ -5,7 +5,7 @@ import { facadeRegistry } from '@paywire/facade';
 import { type MetricsServer, serveMetrics } from '@paywire/observability';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, client, expectStatus, saleBody } from '../support/http.ts';
-import { type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
+import { hookConfig, type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
 import { rawExchange, rawRequest } from '../support/raw-http.ts';
 import { type Stack, startStack, type TestMerchant } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
@@ -30,11 +30,7 @@ beforeAll(async () => {
   ]);
   api = client(stack);
   merchant = await stack.newMerchant();
-  const config = {
-    ipnDestinations: [{ ipnUrl: receiver.newHook(), sendCharge: true }],
-    ensureNotificationReceipt: false,
-    receiveAffiliateNotifications: false,
-  };
+  const config = hookConfig(receiver.newHook(), ['sendCharge']);
   expectStatus(await api.post('/notification-config', config, as(merchant)), 200);
 });
 

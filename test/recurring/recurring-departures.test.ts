@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, client, expectStatus, xmlDocument } from '../support/http.ts';
-import { type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
+import { hookConfig, type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -101,11 +101,7 @@ describe('a subscription’s payments', () => {
   it('a trial starts with an AUTH_ONLY of zero; the first payment after it is a Charge, the next Recurring', async () => {
     const merchant = await stack.newMerchant();
     const hook = receiver.newHook();
-    const config = {
-      ipnDestinations: [{ ipnUrl: hook, sendAuthOnly: true, sendCharge: true, sendRecurring: true }],
-      ensureNotificationReceipt: false,
-      receiveAffiliateNotifications: false,
-    };
+    const config = hookConfig(hook, ['sendAuthOnly', 'sendCharge', 'sendRecurring']);
     expectStatus(await api.post('/notification-config', config, as(merchant)), 200);
     const { planId } = expectStatus(
       await api.post('/recurring/plans', { ...gold, trialPeriodDays: 7 }, as(merchant)),

@@ -6,7 +6,7 @@ import { createLogger } from '@paywire/observability';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { as, client, expectStatus } from '../support/http.ts';
-import { type IpnReceiver, type ReceivedIpn, startIpnReceiver } from '../support/ipn-receiver.ts';
+import { hookConfig, type IpnReceiver, type ReceivedIpn, startIpnReceiver } from '../support/ipn-receiver.ts';
 import { freePort } from '../support/ports.ts';
 import { createPlan, subscribe } from '../support/recurring.ts';
 import {
@@ -85,15 +85,13 @@ async function newMerchant(
   merchant: TestMerchant | Promise<TestMerchant> = stack.newMerchant(),
 ): Promise<Merchant> {
   const hook = receiver.newHook();
-  const flags = Object.fromEntries(events.map((event) => [`send${event}`, true]));
   expectStatus(
     await place.api.post(
       '/notification-config',
-      {
-        ipnDestinations: [{ ipnUrl: hook, ...flags }],
-        ensureNotificationReceipt: false,
-        receiveAffiliateNotifications: false,
-      },
+      hookConfig(
+        hook,
+        events.map((event) => `send${event}`),
+      ),
       as(await merchant),
     ),
     200,
@@ -695,11 +693,7 @@ describe('plan switches and cancellations (the events the API emits through even
     expectStatus(
       await api.post(
         '/notification-config',
-        {
-          ipnDestinations: [{ ipnUrl: hook, sendCharge: true, sendSubCcFailure: true }],
-          ensureNotificationReceipt: false,
-          receiveAffiliateNotifications: false,
-        },
+        hookConfig(hook, ['sendCharge', 'sendSubCcFailure']),
         as(merchant),
       ),
       200,

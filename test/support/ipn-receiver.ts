@@ -28,11 +28,15 @@ export interface IpnReceiver {
 
 /**
  * A merchant's IPN configuration (the body of POST /notification-config) sending the events its flags name
- * (`sendCharge` ...) to one hook, with no receipt required.
+ * (`sendCharge` ...) to one hook or several (one destination each, same flags), with no receipt required.
  */
-export function hookConfig(hook: string, flags: readonly string[]) {
+export function hookConfig(hooks: string | readonly string[], flags: readonly string[]) {
+  const flagged = Object.fromEntries(flags.map((flag) => [flag, true]));
   return {
-    ipnDestinations: [{ ipnUrl: hook, ...Object.fromEntries(flags.map((flag) => [flag, true])) }],
+    ipnDestinations: (typeof hooks === 'string' ? [hooks] : hooks).map((hook) => ({
+      ipnUrl: hook,
+      ...flagged,
+    })),
     ensureNotificationReceipt: false,
     receiveAffiliateNotifications: false,
   };
