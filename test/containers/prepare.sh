@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The container tools and the local images both the test suite and the container test use: podman (runc),
 # Debian's docker-compose, debootstrap, jq and curl, installed from Debian when one is missing; the base image
-# (base-image.sh, cached) and the PostgreSQL image (postgres/, which testcontainers and the compose run start).
+# (base-image.sh, cached) and the PostgreSQL image (postgres/, which testcontainers and the compose run start);
+# port forwards left behind by the containers of killed runs are removed (stale-port-forwards.sh).
 # Idempotent, and quick once cached. Where podman cannot be installed it says so in a banner and exits 0:
 # the suite then falls back to embedded PostgreSQL and the container test skips, both loudly.
 # Usage: test/containers/prepare.sh   (as root)
@@ -25,6 +26,9 @@ if [ "${#missing[@]}" -gt 0 ]; then
     exit 0
   fi
 fi
+
+# A killed run's container may have left its published port forwarded (stale-port-forwards.sh says why).
+"$here/stale-port-forwards.sh" || say "could not look for stale port forwards (iptables): going on"
 
 t=$(date +%s)
 base=$("$here/base-image.sh")
