@@ -10,6 +10,7 @@ import { createTransactionInput, validate } from '@paywire/contracts';
 import pg from 'pg';
 import { saveMerchant } from '../../infra/merchants.ts';
 import { saleBody } from '../support/http.ts';
+import { hookConfig } from '../support/ipn-receiver.ts';
 import { freePort } from '../support/ports.ts';
 import { type BenchDatabase, startBenchDatabase, stopsOnce } from './bench-database.ts';
 
@@ -221,15 +222,7 @@ try {
     Array.from({ length: count }, (_, n) => `http://127.0.0.1:${receiverPort}/${scenario}/${n}`);
   const configure = async (urls: string[], id = merchantId) => {
     if (urls.length === 0) await client.ipn.deleteConfig.mutate(undefined, asMerchant(10_000, id));
-    else
-      await client.ipn.replaceConfig.mutate(
-        {
-          ipnDestinations: urls.map((ipnUrl) => ({ ipnUrl, sendCharge: true })),
-          ensureNotificationReceipt: false,
-          receiveAffiliateNotifications: false,
-        },
-        asMerchant(10_000, id),
-      );
+    else await client.ipn.replaceConfig.mutate(hookConfig(urls, ['sendCharge']), asMerchant(10_000, id));
   };
 
   // Warm-up outside the measurement: connections, JIT, the merchant's secret.

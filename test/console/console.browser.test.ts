@@ -5,7 +5,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumPath, ensureChromium } from '../support/chromium.ts';
 import { as, client, expectStatus, saleBody } from '../support/http.ts';
-import { type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
+import { hookConfig, type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
 import { type Stack, startStack, type TestMerchant } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -44,11 +44,7 @@ beforeAll(async () => {
   expectStatus(
     await api.post(
       '/notification-config',
-      {
-        ipnDestinations: [{ ipnUrl: hook, sendCharge: true, sendRefund: true, sendDecline: true }],
-        ensureNotificationReceipt: false,
-        receiveAffiliateNotifications: false,
-      },
+      hookConfig(hook, ['sendCharge', 'sendRefund', 'sendDecline']),
       as(merchant),
     ),
     200,

@@ -4,6 +4,7 @@ import { createPaywireClient, type PaywireClient } from '@paywire/client';
 import { verifyAuditTrail } from '@paywire/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, client, expectStatus, type Reply, saleBody } from '../support/http.ts';
+import { hookConfig } from '../support/ipn-receiver.ts';
 import { type Stack, startStack, type TestMerchant } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -61,11 +62,7 @@ const withAuthorization = (authorization: string): TestMerchant => ({
   authorization,
 });
 
-const ipnConfig = {
-  ipnDestinations: [{ ipnUrl: 'https://example.com/ipn' }],
-  ensureNotificationReceipt: false,
-  receiveAffiliateNotifications: false,
-};
+const ipnConfig = hookConfig('https://example.com/ipn', []);
 
 /** The cache of a facade keeps a login: a merchant's first request is its one login event. */
 async function loginOnce(merchant: TestMerchant) {

@@ -3,6 +3,7 @@ import { toXml, type XmlShape } from '@paywire/xml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCatalogue, skuRequest } from '../support/catalog.ts';
 import { client, expectStatus, saleBody } from '../support/http.ts';
+import { hookConfig } from '../support/ipn-receiver.ts';
 import { type RawReply, rawExchange, rawRequest } from '../support/raw-http.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
@@ -120,11 +121,7 @@ const bodyEndpoints: BodyEndpoint[] = [
     path: () => '/notification-config',
     shape: xmlShapes.notificationConfig,
     merchant: true,
-    template: () => ({
-      ipnDestinations: [{ ipnUrl: 'https://merchant.example/ipn' }],
-      ensureNotificationReceipt: false,
-      receiveAffiliateNotifications: false,
-    }),
+    template: () => hookConfig('https://merchant.example/ipn', []),
   },
   {
     method: 'POST',

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, expectStatus, saleBody } from '../support/http.ts';
+import { hookConfig } from '../support/ipn-receiver.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -58,14 +59,7 @@ describe('core as the app role', () => {
       200,
     );
     expectStatus(await api.delete(`/vaulted-shoppers/${shopper.body.vaultedShopperId}`), 200);
-    expectStatus(
-      await api.post('/notification-config', {
-        ipnDestinations: [{ ipnUrl: 'https://example.com/ipn' }],
-        ensureNotificationReceipt: false,
-        receiveAffiliateNotifications: false,
-      }),
-      200,
-    );
+    expectStatus(await api.post('/notification-config', hookConfig('https://example.com/ipn', [])), 200);
     const { rows } = await stack.db.query<{ action: string }>(
       'select action from audit_event where merchant_id = $1 order by seq',
       [stack.merchant.id],

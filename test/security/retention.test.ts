@@ -2,7 +2,7 @@ import { sweepRetention } from '@paywire/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sepaDebitBody } from '../support/debits.ts';
 import { as, client, expectStatus, type Reply, saleBody, xmlDocument } from '../support/http.ts';
-import { type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
+import { hookConfig, type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
 import { createPlan } from '../support/recurring.ts';
 import { type Stack, startStack, type TestMerchant } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
@@ -100,12 +100,7 @@ async function auditActions(merchantId: number): Promise<string[]> {
 /** Sends the merchant's events of one flag to a fresh hook of the receiver. */
 async function listen(merchant: TestMerchant, flag: string): Promise<string> {
   const hook = receiver.newHook();
-  const config = {
-    ipnDestinations: [{ ipnUrl: hook, [flag]: true }],
-    ensureNotificationReceipt: false,
-    receiveAffiliateNotifications: false,
-  };
-  expectStatus(await api.post('/notification-config', config, as(merchant)), 200);
+  expectStatus(await api.post('/notification-config', hookConfig(hook, [flag]), as(merchant)), 200);
   return hook;
 }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { as, type client, expectStatus } from './http.ts';
-import type { IpnReceiver } from './ipn-receiver.ts';
+import { hookConfig, type IpnReceiver } from './ipn-receiver.ts';
 import type { Stack, TestMerchant } from './stack.ts';
 import { waitFor } from './wait.ts';
 
@@ -32,20 +32,11 @@ export async function merchantWithDebitIpn(
   more: string[] = [],
 ): Promise<TestMerchant> {
   const merchant = await stack.newMerchant();
-  const config = {
-    ipnDestinations: [
-      {
-        ipnUrl: `${receiver.origin}/ipn/${randomBytes(4).toString('hex')}`,
-        sendChargePending: true,
-        sendCharge: true,
-        sendDecline: true,
-        sendRefund: true,
-        ...Object.fromEntries(more.map((event) => [`send${event}`, true])),
-      },
-    ],
-    ensureNotificationReceipt: false,
-    receiveAffiliateNotifications: false,
-  };
+  const events = ['ChargePending', 'Charge', 'Decline', 'Refund', ...more];
+  const config = hookConfig(
+    `${receiver.origin}/ipn/${randomBytes(4).toString('hex')}`,
+    events.map((event) => `send${event}`),
+  );
   expectStatus(await api.post('/notification-config', config, as(merchant)), 200);
   return merchant;
 }
