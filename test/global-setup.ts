@@ -11,7 +11,7 @@ import {
   startEmbeddedPostgres,
 } from '../infra/postgres.ts';
 import { startPgBouncer } from './support/pgbouncer.ts';
-import { localPostgresImage, startPodmanService } from './support/podman.ts';
+import { localPostgresImage, removeStalePortForwards, startPodmanService } from './support/podman.ts';
 import { freePort } from './support/ports.ts';
 
 declare module 'vitest' {
@@ -44,6 +44,7 @@ async function acquirePostgres(): Promise<PostgresServer> {
 }
 
 async function containerPostgres(image: string): Promise<PostgresServer> {
+  removeStalePortForwards();
   const podman = await startPodmanService();
   process.env.DOCKER_HOST = podman.dockerHost;
   process.env.TESTCONTAINERS_RYUK_DISABLED = 'true';

@@ -25,6 +25,17 @@ export function localPostgresImage(): string | undefined {
   return exists.status === 0 ? image : undefined;
 }
 
+/**
+ * Removes the port forwards of gone or exited containers (containers/stale-port-forwards.sh says why), as
+ * `npm test`'s prepare step does, for a run of vitest alone after a killed run.
+ */
+export function removeStalePortForwards(): void {
+  spawnSync(path.resolve(import.meta.dirname, '../containers/stale-port-forwards.sh'), {
+    env: { ...process.env, CONTAINERS_CONF: containersConf },
+    stdio: 'inherit',
+  });
+}
+
 export async function startPodmanService(): Promise<PodmanService> {
   const dir = mkdtempSync(path.join(tmpdir(), 'paywire-podman-'));
   const socket = path.join(dir, 'podman.sock');
