@@ -7,7 +7,7 @@
 # every call through it fails. Rules of containers that run (or are starting) are left alone.
 # Usage: test/containers/stale-port-forwards.sh   (as root; containers/prepare.sh runs it)
 set -euo pipefail
-say() { echo "[containers prepare] $*"; }
+say() { echo "[port forwards] $*"; }
 
 command -v iptables >/dev/null || exit 0
 rules=$(iptables -t nat -S NETAVARK-HOSTPORT-DNAT 2>/dev/null) || exit 0
