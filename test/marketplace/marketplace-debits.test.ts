@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sepaDebitBody } from '../support/debits.ts';
-import { as, type CallOptions, client, expectStatus, xmlDocument } from '../support/http.ts';
-import { badSplitCases, createVendor, failure } from '../support/marketplace.ts';
+import { as, type CallOptions, client, expectStatus, failure, xmlDocument } from '../support/http.ts';
+import { badSplitCases, createVendor } from '../support/marketplace.ts';
 import { type Stack, startStack, type TestMerchant } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
 

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { as, type CallOptions, client, expectStatus, saleBody, xmlDocument } from '../support/http.ts';
-import { badSplitCases, createVendor, failure } from '../support/marketplace.ts';
+import {
+  as,
+  type CallOptions,
+  client,
+  expectStatus,
+  failure,
+  saleBody,
+  xmlDocument,
+} from '../support/http.ts';
+import { badSplitCases, createVendor } from '../support/marketplace.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
 // ---------------------------------------------------------------------------------------------------------

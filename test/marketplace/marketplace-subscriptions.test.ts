@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectedIban } from '../support/debits.ts';
-import { as, type CallOptions, client, expectStatus, saleBody, xmlDocument } from '../support/http.ts';
-import { createVendor, failure } from '../support/marketplace.ts';
+import {
+  as,
+  type CallOptions,
+  client,
+  expectStatus,
+  failure,
+  saleBody,
+  xmlDocument,
+} from '../support/http.ts';
+import { createVendor } from '../support/marketplace.ts';
 import { createPlan, subscribe } from '../support/recurring.ts';
 import { type Stack, startStack, type TestMerchant } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';

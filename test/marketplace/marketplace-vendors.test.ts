@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { as, type CallOptions, client, expectStatus, type Reply } from '../support/http.ts';
+import { as, type CallOptions, client, expectStatus, failure, type Reply } from '../support/http.ts';
 import { hookConfig, type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
-import { completeVendor, failure, IBAN } from '../support/marketplace.ts';
+import { completeVendor, IBAN } from '../support/marketplace.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
 

@@ -3,7 +3,15 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MerchantContext } from '../../apps/core/src/context.ts';
 import { chargeReference, chargeSubscription } from '../../apps/core/src/recurring/charge.ts';
-import { as, type CallOptions, client, expectStatus, type Reply, xmlDocument } from '../support/http.ts';
+import {
+  as,
+  type CallOptions,
+  client,
+  expectStatus,
+  failure,
+  type Reply,
+  xmlDocument,
+} from '../support/http.ts';
 import { hookConfig, type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
 import { type Stack, startStack, type TestMerchant } from '../support/stack.ts';
 import { waitFor } from '../support/wait.ts';
@@ -48,17 +56,6 @@ const planBody = (overrides: Record<string, unknown> = {}) => ({
   chargeFrequency: 'MONTHLY',
   ...overrides,
 });
-
-/** The single error of a failed call: its status, name, code and invalid property. */
-function failure(reply: Reply) {
-  const [message] = reply.body.message as Array<Record<string, unknown>>;
-  return {
-    status: reply.status,
-    errorName: message?.errorName,
-    code: Number(message?.code),
-    property: (message?.invalidProperty as { name?: string } | undefined)?.name,
-  };
-}
 
 async function newPlan(overrides: Record<string, unknown> = {}, merchant?: TestMerchant): Promise<number> {
   const reply = await api.post('/recurring/plans', planBody(overrides), merchant ? as(merchant) : {});

@@ -1,7 +1,7 @@
 import { sweepRetention } from '@paywire/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sepaDebitBody } from '../support/debits.ts';
-import { as, client, expectStatus, type Reply, saleBody, xmlDocument } from '../support/http.ts';
+import { as, client, expectStatus, failure, saleBody, xmlDocument } from '../support/http.ts';
 import { hookConfig, type IpnReceiver, startIpnReceiver } from '../support/ipn-receiver.ts';
 import { createPlan } from '../support/recurring.ts';
 import { type Stack, startStack, type TestMerchant } from '../support/stack.ts';
@@ -44,17 +44,6 @@ const mastercard = {
 
 const sweep = () =>
   sweepRetention(stack.core.services.orm.em.fork(), stack.core.services.mode, stack.core.services.retention);
-
-/** The single error of a failed call: its status, name, code and invalid property. */
-function failure(reply: Reply) {
-  const [message] = reply.body.message as Array<Record<string, unknown>>;
-  return {
-    status: reply.status,
-    errorName: message?.errorName,
-    code: Number(message?.code),
-    property: (message?.invalidProperty as { name?: string } | undefined)?.name,
-  };
-}
 
 async function newShopper(merchant: TestMerchant, cards: object[], merchantShopperId?: string) {
   const reply = await api.post(

@@ -44,6 +44,17 @@ export function expectStatus(reply: Reply, status: number): Reply {
   return reply;
 }
 
+/** A failed call's status and first message: its error name, code and invalid property. */
+export function failure(reply: Reply) {
+  const [message] = reply.body.message as Array<Record<string, unknown>>;
+  return {
+    status: reply.status,
+    errorName: message?.errorName,
+    code: Number(message?.code),
+    property: (message?.invalidProperty as { name?: string } | undefined)?.name,
+  };
+}
+
 const messagesShape: XmlShape = { root: 'messages', repeated: ['message'] };
 
 /** Real HTTP against the running facade, in JSON or XML. */

@@ -1,4 +1,4 @@
-import { as, type client, expectStatus, type Reply } from './http.ts';
+import { as, type client, expectStatus } from './http.ts';
 import type { TestMerchant } from './stack.ts';
 
 /** The sandbox IBAN that settles: a vendor's SEPA payout account in the marketplace tests. */
@@ -55,17 +55,6 @@ export async function createVendor(
   const reply = expectStatus(await api.post('/vendors', completeVendor(overrides), as(merchant)), 201);
   const location = reply.headers.get('location') ?? '';
   return Number(location.slice(location.lastIndexOf('/') + 1));
-}
-
-/** A failed call's status and first message: its error name, code and invalid property. */
-export function failure(reply: Reply) {
-  const [message] = reply.body.message as Array<Record<string, unknown>>;
-  return {
-    status: reply.status,
-    errorName: message?.errorName,
-    code: Number(message?.code),
-    property: (message?.invalidProperty as { name?: string } | undefined)?.name,
-  };
 }
 
 /** The vendors a bad split names: 30% agreed, no commission agreed, INACTIVE, another merchant's. */
