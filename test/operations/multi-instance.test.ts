@@ -10,9 +10,9 @@ import { type Stack, startFacade, startStack, type TestFacade, type TestMerchant
 import { waitFor } from '../support/wait.ts';
 
 // ---------------------------------------------------------------------------------------------------------
-// Horizontal scale (design.md, "test": the multi-instance tests): two cores on ONE database, each behind a
-// facade of its own, coordinated only through PostgreSQL (idempotency locks, FOR UPDATE SKIP LOCKED, the
-// shared pg-boss queues). Traffic goes over real HTTP through both facades; outcomes are read in the rows.
+// Horizontal scale (DEVELOPERS.md, Tests): two cores on ONE database, each behind a facade of its own,
+// coordinated only through PostgreSQL (idempotency locks, FOR UPDATE SKIP LOCKED, the shared pg-boss
+// queues). Traffic goes over real HTTP through both facades; outcomes are read in the rows.
 // ---------------------------------------------------------------------------------------------------------
 
 /** The sandbox IBANs (docs/conformance.md, SEPA direct debit) and what the bank makes of them. */

@@ -9,7 +9,7 @@ import { waitFor } from './wait.ts';
 
 /**
  * A PgBouncer in transaction mode in front of the run's PostgreSQL, as the production overlay puts one in
- * front of the database (docs/operations.md, PgBouncer): every test stack's core reaches its database
+ * front of the database (docs/operations.md, Kubernetes): every test stack's core reaches its database
  * through it. Debian's pgbouncer (1.18, which does not track prepared statements: core runs with
  * DATABASE_NAMED_STATEMENTS=false behind it), installed when missing. Where it cannot be had the tests
  * reach PostgreSQL directly, and say so once.

@@ -60,7 +60,7 @@ export const errorCatalogue = {
   MAX_PAGE_SIZE_EXCEEDED: { code: 20051, status: 400 },
   NEGATIVE_PAGE_SIZE: { code: 20052, status: 400 },
   INVALID_INPUT: { code: 21001, status: 400 }, // the original's Reporting API: bad report code, dates or period
-  // Marketplaces: the original's Marketplace and Refund errors (docs/marketplace.md, Errors)
+  // Marketplaces: the original's Marketplace and Refund errors (docs/marketplace.md, Split payments and Refunds)
   VENDOR_NOT_FOUND: { code: 20054, status: 404 }, // ours: GET or PUT of a vendor that is not the merchant's
   UNAUTHORIZED_USE_OF_VENDOR: { code: 20050, status: 400 },
   INACTIVE_VENDOR: { code: 20052, status: 400 },
