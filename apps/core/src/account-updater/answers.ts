@@ -5,7 +5,7 @@ import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
 import { type EventParameters, ipnDate, recordEvent } from '../ipn/events.ts';
 import { workerContext } from '../jobs/context.ts';
-import { accountUpdaterQueue, accountUpdaterRun, startRuns } from '../jobs/queues.ts';
+import { accountUpdaterQueue, startRuns } from '../jobs/queues.ts';
 import { recordChange } from '../security/audit/trail.ts';
 import { bindings } from '../security/card-vault.ts';
 import {
@@ -167,12 +167,5 @@ export async function startAccountUpdaterWorkers(
   services: CoreServices,
   onError: (error: unknown) => void,
 ): Promise<void> {
-  await startRuns(
-    services.jobs,
-    accountUpdaterQueue,
-    accountUpdaterRun,
-    600,
-    () => answerDue(services),
-    onError,
-  );
+  await startRuns(services.jobs, accountUpdaterQueue, 600, () => answerDue(services), onError);
 }

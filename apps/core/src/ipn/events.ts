@@ -7,6 +7,7 @@ import {
   sendFlagOf,
   transactionTypeOf,
 } from '@paywire/contracts';
+import { monthDayYear, twoDigits } from '../clock/calendar.ts';
 import type { MerchantContext } from '../context.ts';
 import { sendWithNext } from '../db/wire.ts';
 import { callFacts, type MerchantFacts } from '../merchants/facts.ts';
@@ -17,13 +18,11 @@ import { ipnSecret, openSecret } from './secret.ts';
 /** The event's own parameters; transactionType, testMode and authKey are added here. */
 export type EventParameters = Record<string, string | number | undefined>;
 
-const pad = (value: number) => String(value).padStart(2, '0');
-
 /** MM/dd/yyyy hh:mm:ss a, in UTC, as the original's IPNs carry it. */
 export function ipnDate(date: Date): string {
   const hours = date.getUTCHours();
-  const clock = `${pad(hours % 12 || 12)}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())} ${hours < 12 ? 'AM' : 'PM'}`;
-  return `${pad(date.getUTCMonth() + 1)}/${pad(date.getUTCDate())}/${date.getUTCFullYear()} ${clock}`;
+  const clock = `${twoDigits(hours % 12 || 12)}:${twoDigits(date.getUTCMinutes())}:${twoDigits(date.getUTCSeconds())} ${hours < 12 ? 'AM' : 'PM'}`;
+  return `${monthDayYear(date)} ${clock}`;
 }
 
 /** Attempts before a delivery is given up: about 3 days, or about 12 with ensureNotificationReceipt. */

@@ -16,3 +16,19 @@ export function workerContext(
   const memo = facts ? { facts: Promise.resolve(facts) } : {};
   return { ...services, em, merchantId, idempotency: null, memo };
 }
+
+/**
+ * A job's contexts on its transaction `em`, one per merchant made on first use, so the events a job records
+ * for one merchant share one memo (its facts read once).
+ */
+export function workerContextPerMerchant(
+  services: CoreServices,
+  em: EntityManager,
+): (merchantId: number) => MerchantContext {
+  const contexts = new Map<number, MerchantContext>();
+  return (merchantId) => {
+    const ctx = contexts.get(merchantId) ?? workerContext(services, merchantId, em);
+    contexts.set(merchantId, ctx);
+    return ctx;
+  };
+}

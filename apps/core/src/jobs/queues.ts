@@ -9,42 +9,31 @@ import { fromKysely, type PgBoss } from 'pg-boss';
 /** SEPA settlement runs (sepa/settlement.ts works them). */
 export const settlementQueue = 'sepa-settlement';
 
-/**
- * A run's worker heartbeats every 5 s: one that died is failed within about 15 s (and the next minute's run
- * starts), while a long live run is bounded by the queue's expiry only. Set on each job, since a queue's
- * heartbeat cannot be changed once created.
- */
-export const settlementRun = { heartbeatSeconds: 10 };
-
 /** Subscription renewal runs (recurring/renewals.ts works them). */
 export const renewalQueue = 'recurring-renewal';
-
-/**
- * A run's worker heartbeats: one that died is failed within about 20 s and the next run starts (the
- * leases it held run out on their own).
- */
-export const renewalRun = { heartbeatSeconds: 10 };
 
 /** Account updater runs (account-updater/answers.ts works them). */
 export const accountUpdaterQueue = 'account-updater';
 
-/** As settlement's: a run whose worker died is failed within seconds and the next one starts. */
-export const accountUpdaterRun = { heartbeatSeconds: 10 };
-
 /** Vendor payout runs (marketplace/payouts.ts works them). */
 export const payoutQueue = 'marketplace-payout';
 
-/** As settlement's: a run whose worker died is failed within about 20 s and the next one starts. */
-export const payoutRun = { heartbeatSeconds: 10 };
+/**
+ * Every run's job: its worker refreshes the heartbeat every 5 s (pg-boss's default, half of it), and a
+ * supervision pass (every 5 s, boss.ts) fails a job not heard from for 10 s, so a run whose worker died is
+ * failed within about 15 s and the next one starts, while a live run, however long, is bounded by its
+ * queue's expiry only. Set on each job, not the queue: createQueue leaves a queue that exists as it was.
+ */
+const runHeartbeat = { heartbeatSeconds: 10 };
 
 /**
  * Asks for a run of a queue now (a sandbox clock moved, a subscription resumed). Sent through the caller's
  * transaction when there is one, so the run sees what that transaction wrote; a run already queued makes
  * this one unneeded.
  */
-async function kick(jobs: PgBoss, queue: string, run: object, em?: EntityManager): Promise<void> {
+async function kick(jobs: PgBoss, queue: string, em?: EntityManager): Promise<void> {
   const transaction = em?.getTransactionContext();
-  await jobs.send(queue, {}, { ...run, ...(transaction ? { db: fromKysely(transaction) } : {}) });
+  await jobs.send(queue, {}, { ...runHeartbeat, ...(transaction ? { db: fromKysely(transaction) } : {}) });
 }
 
 /**
@@ -55,14 +44,13 @@ async function kick(jobs: PgBoss, queue: string, run: object, em?: EntityManager
 export async function startRuns(
   jobs: PgBoss,
   queue: string,
-  run: object,
   expireInSeconds: number,
   work: () => Promise<unknown>,
   onError: (error: unknown) => void,
 ): Promise<void> {
   await jobs.createQueue(queue, { policy: 'stately', expireInSeconds, retryLimit: 0 });
-  await jobs.schedule(queue, '* * * * *', {}, run);
-  await kick(jobs, queue, run);
+  await jobs.schedule(queue, '* * * * *', {}, runHeartbeat);
+  await kick(jobs, queue);
   await jobs.work(queue, { pollingIntervalSeconds: 1 }, async () => {
     try {
       await work();
@@ -73,12 +61,10 @@ export async function startRuns(
   });
 }
 
-export const kickSettlement = (jobs: PgBoss, em?: EntityManager) =>
-  kick(jobs, settlementQueue, settlementRun, em);
+export const kickSettlement = (jobs: PgBoss, em?: EntityManager) => kick(jobs, settlementQueue, em);
 
-export const kickRenewals = (jobs: PgBoss, em?: EntityManager) => kick(jobs, renewalQueue, renewalRun, em);
+export const kickRenewals = (jobs: PgBoss, em?: EntityManager) => kick(jobs, renewalQueue, em);
 
-export const kickAccountUpdater = (jobs: PgBoss, em?: EntityManager) =>
-  kick(jobs, accountUpdaterQueue, accountUpdaterRun, em);
+export const kickAccountUpdater = (jobs: PgBoss, em?: EntityManager) => kick(jobs, accountUpdaterQueue, em);
 
-export const kickPayouts = (jobs: PgBoss, em?: EntityManager) => kick(jobs, payoutQueue, payoutRun, em);
+export const kickPayouts = (jobs: PgBoss, em?: EntityManager) => kick(jobs, payoutQueue, em);

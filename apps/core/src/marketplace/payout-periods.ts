@@ -1,4 +1,5 @@
 import type { PayoutFrequency } from '@paywire/contracts';
+import { addDays } from '../clock/calendar.ts';
 
 /**
  * A vendor's payout periods, in days of its merchant's clock (UTC): DAILY a day, WEEKLY Monday to Sunday,
@@ -7,7 +8,6 @@ import type { PayoutFrequency } from '@paywire/contracts';
  */
 
 const day = (date: Date) => new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()));
-const addDays = (date: Date, days: number) => new Date(date.getTime() + days * 86_400_000);
 
 /** The end of the last period ended by `date` (a period ending on `date` itself counts). */
 export function lastPeriodEnd(frequency: PayoutFrequency, date: Date): Date {

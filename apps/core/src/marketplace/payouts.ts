@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { currencyExponent, minorToDecimal, type PayoutFrequency, type PayoutInfo } from '@paywire/contracts';
-import type { CoreServices, MerchantContext } from '../context.ts';
+import type { CoreServices } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
 import { ipnDate, recordEvent } from '../ipn/events.ts';
-import { workerContext } from '../jobs/context.ts';
-import { payoutQueue, payoutRun, startRuns } from '../jobs/queues.ts';
+import { workerContextPerMerchant } from '../jobs/context.ts';
+import { payoutQueue, startRuns } from '../jobs/queues.ts';
 import { type PaymentOperation, runPrepared } from '../payments/pipeline.ts';
 import { bindings } from '../security/card-vault.ts';
 import type { VendorContact, VendorSecrets } from './entities.ts';
@@ -252,12 +252,7 @@ async function reportTransfers(
   tx: EntityManager,
   recorded: { row: ClaimedPayout; outcome: TransferOutcome }[],
 ): Promise<void> {
-  const contexts = new Map<number, MerchantContext>();
-  const contextOf = (merchantId: number) => {
-    const ctx = contexts.get(merchantId) ?? workerContext(services, merchantId, tx);
-    contexts.set(merchantId, ctx);
-    return ctx;
-  };
+  const contextOf = workerContextPerMerchant(services, tx);
   const vendorParameters = (row: ClaimedPayout) => ({
     referenceNumber: row.vendor_id,
     vendorId: row.vendor_id,
@@ -329,5 +324,5 @@ export async function startPayoutWorkers(
   services: CoreServices,
   onError: (error: unknown) => void,
 ): Promise<void> {
-  await startRuns(services.jobs, payoutQueue, payoutRun, 600, () => payDue(services), onError);
+  await startRuns(services.jobs, payoutQueue, 600, () => payDue(services), onError);
 }

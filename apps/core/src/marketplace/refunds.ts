@@ -58,6 +58,10 @@ interface SplitBalance {
   refunded_minor: number;
 }
 
+/** What is left of the vendors' shares to refund, all vendors together. */
+const vendorsLeftMinor = (splits: SplitBalance[]): number =>
+  splits.reduce((sum, split) => sum + split.share_minor - split.refunded_minor, 0);
+
 /**
  * Takes a refund of `amountMinor` (of `balanceMinor` still refundable) from the transaction's split, under the
  * split rows' locks, in the refund's prepare transaction: never more to a vendor than what is left of its
@@ -79,6 +83,7 @@ export async function takeVendorRefunds(
     return null;
   }
   const left = new Map(splits.map((split) => [split.vendor_id, split.share_minor - split.refunded_minor]));
+  const vendorsLeft = vendorsLeftMinor(splits);
   let parts: VendorPart[];
   if (request.vendorAmount !== undefined) {
     const [only] = splits;
@@ -123,7 +128,6 @@ export async function takeVendorRefunds(
     // Rounding down leaves the merchant's part to absorb the cents; what it no longer holds comes from the
     // vendors' rest, in the split's order, so any refund within the balance divides (the whole balance
     // gives back every share).
-    const vendorsLeft = splits.reduce((sum, split) => sum + split.share_minor - split.refunded_minor, 0);
     let excess =
       refund.amountMinor -
       parts.reduce((sum, part) => sum + part.amountMinor, 0) -
@@ -153,8 +157,7 @@ export async function takeVendorRefunds(
       'the vendor amounts exceed the refund: the merchant part would be negative',
     );
   }
-  const vendorsLeftBefore = splits.reduce((sum, split) => sum + split.share_minor - split.refunded_minor, 0);
-  if (merchantPart > refund.balanceMinor - vendorsLeftBefore) {
+  if (merchantPart > refund.balanceMinor - vendorsLeft) {
     throw new DomainError(
       'REFUND_MAX_MERCHANT_AMOUNT_FAILURE',
       "the refund takes more than is left of the merchant's part: name the vendors' amounts",

@@ -6,6 +6,7 @@ import {
   type refundInput,
 } from '@paywire/contracts';
 import type { z } from 'zod';
+import { monthDayYear } from '../clock/calendar.ts';
 
 type RefundRequest = z.output<typeof refundInput>;
 
@@ -22,8 +23,6 @@ export function refundColumns(input: RefundRequest, currency: string) {
     transactionMetaData: input.transactionMetaData ?? null,
   };
 }
-
-const pad = (value: number) => String(value).padStart(2, '0');
 
 /**
  * The original's refund answer; `date` is the day of the refund by the merchant's clock (MM/dd/yyyy). A refund
@@ -44,7 +43,7 @@ export function refundAnswer(
     amount: minorToAmount(refund.amountMinor, currency),
     ...(refund.taxAmountMinor == null ? {} : { taxAmount: minorToAmount(refund.taxAmountMinor, currency) }),
     currency,
-    date: `${pad(now.getUTCMonth() + 1)}/${pad(now.getUTCDate())}/${now.getUTCFullYear()}`,
+    date: monthDayYear(now),
     ...(refund.reason ? { reason: refund.reason } : {}),
     ...(refund.cancelSubscriptions == null ? {} : { cancelSubscriptions: refund.cancelSubscriptions }),
     ...(refund.transactionMetaData ? { transactionMetaData: refund.transactionMetaData } : {}),

@@ -20,7 +20,7 @@ import {
   storedPayer,
 } from './payment-source.ts';
 import { cardOfSale, nextSubscriptionId } from './queries.ts';
-import { addDays, addFrequency, calendarDate, periodDueDate } from './schedule.ts';
+import { addCalendarDays, addFrequency, calendarDate, periodDueDate } from './schedule.ts';
 import { isLastCharge } from './terms.ts';
 
 type PayerInfo = z.output<typeof payerInfoInput>;
@@ -89,7 +89,7 @@ function newSubscription(
   const { plan } = opening;
   const anchorDate = plan
     ? opening.trialDays > 0
-      ? addDays(today, opening.trialDays)
+      ? addCalendarDays(today, opening.trialDays)
       : addFrequency(today, plan.chargeFrequency, 1)
     : null;
   return em.create(Subscription, {

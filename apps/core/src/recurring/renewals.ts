@@ -6,7 +6,7 @@ import { executeParameterized, executePrepared, sendWithNext } from '../db/wire.
 import { type EventParameters, ReportedFailure } from '../ipn/events.ts';
 import { workerContext } from '../jobs/context.ts';
 import { inLanes } from '../jobs/lanes.ts';
-import { renewalQueue, renewalRun, startRuns } from '../jobs/queues.ts';
+import { renewalQueue, startRuns } from '../jobs/queues.ts';
 import { renewalSteps } from '../metrics.ts';
 import { StoredCard } from '../shoppers/entities.ts';
 import { type CardPayer, chargeSubscription } from './charge.ts';
@@ -466,12 +466,5 @@ export async function startRenewalWorkers(
   onError: (error: unknown) => void,
   options: RenewalOptions = {},
 ): Promise<void> {
-  await startRuns(
-    services.jobs,
-    renewalQueue,
-    renewalRun,
-    900,
-    () => renewDue(services, onError, options),
-    onError,
-  );
+  await startRuns(services.jobs, renewalQueue, 900, () => renewDue(services, onError, options), onError);
 }

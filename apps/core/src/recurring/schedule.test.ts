@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, addFrequency, calendarDate, daysBetween, periodDueDate } from './schedule.ts';
+import { addCalendarDays, addFrequency, calendarDate, daysBetween, periodDueDate } from './schedule.ts';
 
 describe('the subscription calendar', () => {
   it('keeps a month-end anchor: Jan 31, Feb 28 (29 in a leap year), Mar 31', () => {
@@ -36,7 +36,7 @@ describe('the subscription calendar', () => {
   });
 
   it('counts days in UTC calendar dates', () => {
-    expect(addDays('2026-12-30', 3)).toBe('2027-01-02');
+    expect(addCalendarDays('2026-12-30', 3)).toBe('2027-01-02');
     expect(daysBetween('2026-02-01', '2026-03-01')).toBe(28);
     expect(calendarDate(new Date('2026-11-24T23:59:59.999Z'))).toBe('2026-11-24');
   });

@@ -1,4 +1,5 @@
 import type { ChargeFrequency } from '@paywire/contracts';
+import { addDays } from '../clock/calendar.ts';
 
 /**
  * The calendar of subscriptions. Dates are yyyy-mm-dd of the merchant's clock read in UTC (README,
@@ -31,8 +32,9 @@ export function calendarDate(instant: Date): string {
   return instant.toISOString().slice(0, 10);
 }
 
-export function addDays(date: string, days: number): string {
-  return calendarDate(new Date(parse(date).getTime() + days * dayMs));
+/** The calendar date `days` after `date` (before it when negative). */
+export function addCalendarDays(date: string, days: number): string {
+  return calendarDate(addDays(parse(date), days));
 }
 
 /** Whole days from `from` to `to` (negative when `to` is earlier). */
@@ -43,7 +45,7 @@ export function daysBetween(from: string, to: string): number {
 /** `date` moved by `count` steps of the frequency; months clamp to the target month's last day. */
 export function addFrequency(date: string, frequency: ChargeFrequency, count: number): string {
   const step = frequencySteps[frequency];
-  if (step.days !== undefined) return addDays(date, step.days * count);
+  if (step.days !== undefined) return addCalendarDays(date, step.days * count);
   const start = parse(date);
   const months = start.getUTCMonth() + (step.months ?? 0) * count;
   const year = start.getUTCFullYear() + Math.floor(months / 12);

@@ -7,14 +7,14 @@ import {
   sendFlagOf,
 } from '@paywire/contracts';
 import { type AchEntry, nachaFile } from '../ach/nacha.ts';
-import type { CoreServices, MerchantContext } from '../context.ts';
+import type { CoreServices } from '../context.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { executeParameterized } from '../db/wire.ts';
 import type { StoredDestination } from '../ipn/entities.ts';
 import { type EventParameters, recordEvent } from '../ipn/events.ts';
-import { workerContext } from '../jobs/context.ts';
+import { workerContextPerMerchant } from '../jobs/context.ts';
 import { runLanes } from '../jobs/lanes.ts';
-import { settlementQueue, settlementRun, startRuns } from '../jobs/queues.ts';
+import { settlementQueue, startRuns } from '../jobs/queues.ts';
 import { refundWholeSplits } from '../marketplace/refunds.ts';
 import { sepaSettlements } from '../metrics.ts';
 import { type PaymentOperation, runPrepared } from '../payments/pipeline.ts';
@@ -333,14 +333,13 @@ async function applyAnswers(
       .filter((t) => t.event === 'Charge')
       .map((t) => ({ id: String(t.row.id), settledAt: t.merchantNow })),
   );
-  const contexts = new Map<number, MerchantContext>();
+  const contextOf = workerContextPerMerchant(services, tx);
   for (const transition of transitions) {
     const { row, eventAmountMinor } = transition;
     const renewal = renewals.get(String(row.id));
     const event = renewal ? 'Recurring' : transition.event;
     if (event === null || !listening.get(row.merchant_id)?.has(sendFlagOf(event))) continue;
-    const ctx = contexts.get(row.merchant_id) ?? workerContext(services, row.merchant_id, tx);
-    contexts.set(row.merchant_id, ctx);
+    const ctx = contextOf(row.merchant_id);
     const debit = {
       id: Number(row.id),
       merchantTransactionId: row.merchant_transaction_id,
@@ -413,12 +412,5 @@ export async function startSettlementWorkers(
   onError: (error: unknown) => void,
   options: SettlementOptions = {},
 ): Promise<void> {
-  await startRuns(
-    services.jobs,
-    settlementQueue,
-    settlementRun,
-    600,
-    () => settleDue(services, options),
-    onError,
-  );
+  await startRuns(services.jobs, settlementQueue, 600, () => settleDue(services, options), onError);
 }

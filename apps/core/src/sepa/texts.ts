@@ -1,6 +1,5 @@
 import { minorToDecimal, type SepaLanguage, shortDate } from '@paywire/contracts';
-
-const pad = (value: number) => String(value).padStart(2, '0');
+import { twoDigits } from '../clock/calendar.ts';
 
 /** What a pre-notification tells the shopper: amount, collection date, mandate and creditor. */
 export interface PreNotification {
@@ -152,7 +151,7 @@ const texts: Record<SepaLanguage, SepaTexts> = {
 
 function collectionDate(language: SepaTexts, date: Date): string {
   if (!language.dateSeparator) return shortDate(date);
-  return [pad(date.getUTCDate()), pad(date.getUTCMonth() + 1), date.getUTCFullYear()].join(
+  return [twoDigits(date.getUTCDate()), twoDigits(date.getUTCMonth() + 1), date.getUTCFullYear()].join(
     language.dateSeparator,
   );
 }
