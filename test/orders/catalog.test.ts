@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureSampleCatalogue } from '../../infra/merchants.ts';
 import { skuRequest } from '../support/catalog.ts';
-import { type CallOptions, client, type Reply } from '../support/http.ts';
+import { type CallOptions, client, failure, type Reply } from '../support/http.ts';
 import { type Stack, startStack, type TestMerchant } from '../support/stack.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -58,18 +58,12 @@ async function skuRows(merchant: TestMerchant): Promise<number> {
   return rows[0]?.n ?? Number.NaN;
 }
 
-/** The single error of a failed call: its status, name, code and invalid property. */
-function failure(reply: Reply) {
-  const [message] = reply.body.message as Array<Record<string, unknown>>;
-  return {
-    status: reply.status,
-    errorName: message?.errorName,
-    code: Number(message?.code),
-    property: (message?.invalidProperty as { name?: string } | undefined)?.name,
-    description: message?.description,
-    count: reply.body.message.length,
-  };
-}
+/** A failed call's first message (support/http.ts), with its description and how many messages came. */
+const failureInFull = (reply: Reply) => ({
+  ...failure(reply),
+  description: reply.body.message[0]?.description,
+  count: reply.body.message.length,
+});
 
 /**
  * POST as the original's Extended API answers it: 201, no body, the resource's URL in Location; the id is
@@ -153,7 +147,9 @@ describe('products', () => {
     expect(read).toMatchObject({ productName: 'Audio bundle', productStatus: 'A' });
     expect(read.productImage).toBeUndefined();
     expect((await api.get(`/catalog/skus/${skuId}`)).body.skuName).toBe('Audio bundle - Single');
-    expect(failure(await api.put('/catalog/products/999999999', product()))).toMatchObject({ status: 404 });
+    expect(failureInFull(await api.put('/catalog/products/999999999', product()))).toMatchObject({
+      status: 404,
+    });
     // An XML client sends the product it retrieved back, changed: the elements answered empty are unset.
     const retrieved = await api.get(`/catalog/products/${productId}`, {
       ...asXml,
@@ -244,12 +240,12 @@ describe('skus', () => {
       pricingSettings: { chargePolicy: { oneTimeCharge: { catalogPrices: [{ amount: 20 }] } } },
     });
     expect(
-      failure(await api.put('/catalog/skus/999999999', skuRequest(productId, 'X', '1.00', 'EUR'))),
+      failureInFull(await api.put('/catalog/skus/999999999', skuRequest(productId, 'X', '1.00', 'EUR'))),
     ).toMatchObject({
       status: 404,
     });
     expect(
-      failure(await api.put(`/catalog/skus/${skuId}`, skuRequest(999999999, 'X', '1.00', 'EUR'))),
+      failureInFull(await api.put(`/catalog/skus/${skuId}`, skuRequest(999999999, 'X', '1.00', 'EUR'))),
     ).toMatchObject({
       status: 400,
       property: 'productId',
@@ -278,7 +274,7 @@ describe('validation', () => {
   ])('a product with %s: 400 naming the property, nothing stored', async (_case, body, property) => {
     const before = await productRows(stack.merchant);
     const reply = await api.post('/catalog/products', body);
-    expect(failure(reply)).toMatchObject({
+    expect(failureInFull(reply)).toMatchObject({
       status: 400,
       errorName: 'VALIDATION_GENERAL_FAILURE',
       code: 10001,
@@ -391,7 +387,7 @@ describe('validation', () => {
   ])('a sku with %s: 400 naming the property, nothing stored', async (_case, body, property, errorName) => {
     const before = await skuRows(stack.merchant);
     const reply = await api.post('/catalog/skus', body());
-    expect(failure(reply)).toMatchObject({ status: 400, errorName, property, count: 1 });
+    expect(failureInFull(reply)).toMatchObject({ status: 400, errorName, property, count: 1 });
     expect(await skuRows(stack.merchant)).toBe(before);
   });
 
@@ -412,20 +408,20 @@ describe('validation', () => {
         '<code>10001</code><description>productName: is required</description>',
     );
     const wrongRoot = await api.post('/catalog/products', `<catalog xmlns="${NAMESPACE}"/>`, asXml);
-    expect(failure(wrongRoot)).toMatchObject({ status: 400, property: 'body' });
+    expect(failureInFull(wrongRoot)).toMatchObject({ status: 400, property: 'body' });
     const skuAsProduct = await api.post('/catalog/skus', `<product xmlns="${NAMESPACE}"/>`, skuXml);
-    expect(failure(skuAsProduct)).toMatchObject({ status: 400, property: 'body' });
+    expect(failureInFull(skuAsProduct)).toMatchObject({ status: 400, property: 'body' });
     const notJson = await api.post('/catalog/products', undefined, { raw: '{"productName":' });
-    expect(failure(notJson)).toMatchObject({ status: 400, property: 'body' });
+    expect(failureInFull(notJson)).toMatchObject({ status: 400, property: 'body' });
   });
 
   it('GET: unknown ids 404, ids that are no number 400', async () => {
     for (const collection of ['products', 'skus']) {
-      expect(failure(await api.get(`/catalog/${collection}/999999999`))).toMatchObject({
+      expect(failureInFull(await api.get(`/catalog/${collection}/999999999`))).toMatchObject({
         status: 404,
         errorName: 'RESOURCE_NOT_FOUND',
       });
-      expect(failure(await api.get(`/catalog/${collection}/abc`)).status).toBe(400);
+      expect(failureInFull(await api.get(`/catalog/${collection}/abc`)).status).toBe(400);
     }
   });
 });
@@ -435,7 +431,7 @@ describe('merchants', () => {
     const mine = { productId: expectCreated(await api.post('/catalog/products', product())) };
     const other = await stack.newMerchant();
     const theirs = await api.get(`/catalog/products/${mine.productId}`, { merchant: other });
-    expect(failure(theirs)).toMatchObject({ status: 404, errorName: 'RESOURCE_NOT_FOUND' });
+    expect(failureInFull(theirs)).toMatchObject({ status: 404, errorName: 'RESOURCE_NOT_FOUND' });
     const unknown = await api.get('/catalog/products/999999998', { merchant: other });
     expect(theirs.text.replace(String(mine.productId), 'ID')).toBe(unknown.text.replace('999999998', 'ID'));
     // Nor can it read or price the owner's skus.
@@ -443,17 +439,17 @@ describe('merchants', () => {
       await api.post('/catalog/skus', skuRequest(mine.productId, 'A', '1.00', 'EUR')),
       'skus',
     );
-    expect(failure(await api.get(`/catalog/skus/${skuId}`, { merchant: other }))).toMatchObject({
+    expect(failureInFull(await api.get(`/catalog/skus/${skuId}`, { merchant: other }))).toMatchObject({
       status: 404,
     });
     const onTheirs = await api.post('/catalog/skus', skuRequest(mine.productId, 'B', '1.00', 'EUR'), {
       merchant: other,
     });
-    expect(failure(onTheirs)).toMatchObject({ status: 400, property: 'productId' });
+    expect(failureInFull(onTheirs)).toMatchObject({ status: 400, property: 'productId' });
     const update = await api.put(`/catalog/skus/${skuId}`, skuRequest(mine.productId, 'C', '1.00', 'EUR'), {
       merchant: other,
     });
-    expect(failure(update)).toMatchObject({ status: 404 });
+    expect(failureInFull(update)).toMatchObject({ status: 404 });
     // And the owner still reads them, unchanged.
     expectOk(await api.get(`/catalog/products/${mine.productId}`));
     expect((await api.get(`/catalog/skus/${skuId}`)).body.contractName).toBe('A');
@@ -490,7 +486,7 @@ describe('Idempotency-Key', () => {
 
     // The key with another body is refused, and stores nothing.
     const changed = await api.post('/catalog/products', product({ productName: 'Other' }), options);
-    expect(failure(changed)).toMatchObject({ status: 422, code: 60101 });
+    expect(failureInFull(changed)).toMatchObject({ status: 422, code: 60101 });
     expect(await productRows(merchant)).toBe(2);
     // Without a key, the same body makes a new product.
     expectCreated(await api.post('/catalog/products', product(), { merchant }));

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PgBoss } from 'pg-boss';
 import type { Mode } from '../context.ts';
 import { executeParameterized } from '../db/wire.ts';
+import { runHeartbeat } from '../jobs/queues.ts';
 import { deleteExpiredRecords } from './queries.ts';
 
 export const sweepQueue = 'idempotency-sweep';
@@ -22,7 +23,7 @@ export async function sweepExpiredRecords(em: EntityManager, mode: Mode): Promis
 /** The sweep as a pg-boss job every 10 minutes; one instance runs it at a time. */
 export async function scheduleSweep(jobs: PgBoss, em: () => EntityManager, mode: Mode): Promise<void> {
   await jobs.createQueue(sweepQueue);
-  await jobs.schedule(sweepQueue, '*/10 * * * *', {}, { heartbeatSeconds: 10 }); // a dead worker's sweep is failed in seconds
+  await jobs.schedule(sweepQueue, '*/10 * * * *', {}, runHeartbeat);
   await jobs.work(sweepQueue, async () => {
     await sweepExpiredRecords(em(), mode);
   });

@@ -19,12 +19,13 @@ export const accountUpdaterQueue = 'account-updater';
 export const payoutQueue = 'marketplace-payout';
 
 /**
- * Every run's job: its worker refreshes the heartbeat every 5 s (pg-boss's default, half of it), and a
- * supervision pass (every 5 s, boss.ts) fails a job not heard from for 10 s, so a run whose worker died is
- * failed within about 15 s and the next one starts, while a live run, however long, is bounded by its
- * queue's expiry only. Set on each job, not the queue: createQueue leaves a queue that exists as it was.
+ * Every long job's heartbeat (the runs here, the sweeps, re-encryption): its worker refreshes it every 5 s
+ * (pg-boss's default, half of it), and a supervision pass (every 5 s, boss.ts) fails a job not heard from for
+ * 10 s, so a job whose worker died is failed within about 15 s and the next one starts, while a live one,
+ * however long, is bounded by its queue's expiry only. Set on each job, not the queue: createQueue leaves a
+ * queue that exists as it was.
  */
-const runHeartbeat = { heartbeatSeconds: 10 };
+export const runHeartbeat = { heartbeatSeconds: 10 };
 
 /**
  * Asks for a run of a queue now (a sandbox clock moved, a subscription resumed). Sent through the caller's

@@ -2,6 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { PgBoss } from 'pg-boss';
 import { executeParameterized } from '../db/wire.ts';
 import { sendFollower } from '../jobs/boss.ts';
+import { runHeartbeat } from '../jobs/queues.ts';
 import { keyRetirements, keyRowsReencrypted, keyRowsRefingerprinted } from '../metrics.ts';
 import { coreOrigin, recordAudit } from '../security/audit/trail.ts';
 import {
@@ -353,14 +354,14 @@ export async function startReencryption(
   onFailure: (error: unknown) => void,
 ): Promise<void> {
   await jobs.createQueue(reencryptQueue, { policy: 'stately', expireInSeconds: 3600, retryLimit: 0 });
-  await jobs.schedule(reencryptQueue, '* * * * *', {}, { heartbeatSeconds: 10 });
+  await jobs.schedule(reencryptQueue, '* * * * *', {}, runHeartbeat);
   await jobs.work(reencryptQueue, async ([job]) => {
     const outcome = await reencryptRun(orm, keys, onFailure);
     const follow = (startAfter: number) =>
       sendFollower(
         jobs,
         reencryptQueue,
-        { startAfter, heartbeatSeconds: 10 },
+        { startAfter, ...runHeartbeat },
         { ...(job ? { signal: job.signal } : {}), onRetry: onFailure },
       );
     if (outcome.state === 'waiting') await follow(Math.ceil(outcome.seconds) + 1);
@@ -373,7 +374,7 @@ export async function startReencryption(
 /** Asks for a run (a rotation's, when its key becomes current). */
 export async function requestReencryption(jobs: PgBoss, afterSeconds = 0): Promise<void> {
   await jobs.createQueue(reencryptQueue, { policy: 'stately', expireInSeconds: 3600, retryLimit: 0 });
-  await jobs.send(reencryptQueue, {}, { startAfter: afterSeconds, heartbeatSeconds: 10 });
+  await jobs.send(reencryptQueue, {}, { startAfter: afterSeconds, ...runHeartbeat });
 }
 
 declare module '../context.ts' {

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PgBoss } from 'pg-boss';
 import type { Mode } from '../context.ts';
 import { executeParameterized } from '../db/wire.ts';
+import { runHeartbeat } from '../jobs/queues.ts';
 import {
   deleteOldDeliveries,
   deleteOldLoginFailures,
@@ -67,7 +68,7 @@ export async function scheduleRetention(
   settings: RetentionSettings,
 ): Promise<void> {
   await jobs.createQueue(retentionQueue);
-  await jobs.schedule(retentionQueue, '*/5 * * * *', {}, { heartbeatSeconds: 10 }); // a dead worker's sweep fails in seconds
+  await jobs.schedule(retentionQueue, '*/5 * * * *', {}, runHeartbeat);
   await jobs.work(retentionQueue, async () => {
     await sweepRetention(em(), mode, settings);
   });
