@@ -206,10 +206,28 @@ function chargeOperation(ctx: MerchantContext, request: SubscriptionChargeReques
     if (reclaimed) return { claim: reclaimed };
     return { outcome: charge.status === 'CHARGED' ? 'ALREADY_CHARGED' : 'IN_FLIGHT', chargeId: charge.id };
   };
-  const chargedRow = (em: EntityManager, id: number): ChargedRow => ({
-    id,
-    read: () => em.findOneOrFail(SubscriptionCharge, id, { refresh: true }),
-  });
+  /**
+   * A paid charge's writes, card or debit alike, in the transaction that records the payment: the row
+   * CHARGED with its payment, the vendors' split, then the caller's writes and a keyed call's answer.
+   */
+  const recordPaid = async (
+    em: EntityManager,
+    chargeId: number,
+    payment: { cardTransactionId: number } | { sepaDebitId: number },
+    split: SplitTerms | null | undefined,
+    at: Date,
+  ): Promise<ChargeOutcome> => {
+    await settle(em, chargeId, payment, at);
+    const paymentId = 'cardTransactionId' in payment ? payment.cardTransactionId : payment.sepaDebitId;
+    await recordChargeSplit(em, ctx.merchantId, paymentId, split, request.amountMinor);
+    const charged: ChargedRow = {
+      id: chargeId,
+      read: () => em.findOneOrFail(SubscriptionCharge, chargeId, { refresh: true }),
+    };
+    const answer = await request.onCharged?.(em, charged);
+    await ctx.keyed?.record(em, answer);
+    return { outcome: 'CHARGED', chargeId, answer };
+  };
   /** The card sale of a claimed charge: prepared here, or for a whole batch by its caller (renewals). */
   const prepareClaimed = async (payer: CardPayer, claim: ChargeClaim): Promise<PreparedCharge> => {
     const sale = saleOperation(
@@ -287,17 +305,9 @@ function chargeOperation(ctx: MerchantContext, request: SubscriptionChargeReques
           },
           now,
         );
-        await settle(em, claim.id, { sepaDebitId: Number(debit.transactionId) }, now);
-        await recordChargeSplit(
-          em,
-          ctx.merchantId,
-          Number(debit.transactionId),
-          request.split ?? subscription.vendorSplit,
-          request.amountMinor,
-        );
-        const answer = await request.onCharged?.(em, chargedRow(em, claim.id));
-        await ctx.keyed?.record(em, answer);
-        return { done: { outcome: 'CHARGED', chargeId: claim.id, answer } };
+        const payment = { sepaDebitId: Number(debit.transactionId) };
+        const split = request.split ?? subscription.vendorSplit;
+        return { done: await recordPaid(em, claim.id, payment, split, now) };
       });
       return 'done' in claimed ? { done: claimed.done } : prepareClaimed(claimed.payer, claimed.claim);
     },
@@ -313,11 +323,8 @@ function chargeOperation(ctx: MerchantContext, request: SubscriptionChargeReques
         await em.flush();
         return { outcome: 'DECLINED', chargeId, error: sale.declined };
       }
-      await settle(em, chargeId, { cardTransactionId: sale.transactionId }, charge.prepared.now);
-      await recordChargeSplit(em, ctx.merchantId, sale.transactionId, charge.split, request.amountMinor);
-      const answer = await request.onCharged?.(em, chargedRow(em, chargeId));
-      await ctx.keyed?.record(em, answer);
-      return { outcome: 'CHARGED', chargeId, answer };
+      const payment = { cardTransactionId: sale.transactionId };
+      return recordPaid(em, chargeId, payment, charge.split, charge.prepared.now);
     },
     async compensate(ctx, charge, authorized) {
       if (!charge.done && authorized) await charge.sale.compensate?.(ctx, charge.prepared, authorized);
