@@ -1058,22 +1058,29 @@ describe('merchant-managed subscriptions', () => {
 });
 
 describe('chargeSubscription (what renewals call)', () => {
-  /** A worker's context for the stack's merchant, as core's jobs build theirs. */
+  // A merchant of its own: the counts below must not meet a renewal the workers make for another test's
+  // subscription of the stack's merchant (a resumed one is charged by the next run, up to a minute later).
+  let merchant: TestMerchant;
+  beforeAll(async () => {
+    merchant = await stack.newMerchant();
+  });
+
+  /** A worker's context for the merchant, as core's jobs build theirs. */
   const workerContext = (): MerchantContext => {
     const { services } = stack.core;
     return {
       ...services,
       em: services.orm.em.fork(),
-      merchantId: stack.merchant.id,
+      merchantId: merchant.id,
       idempotency: null,
       memo: {},
     };
   };
 
   it('charges a period once whatever the concurrent callers; a declined period is retried under a new reference', async () => {
-    const planId = await newPlan({ recurringChargeAmount: 6 });
-    const { body } = await subscribe({ planId, payerInfo, paymentSource: cardSource() });
-    const sales = await rowCount('card_transaction');
+    const planId = await newPlan({ recurringChargeAmount: 6 }, merchant);
+    const { body } = await subscribe({ planId, payerInfo, paymentSource: cardSource() }, as(merchant));
+    const sales = await rowCount('card_transaction', merchant);
     const period = {
       subscriptionId: body.subscriptionId,
       period: 1,
@@ -1089,9 +1096,9 @@ describe('chargeSubscription (what renewals call)', () => {
     expect(charged).toHaveLength(1);
     for (const outcome of outcomes)
       expect(['CHARGED', 'ALREADY_CHARGED', 'IN_FLIGHT']).toContain(outcome.outcome);
-    expect(await rowCount('card_transaction')).toBe(sales + 1);
+    expect(await rowCount('card_transaction', merchant)).toBe(sales + 1);
     expect((await chargeSubscription(workerContext(), period)).outcome).toBe('ALREADY_CHARGED');
-    const listed = await api.get(`/recurring/subscriptions/${body.subscriptionId}/charges`);
+    const listed = await api.get(`/recurring/subscriptions/${body.subscriptionId}/charges`, as(merchant));
     expect(listed.body.charges[0]).toMatchObject({
       amount: 6,
       transactionDate: body.nextChargeDate,
@@ -1122,7 +1129,7 @@ describe('chargeSubscription (what renewals call)', () => {
       [[chargeReference(retried.chargeId, 1), chargeReference(retried.chargeId, 2)]],
     );
     expect(rows.map((row) => row.state)).toEqual(['DECLINED', 'DONE']);
-    expect(await rowCount('card_transaction')).toBe(sales + 2);
+    expect(await rowCount('card_transaction', merchant)).toBe(sales + 2);
 
     // a claim whose caller died before asking the acquirer: in flight while young, retried once stale
     const third = { ...period, period: 3 };
@@ -1130,7 +1137,7 @@ describe('chargeSubscription (what renewals call)', () => {
       `insert into subscription_charge (merchant_id, subscription_id, period, kind, status, attempt, amount_minor,
          currency, due_date, created_at, updated_at)
        values ($1, $2, 3, 'RECURRING', 'PENDING', 1, 600, 'USD', $3, now(), now())`,
-      [stack.merchant.id, body.subscriptionId, body.nextChargeDate],
+      [merchant.id, body.subscriptionId, body.nextChargeDate],
     );
     expect((await chargeSubscription(workerContext(), third)).outcome).toBe('IN_FLIGHT');
     await db.query(
@@ -1140,17 +1147,20 @@ describe('chargeSubscription (what renewals call)', () => {
     const reclaimed = await chargeSubscription(workerContext(), third);
     expect(reclaimed.outcome).toBe('CHARGED');
     expect((await chargeRow(reclaimed.chargeId))?.attempt).toBe(2);
-    expect(await rowCount('card_transaction')).toBe(sales + 3);
+    expect(await rowCount('card_transaction', merchant)).toBe(sales + 3);
   });
 
   it("a SEPA subscription's period is a debit opened once", async () => {
-    const planId = await newPlan({ currency: 'EUR', recurringChargeAmount: 4 });
-    const { body } = await subscribe({
-      planId,
-      payerInfo,
-      paymentSource: { sepaDirectDebitInfo: { iban: IBAN } },
-      authorizedByShopper: true,
-    });
+    const planId = await newPlan({ currency: 'EUR', recurringChargeAmount: 4 }, merchant);
+    const { body } = await subscribe(
+      {
+        planId,
+        payerInfo,
+        paymentSource: { sepaDirectDebitInfo: { iban: IBAN } },
+        authorizedByShopper: true,
+      },
+      as(merchant),
+    );
     const period = {
       subscriptionId: body.subscriptionId,
       period: 1,
