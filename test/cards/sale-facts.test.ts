@@ -3,6 +3,7 @@
 // merchant's. Proved here over HTTP: the second sale of a merchant needs no read of its facts, and every kind
 // of change to them (fraud rules, the sandbox clock, processor accounts and routes, IPN destinations) is
 // obeyed by the very next sale, with one attempt per sale.
+import { setTimeout as delay } from 'node:timers/promises';
 import { createPaywireClient, type PaywireClient } from '@paywire/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, client, expectStatus, saleBody } from '../support/http.ts';
@@ -62,7 +63,7 @@ describe("a sale on the merchant's last known facts", () => {
       await lock.query('lock table fraud_settings, processor_route in access exclusive mode');
       const answered = await Promise.race([
         sale(merchant).then((reply) => reply.status),
-        new Promise<string>((resolve) => setTimeout(resolve, 20_000, 'still waiting')).then((late) => late),
+        delay(20_000, 'still waiting'),
       ]);
       expect(answered, 'the sale read the merchant facts it knew').toBe(200);
     } finally {
